@@ -1,0 +1,41 @@
+/* check.h - the tolerance checker: FlashInfer-Bench's element rule and matched ratio. */
+#ifndef KWB_CHECK_H
+#define KWB_CHECK_H
+
+#include <stddef.h>
+
+#include "kwb/kernel.h"
+
+typedef struct check_policy {
+    double atol;            /* default 1e-2 */
+    double rtol;            /* default 1e-2 */
+    double required_ratio;  /* default 1.0: every element must match */
+} check_policy;
+
+/* Outcome of comparing one output of one trial. */
+typedef struct check_stats {
+    size_t numel;
+    size_t fails;            /* elements outside tolerance, NaN, or a wrong infinity */
+    size_t nonfinite;        /* NaN anywhere, or an infinity the reference lacks */
+    double max_abs;          /* over finite pairs */
+    double max_rel;
+    double matched_ratio;    /* 1 - fails / numel (1 when numel == 0) */
+    size_t first_fail;       /* index of the first failing element, when fails > 0 */
+} check_stats;
+
+/* FlashInfer-Bench's defaults: atol 1e-2, rtol 1e-2, ratio 1.0. */
+check_policy check_policy_default(void);
+
+/* Compares N elements of OUT against REF (both of type T). An element fails when
+ * |out - ref| > atol AND |out - ref| / (|ref| + 1e-8) > rtol; NaN never passes; an
+ * infinity passes only where the reference has the same one. */
+void check_tolerance(const void *out, const void *ref, kwb_dtype t, size_t n, const check_policy *p,
+                     check_stats *st);
+
+/* True when st passes p: no NaN or stray infinity, matched ratio >= required ratio. */
+int check_passed(const check_stats *st, const check_policy *p);
+
+/* Folds b into a (sums counts, maxima of errors, minimum of ratios). */
+void check_stats_merge(check_stats *a, const check_stats *b);
+
+#endif

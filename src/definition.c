@@ -1,0 +1,225 @@
+#include "definition.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "jsonpos.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+/* Where messages point: the file and the JSON text, to find lines. */
+typedef struct def_ctx {
+    const char *label;
+    const char *text;
+    size_t len;
+    kwb_error *err;
+} def_ctx;
+
+__attribute__((format(printf, 3, 4)))
+static int def_fail(const def_ctx *c, const char *pointer, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int line = jsonpos_line(c->text, c->len, pointer);
+    return kwb_error_set(c->err, "%s:%d: %s", c->label, line, msg);
+}
+
+static int parse_axes(definition *d, json_t *axes, const def_ctx *c)
+{
+    if (!json_is_object(axes))
+        return def_fail(c, "/axes", "'axes' must be an object of axis name -> {type, value}");
+    d->axes = xcalloc(json_object_size(axes) + 1, sizeof *d->axes);
+    const char *name;
+    json_t *ax;
+    json_object_foreach(axes, name, ax) {
+        char ptr[600];
+        snprintf(ptr, sizeof ptr, "/axes/%s", name);
+        const char *type = json_string_value(json_object_get(ax, "type"));
+        def_axis *a = &d->axes[d->naxes];
+        if (!type || (strcmp(type, "const") && strcmp(type, "var")))
+            return def_fail(c, ptr, "axis '%s': 'type' must be \"const\" or \"var\"", name);
+        a->is_const = strcmp(type, "const") == 0;
+        if (a->is_const) {
+            json_t *v = json_object_get(ax, "value");
+            if (!json_is_integer(v) || json_integer_value(v) < 0)
+                return def_fail(c, ptr, "axis '%s': a const axis needs an integer 'value' >= 0", name);
+            a->value = json_integer_value(v);
+        }
+        a->name = xstrdup(name);
+        d->naxes++;
+    }
+    return 0;
+}
+
+static int parse_tensor(definition *d, def_tensor *t, const char *name, json_t *spec,
+                        const char *pointer, const def_ctx *c)
+{
+    if (!json_is_object(spec))
+        return def_fail(c, pointer, "'%s' must be an object {shape, dtype}", name);
+    const char *dtype = json_string_value(json_object_get(spec, "dtype"));
+    if (!dtype)
+        return def_fail(c, pointer, "'%s': missing string 'dtype'", name);
+    if (dtype_from_name(dtype, &t->dtype) != 0)
+        return def_fail(c, pointer, "'%s': unknown dtype '%s'", name, dtype);
+    json_t *shape = json_object_get(spec, "shape");
+    t->name = xstrdup(name);
+    if (!shape || json_is_null(shape)) {
+        t->rank = -1;
+        return 0;
+    }
+    if (!json_is_array(shape) || json_array_size(shape) > KWB_MAX_RANK)
+        return def_fail(c, pointer, "'%s': 'shape' must be null or a list of at most %d axis names",
+                        name, KWB_MAX_RANK);
+    t->rank = (int)json_array_size(shape);
+    for (int i = 0; i < t->rank; i++) {
+        const char *axis = json_string_value(json_array_get(shape, (size_t)i));
+        t->axis[i] = axis ? definition_axis_index(d, axis) : -1;
+        if (t->axis[i] < 0)
+            return def_fail(c, pointer, "'%s': shape entry %d names no declared axis (%s)",
+                            name, i, axis ? axis : "not a string");
+    }
+    return 0;
+}
+
+static int parse_tensors(definition *d, json_t *obj, const char *which, def_tensor **out, int *n,
+                         const def_ctx *c)
+{
+    char ptr[600];
+    snprintf(ptr, sizeof ptr, "/%s", which);
+    if (!json_is_object(obj) || json_object_size(obj) == 0)
+        return def_fail(c, ptr, "'%s' must be a non-empty object of name -> {shape, dtype}", which);
+    *out = xcalloc(json_object_size(obj), sizeof **out);
+    const char *name;
+    json_t *spec;
+    json_object_foreach(obj, name, spec) {
+        snprintf(ptr, sizeof ptr, "/%s/%s", which, name);
+        if (parse_tensor(d, &(*out)[*n], name, spec, ptr, c) != 0)
+            return -1;
+        (*n)++;
+    }
+    return 0;
+}
+
+static int check_disjoint(const definition *d, const def_ctx *c)
+{
+    for (int i = 0; i < d->noutputs; i++) {
+        if (definition_input_index(d, d->outputs[i].name) >= 0) {
+            char ptr[600];
+            snprintf(ptr, sizeof ptr, "/outputs/%s", d->outputs[i].name);
+            return def_fail(c, ptr, "'%s' is both an input and an output", d->outputs[i].name);
+        }
+        if (d->outputs[i].rank < 0) {
+            char ptr[600];
+            snprintf(ptr, sizeof ptr, "/outputs/%s", d->outputs[i].name);
+            return def_fail(c, ptr, "output '%s' must be a tensor (shape null is for inputs)",
+                            d->outputs[i].name);
+        }
+    }
+    return 0;
+}
+
+static int parse_root(definition *d, json_t *root, const def_ctx *c)
+{
+    if (!json_is_object(root))
+        return def_fail(c, "", "a definition must be a JSON object");
+    const char *name = json_string_value(json_object_get(root, "name"));
+    if (!name || !*name)
+        return def_fail(c, "/name", "missing non-empty string 'name'");
+    d->name = xstrdup(name);
+    const char *op = json_string_value(json_object_get(root, "op_type"));
+    d->op_type = xstrdup(op ? op : "");
+    d->reference = xstrdup(json_string_value(json_object_get(root, "reference")));
+    if (parse_axes(d, json_object_get(root, "axes"), c) != 0)
+        return -1;
+    if (parse_tensors(d, json_object_get(root, "inputs"), "inputs", &d->inputs, &d->ninputs, c))
+        return -1;
+    if (parse_tensors(d, json_object_get(root, "outputs"), "outputs", &d->outputs, &d->noutputs, c))
+        return -1;
+    return check_disjoint(d, c);
+}
+
+definition *definition_parse(const char *text, size_t len, const char *label, kwb_error *err)
+{
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        kwb_error_set(err, "%s:%d: invalid JSON: %s", label, jerr.line > 0 ? jerr.line : 1, jerr.text);
+        return NULL;
+    }
+    definition *d = xcalloc(1, sizeof *d);
+    d->path = xstrdup(label);
+    def_ctx c = {label, text, len, err};
+    int rc = parse_root(d, root, &c);
+    json_decref(root);
+    if (rc != 0) {
+        definition_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+definition *definition_load(const char *path, kwb_error *err)
+{
+    size_t len;
+    char *text = strbuf_read_file(path, &len);
+    if (!text) {
+        kwb_error_set(err, "%s: cannot read: %s", path, strerror(errno));
+        return NULL;
+    }
+    definition *d = definition_parse(text, len, path, err);
+    free(text);
+    return d;
+}
+
+static void free_tensors(def_tensor *t, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(t[i].name);
+    free(t);
+}
+
+void definition_free(definition *d)
+{
+    if (!d)
+        return;
+    for (int i = 0; i < d->naxes; i++)
+        free(d->axes[i].name);
+    free(d->axes);
+    free_tensors(d->inputs, d->ninputs);
+    free_tensors(d->outputs, d->noutputs);
+    free(d->path);
+    free(d->name);
+    free(d->op_type);
+    free(d->reference);
+    free(d);
+}
+
+int definition_axis_index(const definition *d, const char *name)
+{
+    for (int i = 0; i < d->naxes; i++)
+        if (strcmp(d->axes[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int definition_input_index(const definition *d, const char *name)
+{
+    for (int i = 0; i < d->ninputs; i++)
+        if (strcmp(d->inputs[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int definition_var_axes(const definition *d)
+{
+    int n = 0;
+    for (int i = 0; i < d->naxes; i++)
+        n += !d->axes[i].is_const;
+    return n;
+}

@@ -1,0 +1,53 @@
+/* definition.h - a FlashInfer-Bench definition: axes, ordered typed inputs and outputs. */
+#ifndef KWB_DEFINITION_H
+#define KWB_DEFINITION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "kwb/kernel.h"
+
+/* One axis: const with a value, or var (bound by each workload). */
+typedef struct def_axis {
+    char *name;
+    int is_const;
+    int64_t value;      /* meaningful when is_const */
+} def_axis;
+
+/* One input or output: a tensor whose dims name axes, or a scalar (rank -1). */
+typedef struct def_tensor {
+    char *name;
+    kwb_dtype dtype;
+    int rank;                   /* -1 for a scalar (shape null) */
+    int axis[KWB_MAX_RANK];     /* index into definition.axes, per dim */
+} def_tensor;
+
+typedef struct definition {
+    char *path;         /* file it was read from, or a label */
+    char *name;
+    char *op_type;
+    char *reference;    /* the PyTorch reference source, may be NULL */
+    def_axis *axes;
+    int naxes;
+    def_tensor *inputs;
+    int ninputs;
+    def_tensor *outputs;
+    int noutputs;
+} definition;
+
+/* Reads and validates the definition at PATH. Returns NULL and sets *err to
+ * "PATH:LINE: problem" on failure; free with definition_free(). */
+definition *definition_load(const char *path, kwb_error *err);
+/* Same from TEXT (LEN bytes); LABEL stands for the path in messages. */
+definition *definition_parse(const char *text, size_t len, const char *label, kwb_error *err);
+/* Frees d; NULL is allowed. */
+void definition_free(definition *d);
+/* Index of the axis NAME, or -1. */
+int definition_axis_index(const definition *d, const char *name);
+/* Index of the input NAME, or -1. */
+int definition_input_index(const definition *d, const char *name);
+/* Number of var axes. */
+int definition_var_axes(const definition *d);
+
+#endif

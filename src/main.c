@@ -1,0 +1,48 @@
+/* kwb, the kernel workbench: command dispatch. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd_eval.h"
+#include "config.h"
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *help;
+} command;
+
+static const command commands[] = {
+    {"eval", cmd_eval, "evaluate a solution on every workload of a definition"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: kwb COMMAND [OPTIONS]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\n'kwb COMMAND --help' shows a command's options; kwb(1) has the rest.\n");
+}
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);  /* a runner that dies early must not take kwb with it */
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "help") || !strcmp(argv[1], "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("kwb %s\n", PACKAGE_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "kwb: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

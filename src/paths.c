@@ -1,0 +1,113 @@
+#include "paths.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "xalloc.h"
+
+#ifndef KWB_INSTALL_INCLUDEDIR
+#define KWB_INSTALL_INCLUDEDIR "/usr/local/include"
+#endif
+#ifndef KWB_INSTALL_DATADIR
+#define KWB_INSTALL_DATADIR "/usr/local/share/kwb"
+#endif
+
+/* Folder of the running executable, or NULL. */
+static char *exe_dir(void)
+{
+    char buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0)
+        return NULL;
+    buf[n] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (!slash)
+        return NULL;
+    *slash = '\0';
+    return xstrdup(buf);
+}
+
+/* First of: $ENV, exe_dir/REL (when TEST exists below it), FALLBACK. */
+static char *locate(const char *env, const char *rel, const char *test, const char *fallback)
+{
+    const char *e = getenv(env);
+    if (e && *e)
+        return xstrdup(e);
+    char *dir = exe_dir();
+    if (dir) {
+        char *cand = xasprintf("%s/%s", dir, rel);
+        char *probe = xasprintf("%s/%s", cand, test);
+        free(dir);
+        int ok = access(probe, F_OK) == 0;
+        free(probe);
+        if (ok)
+            return cand;
+        free(cand);
+    }
+    return xstrdup(fallback);
+}
+
+char *paths_runner(void)
+{
+    char *dir = locate("KWB_RUNNER", "..", "", "");
+    if (getenv("KWB_RUNNER") && *getenv("KWB_RUNNER"))
+        return dir;
+    free(dir);
+    char *here = exe_dir();
+    char *p = here ? xasprintf("%s/kwb-runner", here) : NULL;
+    free(here);
+    if (p && access(p, X_OK) == 0)
+        return p;
+    free(p);
+    return xstrdup("kwb-runner");
+}
+
+char *paths_include_dir(void)
+{
+    return locate("KWB_INCLUDE_DIR", "../include", "kwb/kernel.h", KWB_INSTALL_INCLUDEDIR);
+}
+
+char *paths_dataset(void)
+{
+    return locate("KWB_DATASET", "../workloads", "definitions", KWB_INSTALL_DATADIR "/workloads");
+}
+
+int paths_mkdir_p(const char *dir)
+{
+    char *copy = xstrdup(dir);
+    for (char *p = copy + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(copy, 0755) != 0 && errno != EEXIST) {
+            free(copy);
+            return -1;
+        }
+        *p = '/';
+    }
+    int rc = mkdir(copy, 0755) != 0 && errno != EEXIST ? -1 : 0;
+    free(copy);
+    return rc;
+}
+
+char *paths_cache_dir(void)
+{
+    const char *e = getenv("KWB_CACHE_DIR");
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    char *dir;
+    if (e && *e)
+        dir = xstrdup(e);
+    else if (xdg && *xdg)
+        dir = xasprintf("%s/kwb", xdg);
+    else if (home && *home)
+        dir = xasprintf("%s/.cache/kwb", home);
+    else
+        dir = xasprintf("/tmp/kwb-cache-%u", (unsigned)getuid());
+    paths_mkdir_p(dir);
+    return dir;
+}

@@ -1,0 +1,22 @@
+/* paths.h - where kwb finds its runner, the ABI header, the shipped dataset and its cache.
+ * Each has an environment override, then a place relative to the running executable
+ * (the build tree or an installed prefix), then the configured install location. */
+#ifndef KWB_PATHS_H
+#define KWB_PATHS_H
+
+/* kwb-runner: $KWB_RUNNER, else beside this executable, else "kwb-runner" on PATH.
+ * The caller frees the result. */
+char *paths_runner(void);
+/* Folder holding kwb/kernel.h: $KWB_INCLUDE_DIR, else ../include from the executable,
+ * else the installed includedir. The caller frees the result. */
+char *paths_include_dir(void);
+/* The shipped TraceSet root: $KWB_DATASET, else ../workloads from the executable, else
+ * the installed data folder. The caller frees the result. */
+char *paths_dataset(void);
+/* Build cache folder: $KWB_CACHE_DIR, else $XDG_CACHE_HOME/kwb, else ~/.cache/kwb, else
+ * /tmp/kwb-cache-UID. Created when missing. The caller frees the result. */
+char *paths_cache_dir(void);
+/* Creates DIR and its parents (mode 0755); returns 0, or -1 with errno set. */
+int paths_mkdir_p(const char *dir);
+
+#endif

@@ -1,0 +1,145 @@
+#define _GNU_SOURCE
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <linux/close_range.h>
+#include <unistd.h>
+
+double proc_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+proc_io proc_io_default(void)
+{
+    proc_io io = {-1, -1, -1, {-1, -1}, 0, NULL};
+    return io;
+}
+
+/* In the child: moves the wanted descriptors into place and closes the rest. */
+static void child_setup_fds(const proc_io *io, int keep_fd)
+{
+    int devnull = open("/dev/null", O_RDWR);
+    int src[5] = {io->stdin_fd >= 0 ? io->stdin_fd : devnull, io->stdout_fd, io->stderr_fd,
+                  io->nextra > 0 ? io->extra_fd[0] : -1, io->nextra > 1 ? io->extra_fd[1] : -1};
+    int tmp[5];
+    /* Duplicate above 10 first, so that placing one cannot clobber another. */
+    for (int i = 0; i < 5; i++)
+        tmp[i] = src[i] >= 0 ? fcntl(src[i], F_DUPFD, 10) : -1;
+    for (int i = 0; i < 5; i++)
+        if (tmp[i] >= 0)
+            dup2(tmp[i], i);
+    int first = 3 + io->nextra;
+    if (keep_fd > first)
+        close_range((unsigned)first, (unsigned)keep_fd - 1, 0);
+    close_range((unsigned)keep_fd + 1, ~0U, 0);
+}
+
+pid_t proc_spawn(char *const argv[], const proc_io *io, kwb_error *err)
+{
+    int gate[2];
+    if (pipe2(gate, O_CLOEXEC) != 0)
+        return kwb_error_set(err, "pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(gate[0]);
+        close(gate[1]);
+        return kwb_error_set(err, "fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        signal(SIGPIPE, SIG_DFL);
+        int errfd = fcntl(gate[1], F_DUPFD_CLOEXEC, 20);
+        child_setup_fds(io, errfd);
+        if (io->cwd && chdir(io->cwd) != 0) {
+            int e = errno;
+            (void)!write(errfd, &e, sizeof e);
+            _exit(127);
+        }
+        execvp(argv[0], argv);
+        int e = errno;
+        (void)!write(errfd, &e, sizeof e);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    close(gate[1]);
+    int child_errno = 0;
+    ssize_t n = read(gate[0], &child_errno, sizeof child_errno);
+    close(gate[0]);
+    if (n == (ssize_t)sizeof child_errno) {
+        waitpid(pid, NULL, 0);
+        return kwb_error_set(err, "cannot run %s: %s", argv[0], strerror(child_errno));
+    }
+    return pid;
+}
+
+int proc_wait(pid_t pid, double timeout_s, int *status)
+{
+    double deadline = proc_now() + timeout_s;
+    for (;;) {
+        pid_t r = waitpid(pid, status, timeout_s < 0 ? 0 : WNOHANG);
+        if (r == pid)
+            return 0;
+        if (r < 0 && errno != EINTR) {
+            *status = 0;
+            return 0;
+        }
+        if (timeout_s >= 0 && proc_now() >= deadline)
+            return 1;
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+void proc_kill_group(pid_t pid)
+{
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+}
+
+int proc_run_logged(char *const argv[], const char *cwd, const char *log_path, double timeout_s,
+                    kwb_error *err)
+{
+    int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return kwb_error_set(err, "%s: %s", log_path, strerror(errno));
+    proc_io io = proc_io_default();
+    io.stdout_fd = io.stderr_fd = fd;
+    io.cwd = cwd;
+    pid_t pid = proc_spawn(argv, &io, err);
+    close(fd);
+    if (pid < 0)
+        return -1;
+    int status = 0;
+    if (proc_wait(pid, timeout_s, &status) == 1) {
+        proc_kill_group(pid);
+        return 124;
+    }
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+}
+
+const char *proc_describe_status(int status, char *buf, size_t cap)
+{
+    if (WIFSIGNALED(status))
+        snprintf(buf, cap, "killed by signal %d (%s)%s", WTERMSIG(status), strsignal(WTERMSIG(status)),
+                 WCOREDUMP(status) ? ", core dumped" : "");
+    else if (WIFEXITED(status))
+        snprintf(buf, cap, "exit code %d", WEXITSTATUS(status));
+    else
+        snprintf(buf, cap, "wait status %d", status);
+    return buf;
+}

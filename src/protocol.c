@@ -1,0 +1,234 @@
+#include "protocol.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "xalloc.h"
+
+void protocol_job_defaults(runner_job *job)
+{
+    memset(job, 0, sizeof *job);
+    job->trials = 3;
+    job->check = check_policy_default();
+    job->timing = (timing_policy){0.02, 10, 0.05, 0.3, 0.02, 0};
+    job->reference_timing = (timing_policy){0.0, 3, 0.0, 0.3, 0.05, 0};
+    job->seed = 1;
+}
+
+static json_t *policy_json(const timing_policy *p)
+{
+    return json_pack("{s:f, s:i, s:f, s:f, s:f, s:b}", "warmup_s", p->warmup_s, "min_samples", p->min_samples,
+                     "min_time_s", p->min_time_s, "max_time_s", p->max_time_s, "rsd_target", p->rsd_target,
+                     "cold", p->cold);
+}
+
+char *protocol_job_encode(const runner_job *job)
+{
+    json_t *sols = json_array();
+    for (int i = 0; i < job->nsolutions; i++) {
+        const job_solution *s = &job->solutions[i];
+        json_array_append_new(sols, json_pack("{s:s, s:s, s:s, s:s}", "role", s->role, "name", s->name,
+                                              "so", s->so_path, "symbol", s->symbol));
+    }
+    json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:O, s:o, s:{s:i, s:f, s:f, s:f}, s:o, s:o, s:I, s:b}",
+                          "proto", KWB_PROTO, "type", "job", "device", job->device, "definition",
+                          job->definition_path, "dataset", job->dataset_root, "workloads", job->workloads,
+                          "solutions", sols, "check", "trials", job->trials, "atol", job->check.atol,
+                          "rtol", job->check.rtol, "matched_ratio", job->check.required_ratio, "timing",
+                          policy_json(&job->timing), "reference_timing", policy_json(&job->reference_timing),
+                          "seed", (json_int_t)job->seed, "samples", job->want_samples);
+    char *line = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return line;
+}
+
+static int policy_decode(json_t *o, timing_policy *p, const char *what, kwb_error *err)
+{
+    json_error_t jerr;
+    int cold = 0;
+    if (json_unpack_ex(o, &jerr, 0, "{s:F, s:i, s:F, s:F, s:F, s?b}", "warmup_s", &p->warmup_s, "min_samples",
+                       &p->min_samples, "min_time_s", &p->min_time_s, "max_time_s", &p->max_time_s,
+                       "rsd_target", &p->rsd_target, "cold", &cold) != 0)
+        return kwb_error_set(err, "job: '%s': %s", what, jerr.text);
+    p->cold = cold;
+    return 0;
+}
+
+static int solutions_decode(json_t *arr, runner_job *job, kwb_error *err)
+{
+    if (!json_is_array(arr) || json_array_size(arr) > 2)
+        return kwb_error_set(err, "job: 'solutions' must be a list of at most two solutions");
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        const char *role, *name, *so, *symbol;
+        json_error_t jerr;
+        if (json_unpack_ex(json_array_get(arr, i), &jerr, 0, "{s:s, s:s, s:s, s:s}", "role", &role, "name", &name,
+                           "so", &so, "symbol", &symbol) != 0)
+            return kwb_error_set(err, "job: solution %zu: %s", i, jerr.text);
+        job_solution *s = &job->solutions[job->nsolutions++];
+        s->role = xstrdup(role);
+        s->name = xstrdup(name);
+        s->so_path = xstrdup(so);
+        s->symbol = xstrdup(symbol);
+    }
+    return 0;
+}
+
+int protocol_job_decode(const char *line, runner_job *job, kwb_error *err)
+{
+    protocol_job_defaults(job);
+    json_error_t jerr;
+    json_t *o = json_loads(line, 0, &jerr);
+    if (!o)
+        return kwb_error_set(err, "job: invalid JSON: %s", jerr.text);
+    const char *device, *def, *dataset;
+    json_t *workloads, *sols, *timing, *rtiming;
+    json_int_t proto = 0, seed = 1;
+    int samples = 0;
+    int rc = json_unpack_ex(o, &jerr, 0, "{s:I, s:s, s:s, s:s, s:o, s:o, s:{s:i, s:F, s:F, s:F}, s:o, s:o, s?I, s?b}",
+                            "proto", &proto, "device", &device, "definition", &def, "dataset", &dataset,
+                            "workloads", &workloads, "solutions", &sols, "check", "trials", &job->trials, "atol",
+                            &job->check.atol, "rtol", &job->check.rtol, "matched_ratio",
+                            &job->check.required_ratio, "timing", &timing, "reference_timing", &rtiming, "seed",
+                            &seed, "samples", &samples);
+    if (rc == 0 && proto != KWB_PROTO)
+        rc = kwb_error_set(err, "job: protocol %lld, this runner speaks %d", (long long)proto, KWB_PROTO);
+    else if (rc != 0)
+        rc = kwb_error_set(err, "job: %s", jerr.text);
+    else if (!json_is_array(workloads))
+        rc = kwb_error_set(err, "job: 'workloads' must be a list");
+    if (rc == 0) {
+        job->device = xstrdup(device);
+        job->definition_path = xstrdup(def);
+        job->dataset_root = xstrdup(dataset);
+        job->workloads = json_incref(workloads);
+        job->seed = (uint64_t)seed;
+        job->want_samples = samples;
+        rc = solutions_decode(sols, job, err);
+    }
+    if (rc == 0)
+        rc = policy_decode(timing, &job->timing, "timing", err);
+    if (rc == 0)
+        rc = policy_decode(rtiming, &job->reference_timing, "reference_timing", err);
+    json_decref(o);
+    return rc;
+}
+
+void protocol_job_free(runner_job *job)
+{
+    free(job->device);
+    free(job->definition_path);
+    free(job->dataset_root);
+    json_decref(job->workloads);
+    for (int i = 0; i < job->nsolutions; i++) {
+        free(job->solutions[i].role);
+        free(job->solutions[i].name);
+        free(job->solutions[i].so_path);
+        free(job->solutions[i].symbol);
+    }
+    memset(job, 0, sizeof *job);
+}
+
+json_t *protocol_event_new(const char *type)
+{
+    return json_pack("{s:i, s:s}", "proto", KWB_PROTO, "event", type);
+}
+
+void protocol_event_set_timing(json_t *ev, const stats_summary *s)
+{
+    json_object_set_new(ev, "count", json_integer((json_int_t)s->n));
+    json_object_set_new(ev, "median_ms", json_real(s->median));
+    json_object_set_new(ev, "mean_ms", json_real(s->mean));
+    json_object_set_new(ev, "min_ms", json_real(s->min));
+    json_object_set_new(ev, "max_ms", json_real(s->max));
+    json_object_set_new(ev, "q1_ms", json_real(s->q1));
+    json_object_set_new(ev, "q3_ms", json_real(s->q3));
+    json_object_set_new(ev, "iqr_ms", json_real(s->iqr));
+    json_object_set_new(ev, "stddev_ms", json_real(s->stddev));
+    json_object_set_new(ev, "rsd", json_real(s->rsd));
+}
+
+int protocol_write_line(int fd, json_t *obj)
+{
+    char *s = json_dumps(obj, JSON_COMPACT);
+    if (!s)
+        return -1;
+    size_t len = strlen(s);
+    s = xrealloc(s, len + 2);
+    s[len++] = '\n';
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, s + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            free(s);
+            return -1;
+        }
+        off += (size_t)w;
+    }
+    free(s);
+    return 0;
+}
+
+static event_type event_type_of(const char *name)
+{
+    static const char *const names[] = {"hello", "workload-start", "check", "timing", "workload-end", "error", "bye"};
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
+        if (strcmp(name, names[i]) == 0)
+            return (event_type)i;
+    return EV_UNKNOWN;
+}
+
+static double num(json_t *o, const char *key)
+{
+    return json_number_value(json_object_get(o, key));
+}
+
+static void timing_from_json(json_t *o, stats_summary *s)
+{
+    s->n = (size_t)json_integer_value(json_object_get(o, "count"));
+    s->median = num(o, "median_ms");
+    s->mean = num(o, "mean_ms");
+    s->min = num(o, "min_ms");
+    s->max = num(o, "max_ms");
+    s->q1 = num(o, "q1_ms");
+    s->q3 = num(o, "q3_ms");
+    s->iqr = num(o, "iqr_ms");
+    s->stddev = num(o, "stddev_ms");
+    s->rsd = num(o, "rsd");
+}
+
+int protocol_event_parse(const char *line, runner_event *ev, kwb_error *err)
+{
+    memset(ev, 0, sizeof *ev);
+    json_error_t jerr;
+    json_t *o = json_loads(line, 0, &jerr);
+    if (!o)
+        return kwb_error_set(err, "runner sent a line that is not JSON: %s", jerr.text);
+    const char *type = json_string_value(json_object_get(o, "event"));
+    if (json_integer_value(json_object_get(o, "proto")) != KWB_PROTO || !type) {
+        json_decref(o);
+        return kwb_error_set(err, "runner sent an event without \"proto\":%d and \"event\"", KWB_PROTO);
+    }
+    ev->json = o;
+    ev->type = event_type_of(type);
+    ev->uuid = json_string_value(json_object_get(o, "uuid"));
+    ev->role = json_string_value(json_object_get(o, "role"));
+    ev->status = json_string_value(json_object_get(o, "status"));
+    ev->message = json_string_value(json_object_get(o, "message"));
+    ev->trial = (int)json_integer_value(json_object_get(o, "trial"));
+    ev->max_abs = num(o, "max_abs");
+    ev->max_rel = num(o, "max_rel");
+    ev->matched_ratio = num(o, "matched_ratio");
+    if (ev->type == EV_TIMING)
+        timing_from_json(o, &ev->timing);
+    return 0;
+}
+
+void protocol_event_free(runner_event *ev)
+{
+    json_decref(ev->json);
+    memset(ev, 0, sizeof *ev);
+}

@@ -1,0 +1,94 @@
+/* protocol.h - the runner protocol (contract, version 1): one job line from the parent,
+ * one JSON line per event back, on descriptors that are not the candidate's stdout.
+ *
+ *   job:    {"proto":1, "type":"job", "device":"cpu", "definition":PATH, "dataset":ROOT,
+ *            "workloads":[workload objects], "solutions":[{"role","name","so","symbol"}],
+ *            "check":{"trials","atol","rtol","matched_ratio"},
+ *            "timing":{policy}, "reference_timing":{policy}, "seed":N, "samples":bool}
+ *   events: hello, workload-start, check (per solution and trial), timing (per role),
+ *           workload-end (status), error (job-level), bye.  Every event carries "proto":1.
+ */
+#ifndef KWB_PROTOCOL_H
+#define KWB_PROTOCOL_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "check.h"
+#include "error.h"
+#include "stats.h"
+
+#define KWB_PROTO 1
+
+/* When to stop sampling: after min_samples and min_time_s once the relative standard
+ * deviation is under rsd_target, or at max_time_s. min_samples 0: do not time. */
+typedef struct timing_policy {
+    double warmup_s;
+    int min_samples;
+    double min_time_s;
+    double max_time_s;
+    double rsd_target;
+    int cold;             /* flush caches before every sample */
+} timing_policy;
+
+typedef struct job_solution {
+    char *role;     /* "candidate" or "baseline" */
+    char *name;
+    char *so_path;
+    char *symbol;
+} job_solution;
+
+typedef struct runner_job {
+    char *device;
+    char *definition_path;
+    char *dataset_root;
+    json_t *workloads;          /* array of workload objects (owned) */
+    job_solution solutions[2];
+    int nsolutions;
+    int trials;
+    check_policy check;
+    timing_policy timing;
+    timing_policy reference_timing;
+    uint64_t seed;
+    int want_samples;           /* timing events carry every sample */
+} runner_job;
+
+typedef enum event_type {
+    EV_HELLO, EV_WORKLOAD_START, EV_CHECK, EV_TIMING, EV_WORKLOAD_END, EV_ERROR, EV_BYE, EV_UNKNOWN
+} event_type;
+
+/* One parsed event; the strings point into json and live as long as it. */
+typedef struct runner_event {
+    event_type type;
+    json_t *json;
+    const char *uuid;
+    const char *role;
+    const char *status;
+    const char *message;
+    int trial;
+    double max_abs, max_rel, matched_ratio;
+    stats_summary timing;
+} runner_event;
+
+/* Default policies: the CPU device's timing, 3 trials, FlashInfer-Bench's tolerances. */
+void protocol_job_defaults(runner_job *job);
+/* Encodes job as one line (no newline); the caller frees it. */
+char *protocol_job_encode(const runner_job *job);
+/* Decodes a job line into *job (which the caller frees with protocol_job_free). Returns 0,
+ * or -1 with *err set (wrong protocol version, missing fields). */
+int protocol_job_decode(const char *line, runner_job *job, kwb_error *err);
+/* Frees the contents of job. */
+void protocol_job_free(runner_job *job);
+
+/* A new event object {"proto":1,"event":TYPE}; the caller owns the reference. */
+json_t *protocol_event_new(const char *type);
+/* Adds a timing summary (milliseconds) to EV. */
+void protocol_event_set_timing(json_t *ev, const stats_summary *s);
+/* Writes OBJ as one compact line to FD; returns 0 or -1. */
+int protocol_write_line(int fd, json_t *obj);
+/* Parses one event line. Returns 0, or -1 with *err set. Free with protocol_event_free. */
+int protocol_event_parse(const char *line, runner_event *ev, kwb_error *err);
+/* Frees ev's json. */
+void protocol_event_free(runner_event *ev);
+
+#endif

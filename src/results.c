@@ -1,0 +1,154 @@
+#include "results.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+void results_set_status(wl_result *r, eval_status st, const char *message)
+{
+    if (r->status != ST_PASSED && r->message)
+        return;
+    r->status = st;
+    free(r->message);
+    r->message = message ? xstrdup(message) : NULL;
+}
+
+double results_speedup(const wl_result *r)
+{
+    if (!r->has_candidate || r->candidate.median <= 0)
+        return 0;
+    if (r->has_baseline)
+        return r->baseline.median / r->candidate.median;
+    if (r->has_reference)
+        return r->reference.median / r->candidate.median;
+    return 0;
+}
+
+results_summary results_summarize(const wl_result *r, int n)
+{
+    results_summary s = {0};
+    double lat = 0, logsum = 0;
+    int nlat = 0, nsp = 0;
+    s.total = n;
+    s.min_speedup = INFINITY;
+    for (int i = 0; i < n; i++) {
+        s.by_status[r[i].status]++;
+        if (r[i].status != ST_PASSED || !r[i].has_candidate)
+            continue;
+        lat += r[i].candidate.median;
+        nlat++;
+        double sp = results_speedup(&r[i]);
+        if (sp > 0) {
+            logsum += log(sp);
+            nsp++;
+            s.min_speedup = fmin(s.min_speedup, sp);
+            s.speedup_vs = r[i].has_baseline ? "baseline" : "reference";
+        }
+    }
+    s.mean_latency_ms = nlat ? lat / nlat : 0;
+    s.geomean_speedup = nsp ? exp(logsum / nsp) : 0;
+    if (!nsp)
+        s.min_speedup = 0;
+    return s;
+}
+
+/* Latency with a unit that keeps three significant digits readable. */
+static void format_ms(char *buf, size_t cap, int has, double ms)
+{
+    if (!has)
+        snprintf(buf, cap, "-");
+    else if (ms < 1.0)
+        snprintf(buf, cap, "%.2f us", ms * 1e3);
+    else
+        snprintf(buf, cap, "%.3f ms", ms);
+}
+
+void results_print_table(FILE *f, const definition *d, const wl_result *r, int n)
+{
+    int has_base = 0;
+    for (int i = 0; i < n; i++)
+        has_base |= r[i].has_baseline;
+    fprintf(f, "%-8s  %-22s  %-19s  %11s  %11s  %8s  %9s  %9s\n", "uuid", "axes", "status", "latency",
+            has_base ? "baseline" : "reference", "speedup", "max_abs", "max_rel");
+    for (int i = 0; i < n; i++) {
+        char axes[128], lat[32], cmp[32], sp[32];
+        workload_axes_string(r[i].wl, d, axes, sizeof axes);
+        format_ms(lat, sizeof lat, r[i].has_candidate, r[i].candidate.median);
+        if (has_base)
+            format_ms(cmp, sizeof cmp, r[i].has_baseline, r[i].baseline.median);
+        else
+            format_ms(cmp, sizeof cmp, r[i].has_reference, r[i].reference.median);
+        double s = results_speedup(&r[i]);
+        snprintf(sp, sizeof sp, s > 0 ? "%.2fx" : "-", s);
+        fprintf(f, "%-8.8s  %-22.22s  %-19s  %11s  %11s  %8s  %9.2e  %9.2e\n", r[i].wl->uuid, axes,
+                status_name(r[i].status), lat, cmp, sp, r[i].max_abs, r[i].max_rel);
+        if (r[i].message)
+            fprintf(f, "          %s\n", r[i].message);
+    }
+    results_summary s = results_summarize(r, n);
+    fprintf(f, "%d workloads:", s.total);
+    for (int st = 0; st < ST_COUNT; st++)
+        if (s.by_status[st])
+            fprintf(f, " %d %s", s.by_status[st], status_name((eval_status)st));
+    if (s.by_status[ST_PASSED])
+        fprintf(f, "; mean latency %.4f ms", s.mean_latency_ms);
+    if (s.geomean_speedup > 0)
+        fprintf(f, "; speedup vs %s %.2fx geomean, %.2fx min", s.speedup_vs, s.geomean_speedup, s.min_speedup);
+    fputc('\n', f);
+}
+
+static json_t *timing_json(const stats_summary *s)
+{
+    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:I}", "median_ms", s->median, "mean_ms", s->mean, "min_ms", s->min,
+                     "iqr_ms", s->iqr, "rsd", s->rsd, "count", (json_int_t)s->n);
+}
+
+static json_t *result_json(const definition *d, const wl_result *r)
+{
+    json_t *axes = json_object();
+    for (int a = 0; a < d->naxes; a++)
+        if (!d->axes[a].is_const)
+            json_object_set_new(axes, d->axes[a].name, json_integer(r->wl->axis_value[a]));
+    json_t *o = json_pack("{s:s, s:o, s:s, s:f, s:f, s:f}", "uuid", r->wl->uuid, "axes", axes, "status",
+                          status_name(r->status), "max_abs_error", r->max_abs, "max_rel_error", r->max_rel,
+                          "matched_ratio", r->matched_ratio);
+    if (r->message)
+        json_object_set_new(o, "message", json_string(r->message));
+    if (r->has_candidate)
+        json_object_set_new(o, "latency", timing_json(&r->candidate));
+    if (r->has_baseline)
+        json_object_set_new(o, "baseline_latency", timing_json(&r->baseline));
+    if (r->has_reference)
+        json_object_set_new(o, "reference_latency", timing_json(&r->reference));
+    if (results_speedup(r) > 0)
+        json_object_set_new(o, "speedup", json_real(results_speedup(r)));
+    return o;
+}
+
+void results_print_json(FILE *f, const definition *d, const wl_result *r, int n)
+{
+    json_t *arr = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(arr, result_json(d, &r[i]));
+    results_summary s = results_summarize(r, n);
+    json_t *counts = json_object();
+    for (int st = 0; st < ST_COUNT; st++)
+        if (s.by_status[st])
+            json_object_set_new(counts, status_name((eval_status)st), json_integer(s.by_status[st]));
+    json_t *doc = json_pack("{s:s, s:o, s:{s:i, s:o, s:f, s:f}}", "definition", d->name, "workloads", arr,
+                            "summary", "total", s.total, "statuses", counts, "mean_latency_ms",
+                            s.mean_latency_ms, "geomean_speedup", s.geomean_speedup);
+    json_dumpf(doc, f, JSON_INDENT(2));
+    fputc('\n', f);
+    json_decref(doc);
+}
+
+void results_free(wl_result *r)
+{
+    free(r->message);
+    free(r->log);
+    memset(r, 0, sizeof *r);
+}

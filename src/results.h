@@ -1,0 +1,48 @@
+/* results.h - what one evaluation found per workload, as the parent assembles it from
+ * runner events, and the table kwb prints. */
+#ifndef KWB_RESULTS_H
+#define KWB_RESULTS_H
+
+#include <stdio.h>
+
+#include "definition.h"
+#include "stats.h"
+#include "status.h"
+#include "workload.h"
+
+typedef struct wl_result {
+    const workload *wl;
+    eval_status status;
+    char *message;              /* NULL when PASSED */
+    double max_abs, max_rel, matched_ratio;
+    int has_candidate, has_baseline, has_reference;
+    stats_summary candidate, baseline, reference;   /* milliseconds */
+    int has_baseline_status;
+    eval_status baseline_status;
+    char *log;                  /* tail of the runner's output, for failures */
+} wl_result;
+
+/* Summary over a set of results. */
+typedef struct results_summary {
+    int total;
+    int by_status[ST_COUNT];
+    double mean_latency_ms;     /* over PASSED workloads */
+    double geomean_speedup;     /* over PASSED workloads with a comparison */
+    double min_speedup;
+    const char *speedup_vs;     /* "baseline" or "reference" */
+} results_summary;
+
+/* Sets r's status and message (a copy); the first failure wins over later ones. */
+void results_set_status(wl_result *r, eval_status st, const char *message);
+/* Speedup of r over its baseline when one was timed, else over the reference; 0 when none. */
+double results_speedup(const wl_result *r);
+/* Summarizes N results. */
+results_summary results_summarize(const wl_result *r, int n);
+/* Prints the per-workload table and the summary line to F. */
+void results_print_table(FILE *f, const definition *d, const wl_result *r, int n);
+/* Prints the results as one JSON document to F. */
+void results_print_json(FILE *f, const definition *d, const wl_result *r, int n);
+/* Frees what r owns. */
+void results_free(wl_result *r);
+
+#endif

@@ -1,0 +1,34 @@
+/* runclient.h - the parent's side of the runner protocol: starts kwb-runner, feeds it a
+ * job, turns its events into results, and survives it: a crash becomes RUNTIME_ERROR
+ * (signal and the tail of its output), a workload past its time limit becomes TIMEOUT
+ * (the runner's process group is killed), and the remaining workloads go to a fresh
+ * runner. */
+#ifndef KWB_RUNCLIENT_H
+#define KWB_RUNCLIENT_H
+
+#include <jansson.h>
+
+#include "error.h"
+#include "protocol.h"
+#include "results.h"
+#include "workload.h"
+
+typedef struct runclient {
+    const char *runner_path;
+    double timeout_s;            /* per workload, from its workload-start */
+    runner_job *job;             /* everything but the workloads */
+    /* Called after each workload's result is final (may be NULL). */
+    void (*progress)(void *ctx, int done, int total, const wl_result *r);
+    void *progress_ctx;
+    json_t *hello;               /* the last hello event (owned; freed by runclient_free) */
+    int runners_started;
+} runclient;
+
+/* Evaluates every workload of SET, filling results[i] for set->items[i]. Returns 0 when
+ * each workload got a result (whatever its status), or -1 with *err set when the
+ * runner could not be started at all. */
+int runclient_run(runclient *rc, const workload_set *set, wl_result *results, kwb_error *err);
+/* Frees what rc holds (the hello event). */
+void runclient_free(runclient *rc);
+
+#endif

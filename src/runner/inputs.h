@@ -1,0 +1,60 @@
+/* inputs.h - the arguments of one trial: inputs made per workload descriptor, and output
+ * buffers with guard zones, staged on the host and placed on the device. */
+#ifndef KWB_INPUTS_H
+#define KWB_INPUTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "definition.h"
+#include "error.h"
+#include "runner/device.h"
+#include "workload.h"
+
+/* Bytes of guard before and after every output buffer. */
+#define INPUTS_GUARD 4096
+
+/* One tensor: a pristine host copy and its device memory. */
+typedef struct tensor_buf {
+    size_t nbytes;
+    void *host;          /* inputs: as generated; outputs: last downloaded (without guards) */
+    unsigned char *dev;  /* device allocation; outputs: INPUTS_GUARD + nbytes + INPUTS_GUARD */
+} tensor_buf;
+
+/* A set of output buffers for one callee (the reference or one solution). */
+typedef struct output_set {
+    tensor_buf *bufs;    /* per definition output */
+    int n;
+} output_set;
+
+/* The inputs of one trial. */
+typedef struct trial_inputs {
+    tensor_buf *bufs;    /* per definition input; scalars have nbytes 0 */
+    kwb_arg *args;       /* inputs only, in definition order */
+    int n;
+} trial_inputs;
+
+/* Makes the inputs of TRIAL of W (seeded by SEED), reading safetensors under ROOT, and
+ * uploads them to DEV. Returns 0, or -1 with *err set (a missing blob, a shape mismatch). */
+int inputs_make(trial_inputs *in, device *dev, const definition *d, const workload *w, const char *root,
+                uint64_t seed, int trial, kwb_error *err);
+/* Frees in's buffers on DEV. */
+void inputs_free(trial_inputs *in, device *dev);
+/* Nonzero when input I on the device differs from its pristine host copy (NAME set). */
+int inputs_changed(const trial_inputs *in, device *dev, const char **name, kwb_error *err);
+
+/* Allocates output buffers for W on DEV. Returns 0 or -1 with *err set. */
+int outputs_alloc(output_set *out, device *dev, const definition *d, const workload *w, kwb_error *err);
+/* Frees out's buffers. */
+void outputs_free(output_set *out, device *dev);
+/* Fills every output and its guards with a fresh pattern drawn from KEY. */
+int outputs_poison(output_set *out, device *dev, uint64_t key, kwb_error *err);
+/* Downloads every output to its host copy. Returns 0, or 1 when a guard zone changed
+ * (the callee wrote outside the shape; *which names the output and *offset says where),
+ * or -1 with *err set. */
+int outputs_fetch(output_set *out, device *dev, uint64_t key, int *which, long long *offset, kwb_error *err);
+/* Fills ARGS (inputs then outputs, definition order) for a call on OUT. */
+void outputs_bind(const output_set *out, const trial_inputs *in, const definition *d, const workload *w,
+                  kwb_arg *args);
+
+#endif

@@ -1,0 +1,32 @@
+#include "runner/references.h"
+
+#include <string.h>
+
+typedef struct reference_entry {
+    const char *definition;
+    reference_fn cpu;
+} reference_entry;
+
+static const reference_entry reference_table[] = {
+    {"gdn_decode_qk4_v8_d128_k_last", kwb_ref_gdn_decode_qk4_v8_d128_k_last},
+};
+
+enum { REFERENCE_COUNT = sizeof reference_table / sizeof reference_table[0] };
+
+reference_fn references_find_cpu(const char *definition)
+{
+    for (int i = 0; i < REFERENCE_COUNT; i++)
+        if (strcmp(reference_table[i].definition, definition) == 0)
+            return reference_table[i].cpu;
+    return NULL;
+}
+
+int references_count(void)
+{
+    return REFERENCE_COUNT;
+}
+
+const char *references_name(int i)
+{
+    return i >= 0 && i < REFERENCE_COUNT ? reference_table[i].definition : NULL;
+}

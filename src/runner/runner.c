@@ -1,0 +1,468 @@
+#define _GNU_SOURCE
+#include "runner/runner.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "definition.h"
+#include "dtype.h"
+#include "protocol.h"
+#include "rng.h"
+#include "runner/device.h"
+#include "runner/inputs.h"
+#include "runner/timing.h"
+#include "status.h"
+#include "strbuf.h"
+#include "workload.h"
+#include "xalloc.h"
+
+typedef int (*entry_fn)(const kwb_arg *args, int nargs, kwb_stream stream);
+
+/* Something the runner calls: the reference or a loaded solution. */
+typedef struct callee {
+    const char *role;          /* "reference", "candidate", "baseline" */
+    entry_fn fn;
+    output_set out;
+    eval_status status;        /* over the trials of the current workload */
+    char message[1024];
+    check_stats stats;
+} callee;
+
+typedef struct runner_ctx {
+    runner_job job;
+    definition *def;
+    device *dev;
+    int event_fd;
+    void *handles[2];
+    callee ref;
+    callee sols[2];
+    int nsols;
+    const workload *wl;
+    trial_inputs in;
+    kwb_arg *args;             /* inputs then outputs of the call being made */
+    int nargs;
+} runner_ctx;
+
+static void emit(runner_ctx *r, json_t *ev)
+{
+    if (protocol_write_line(r->event_fd, ev) != 0) {
+        /* The parent is gone: nobody is left to report to. */
+        json_decref(ev);
+        _exit(3);
+    }
+    json_decref(ev);
+}
+
+static void emit_error(runner_ctx *r, const char *message)
+{
+    json_t *ev = protocol_event_new("error");
+    json_object_set_new(ev, "message", json_string(message));
+    emit(r, ev);
+}
+
+/* Binds the arguments for C and calls it on the device's stream; returns its code, or
+ * -1 with *err set when the device failed. */
+static int invoke(runner_ctx *r, callee *c, kwb_error *err)
+{
+    outputs_bind(&c->out, &r->in, r->def, r->wl, r->args);
+    int rc = c->fn(r->args, r->nargs, r->dev->ops->stream(r->dev));
+    if (r->dev->ops->sync(r->dev, err) != 0)
+        return -1;
+    if (rc != 0)
+        kwb_error_set(err, "%s returned %d", c->role, rc);
+    return rc;
+}
+
+__attribute__((format(printf, 3, 4)))
+static void fail(callee *c, eval_status st, const char *fmt, ...)
+{
+    if (c->status != ST_PASSED)
+        return;
+    c->status = st;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->message, sizeof c->message, fmt, ap);
+    va_end(ap);
+}
+
+static void describe_mismatch(runner_ctx *r, const callee *c, int o, const check_stats *st, char *buf, size_t cap)
+{
+    const def_tensor *t = &r->def->outputs[o];
+    double got = dtype_load(c->out.bufs[o].host, t->dtype, st->first_fail);
+    double want = dtype_load(r->ref.out.bufs[o].host, t->dtype, st->first_fail);
+    snprintf(buf, cap,
+             "output '%s': %zu of %zu elements outside atol %g / rtol %g (first at index %zu: got %.6g, "
+             "expected %.6g); matched ratio %.6f < %g%s",
+             t->name, st->fails, st->numel, r->job.check.atol, r->job.check.rtol, st->first_fail, got, want,
+             st->matched_ratio, r->job.check.required_ratio, st->nonfinite ? "; NaN or a stray infinity" : "");
+}
+
+/* Compares C's fetched outputs with the reference's; records a mismatch. */
+static void compare_outputs(runner_ctx *r, callee *c, check_stats *trial_stats)
+{
+    memset(trial_stats, 0, sizeof *trial_stats);
+    for (int o = 0; o < r->def->noutputs; o++) {
+        const def_tensor *t = &r->def->outputs[o];
+        check_stats st;
+        check_tolerance(c->out.bufs[o].host, r->ref.out.bufs[o].host, t->dtype,
+                        c->out.bufs[o].nbytes / dtype_size(t->dtype), &r->job.check, &st);
+        check_stats_merge(trial_stats, &st);
+        if (!check_passed(&st, &r->job.check) && c->status == ST_PASSED) {
+            char msg[1024];
+            describe_mismatch(r, c, o, &st, msg, sizeof msg);
+            fail(c, ST_INCORRECT_NUMERICAL, "%s", msg);
+        }
+    }
+    check_stats_merge(&c->stats, trial_stats);
+}
+
+static uint64_t poison_key(runner_ctx *r, int trial, int who)
+{
+    return rng_key(r->job.seed ^ 0x706f69736f6eULL, r->wl->uuid, trial, 100 + who);
+}
+
+/* Calls solution C on this trial's inputs and checks everything about the result. */
+static void check_solution(runner_ctx *r, callee *c, int who, int trial)
+{
+    kwb_error err = {{0}};
+    uint64_t key = poison_key(r, trial, who);
+    int which = 0;
+    long long off = 0;
+    const char *changed = NULL;
+    check_stats st = {0};
+    eval_status before = c->status;
+    if (outputs_poison(&c->out, r->dev, key, &err) != 0 || invoke(r, c, &err) != 0)
+        fail(c, ST_RUNTIME_ERROR, "%s", err.msg);
+    else {
+        int g = outputs_fetch(&c->out, r->dev, key, &which, &off, &err);
+        if (g < 0)
+            fail(c, ST_RUNTIME_ERROR, "%s", err.msg);
+        else if (g > 0)
+            fail(c, ST_INCORRECT_SHAPE,
+                 "output '%s': wrote at byte %lld, outside its %zu bytes: the kernel assumes another shape",
+                 r->def->outputs[which].name, off, c->out.bufs[which].nbytes);
+        else if (inputs_changed(&r->in, r->dev, &changed, &err) > 0)
+            fail(c, ST_REJECTED_INTEGRITY, "modified input '%s' (inputs are read-only)", changed);
+        else
+            compare_outputs(r, c, &st);
+    }
+    json_t *ev = protocol_event_new("check");
+    json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
+    json_object_set_new(ev, "role", json_string(c->role));
+    json_object_set_new(ev, "trial", json_integer(trial));
+    json_object_set_new(ev, "status", json_string(status_name(before != ST_PASSED ? before : c->status)));
+    json_object_set_new(ev, "max_abs", json_real(st.max_abs));
+    json_object_set_new(ev, "max_rel", json_real(st.max_rel));
+    json_object_set_new(ev, "matched_ratio", json_real(st.numel ? st.matched_ratio : 0.0));
+    if (c->status != ST_PASSED)
+        json_object_set_new(ev, "message", json_string(c->message));
+    emit(r, ev);
+}
+
+/* Runs the reference on this trial's inputs into its outputs. */
+static int run_reference(runner_ctx *r, int trial, kwb_error *err)
+{
+    uint64_t key = poison_key(r, trial, 0);
+    int which;
+    long long off;
+    if (outputs_poison(&r->ref.out, r->dev, key, err) != 0 || invoke(r, &r->ref, err) != 0)
+        return -1;
+    int g = outputs_fetch(&r->ref.out, r->dev, key, &which, &off, err);
+    if (g > 0)
+        return kwb_error_set(err, "the reference wrote outside output '%s'", r->def->outputs[which].name);
+    return g;
+}
+
+static int trial_run(runner_ctx *r, int trial, kwb_error *err)
+{
+    if (inputs_make(&r->in, r->dev, r->def, r->wl, r->job.dataset_root, r->job.seed, trial, err) != 0)
+        return -1;
+    if (run_reference(r, trial, err) != 0) {
+        kwb_error_prefix(err, "reference");
+        return -1;
+    }
+    for (int s = 0; s < r->nsols; s++) {
+        if (r->sols[s].status != ST_PASSED)
+            continue;
+        check_solution(r, &r->sols[s], s + 1, trial);
+        const char *changed;
+        if (inputs_changed(&r->in, r->dev, &changed, err) != 0)  /* restore for the next callee */
+            for (int i = 0; i < r->in.n; i++)
+                if (r->in.bufs[i].nbytes)
+                    r->dev->ops->upload(r->dev, r->in.bufs[i].dev, r->in.bufs[i].host, r->in.bufs[i].nbytes, err);
+    }
+    return 0;
+}
+
+typedef struct timed_ctx {
+    runner_ctx *r;
+    callee *who[2];
+} timed_ctx;
+
+static int timed_call(void *ctx, int which, kwb_error *err)
+{
+    timed_ctx *t = ctx;
+    return invoke(t->r, t->who[which], err);
+}
+
+static void emit_timing(runner_ctx *r, const char *role, const timing_series *s)
+{
+    json_t *ev = protocol_event_new("timing");
+    json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
+    json_object_set_new(ev, "role", json_string(role));
+    json_object_set_new(ev, "timer", json_string("clock_gettime(CLOCK_MONOTONIC)"));
+    protocol_event_set_timing(ev, &s->summary);
+    if (r->job.want_samples) {
+        json_t *arr = json_array();
+        for (size_t i = 0; i < s->n; i++)
+            json_array_append_new(arr, json_real(s->ms[i]));
+        json_object_set_new(ev, "samples_ms", arr);
+    }
+    emit(r, ev);
+}
+
+/* Times the callees in WHO (paired when two) and reports each. */
+static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy *p, kwb_error *err)
+{
+    timed_ctx t = {r, {who[0], n > 1 ? who[1] : NULL}};
+    timing_series series[2];
+    int rc = timing_measure(r->dev, p, n, timed_call, &t, series, err);
+    for (int i = 0; i < n; i++) {
+        if (rc == 0)
+            emit_timing(r, who[i]->role, &series[i]);
+        timing_series_free(&series[i]);
+    }
+    return rc;
+}
+
+static void time_workload(runner_ctx *r)
+{
+    kwb_error err = {{0}};
+    callee *who[2];
+    int n = 0;
+    for (int s = 0; s < r->nsols; s++)
+        if (r->sols[s].status == ST_PASSED)
+            who[n++] = &r->sols[s];
+    if (n > 0 && time_callees(r, who, n, &r->job.timing, &err) != 0)
+        fail(&r->sols[0], ST_RUNTIME_ERROR, "while timing: %s", err.msg);
+    callee *ref = &r->ref;
+    if (r->job.reference_timing.min_samples > 0 && time_callees(r, &ref, 1, &r->job.reference_timing, &err) != 0)
+        emit_error(r, err.msg);
+}
+
+static void emit_workload_end(runner_ctx *r)
+{
+    callee *c = &r->sols[0];
+    json_t *ev = protocol_event_new("workload-end");
+    json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
+    json_object_set_new(ev, "status", json_string(status_name(c->status)));
+    json_object_set_new(ev, "max_abs", json_real(c->stats.max_abs));
+    json_object_set_new(ev, "max_rel", json_real(c->stats.max_rel));
+    json_object_set_new(ev, "matched_ratio", json_real(c->stats.numel ? c->stats.matched_ratio : 0.0));
+    if (c->status != ST_PASSED)
+        json_object_set_new(ev, "message", json_string(c->message));
+    if (r->nsols > 1) {
+        json_object_set_new(ev, "baseline_status", json_string(status_name(r->sols[1].status)));
+        if (r->sols[1].status != ST_PASSED)
+            json_object_set_new(ev, "baseline_message", json_string(r->sols[1].message));
+    }
+    emit(r, ev);
+}
+
+static void reset_callee(callee *c)
+{
+    c->status = ST_PASSED;
+    c->message[0] = '\0';
+    memset(&c->stats, 0, sizeof c->stats);
+}
+
+static int alloc_all_outputs(runner_ctx *r, kwb_error *err)
+{
+    if (outputs_alloc(&r->ref.out, r->dev, r->def, r->wl, err) != 0)
+        return -1;
+    for (int s = 0; s < r->nsols; s++)
+        if (outputs_alloc(&r->sols[s].out, r->dev, r->def, r->wl, err) != 0)
+            return -1;
+    return 0;
+}
+
+static void free_all_outputs(runner_ctx *r)
+{
+    outputs_free(&r->ref.out, r->dev);
+    for (int s = 0; s < r->nsols; s++)
+        outputs_free(&r->sols[s].out, r->dev);
+}
+
+static void run_workload(runner_ctx *r, json_t *wobj)
+{
+    workload w;
+    kwb_error err = {{0}};
+    if (workload_parse(wobj, r->def, "job", 0, &w, &err) != 0) {
+        emit_error(r, err.msg);
+        return;
+    }
+    r->wl = &w;
+    json_t *ev = protocol_event_new("workload-start");
+    json_object_set_new(ev, "uuid", json_string(w.uuid));
+    emit(r, ev);
+    reset_callee(&r->ref);
+    for (int s = 0; s < r->nsols; s++)
+        reset_callee(&r->sols[s]);
+    int ok = alloc_all_outputs(r, &err) == 0;
+    for (int t = 0; ok && t < r->job.trials && r->sols[0].status == ST_PASSED; t++) {
+        if (t > 0)
+            inputs_free(&r->in, r->dev);
+        ok = trial_run(r, t, &err) == 0;
+    }
+    if (!ok)
+        fail(&r->sols[0], ST_RUNTIME_ERROR, "harness: %s", err.msg);
+    else if (r->sols[0].status == ST_PASSED)
+        time_workload(r);
+    emit_workload_end(r);
+    inputs_free(&r->in, r->dev);
+    free_all_outputs(r);
+    r->wl = NULL;
+    workload_free(&w);
+}
+
+static int load_solutions(runner_ctx *r, kwb_error *err)
+{
+    for (int s = 0; s < r->job.nsolutions; s++) {
+        const job_solution *js = &r->job.solutions[s];
+        r->handles[s] = dlopen(js->so_path, RTLD_NOW | RTLD_LOCAL);
+        if (!r->handles[s])
+            return kwb_error_set(err, "%s: cannot load: %s", js->name, dlerror());
+        r->sols[s].fn = (entry_fn)dlsym(r->handles[s], js->symbol);
+        if (!r->sols[s].fn)
+            return kwb_error_set(err, "%s: no symbol '%s' in %s", js->name, js->symbol, js->so_path);
+        r->sols[s].role = js->role;
+        r->nsols++;
+    }
+    if (r->nsols == 0)
+        return kwb_error_set(err, "job names no solution");
+    return 0;
+}
+
+/* Reads one line (the job) from FD. */
+static char *read_job(int fd)
+{
+    strbuf sb;
+    strbuf_init(&sb);
+    char c;
+    ssize_t n;
+    while ((n = read(fd, &c, 1)) == 1 && c != '\n')
+        strbuf_add(&sb, &c, 1);
+    if (sb.len == 0) {
+        strbuf_free(&sb);
+        return NULL;
+    }
+    return strbuf_detach(&sb);
+}
+
+static void emit_hello(runner_ctx *r)
+{
+    json_t *ev = protocol_event_new("hello");
+    json_object_set_new(ev, "runner_version", json_string(KWB_RUNNER_VERSION));
+    json_object_set_new(ev, "pid", json_integer(getpid()));
+    if (r->dev)
+        r->dev->ops->describe(r->dev, ev);
+    emit(r, ev);
+}
+
+static int setup(runner_ctx *r, kwb_error *err)
+{
+    r->def = definition_load(r->job.definition_path, err);
+    if (!r->def)
+        return -1;
+    r->dev = device_open(r->job.device, err);
+    if (!r->dev)
+        return -1;
+    r->ref.fn = (entry_fn)r->dev->ops->reference(r->dev, r->def->name);
+    r->ref.role = "reference";
+    if (!r->ref.fn)
+        return kwb_error_set(err, "no %s reference for definition '%s' in this runner", r->job.device, r->def->name);
+    r->nargs = r->def->ninputs + r->def->noutputs;
+    r->args = xcalloc((size_t)r->nargs, sizeof *r->args);
+    return load_solutions(r, err);
+}
+
+static void teardown(runner_ctx *r)
+{
+    for (int s = 0; s < 2; s++)
+        if (r->handles[s])
+            dlclose(r->handles[s]);
+    if (r->dev)
+        r->dev->ops->close(r->dev);
+    definition_free(r->def);
+    free(r->args);
+    protocol_job_free(&r->job);
+}
+
+int runner_run(int job_fd, int event_fd)
+{
+    runner_ctx r;
+    memset(&r, 0, sizeof r);
+    r.event_fd = event_fd;
+    kwb_error err = {{0}};
+    char *line = read_job(job_fd);
+    if (!line || protocol_job_decode(line, &r.job, &err) != 0) {
+        emit_hello(&r);
+        emit_error(&r, line ? err.msg : "no job on the job descriptor");
+        free(line);
+        return 2;
+    }
+    free(line);
+    int rc = setup(&r, &err);
+    emit_hello(&r);
+    if (rc != 0)
+        emit_error(&r, err.msg);
+    else
+        for (size_t i = 0; i < json_array_size(r.job.workloads); i++)
+            run_workload(&r, json_array_get(r.job.workloads, i));
+    emit(&r, protocol_event_new("bye"));
+    teardown(&r);
+    return rc == 0 ? 0 : 1;
+}
+
+static void runner_usage(FILE *f)
+{
+    fputs("usage: kwb-runner [--job-fd N] [--event-fd N]\n"
+          "       kwb-runner --version | --help | --list-references\n"
+          "Reads one job (a JSON line) from descriptor N (default 3) and writes protocol\n"
+          "events to descriptor N (default 4). It is started by kwb; see kwb-runner(1).\n",
+          f);
+}
+
+int runner_main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"job-fd", required_argument, NULL, 'j'}, {"event-fd", required_argument, NULL, 'e'},
+        {"version", no_argument, NULL, 'V'},      {"help", no_argument, NULL, 'h'},
+        {"list-references", no_argument, NULL, 'l'}, {NULL, 0, NULL, 0},
+    };
+    int job_fd = 3, event_fd = 4, c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j': job_fd = atoi(optarg); break;
+        case 'e': event_fd = atoi(optarg); break;
+        case 'V': printf("kwb-runner %s (protocol %d)\n", KWB_RUNNER_VERSION, KWB_PROTO); return 0;
+        case 'h': runner_usage(stdout); return 0;
+        case 'l':
+            for (int i = 0; i < references_count(); i++)
+                printf("%s\tcpu\n", references_name(i));
+            return 0;
+        default: runner_usage(stderr); return 2;
+        }
+    }
+    if (optind < argc) {
+        runner_usage(stderr);
+        return 2;
+    }
+    return runner_run(job_fd, event_fd);
+}

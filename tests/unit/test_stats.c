@@ -1,0 +1,195 @@
+/* test_stats.c - summary statistics against hand-computed values (type-7 quantiles). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "stats.h"
+
+#define near(got, want) near_at((got), (want), #got, __LINE__)
+
+static void near_at(double got, double want, const char *what, int line)
+{
+    if (!(fabs(got - want) <= 1e-12 * fmax(1.0, fabs(want))))
+        fail_msg("line %d: %s = %.17g, want %.17g", line, what, got, want);
+}
+
+static void test_empty(void **state)
+{
+    (void)state;
+    stats_summary s = stats_summarize(NULL, 0);
+    stats_summary zero;
+    memset(&zero, 0, sizeof zero);
+    assert_memory_equal(&s, &zero, sizeof s);
+    assert_true(stats_quantile_sorted(NULL, 0, 0.5) == 0);
+    assert_true(stats_rsd(NULL, 0) == 0);
+    assert_true(stats_geomean(NULL, 0) == 0);
+}
+
+static void test_one(void **state)
+{
+    (void)state;
+    const double x[] = { 5 };
+    stats_summary s = stats_summarize(x, 1);
+    assert_int_equal(s.n, 1);
+    near(s.mean, 5);
+    near(s.median, 5);
+    near(s.min, 5);
+    near(s.max, 5);
+    near(s.q1, 5);
+    near(s.q3, 5);
+    near(s.iqr, 0);
+    near(s.stddev, 0);
+    near(s.rsd, 0);
+    near(stats_rsd(x, 1), 0);
+    near(stats_quantile_sorted(x, 1, 1.0), 5);
+}
+
+static void test_two(void **state)
+{
+    (void)state;
+    const double x[] = { 3, 1 };
+    stats_summary s = stats_summarize(x, 2);
+    near(s.mean, 2);
+    near(s.median, 2);   /* h = 0.5 */
+    near(s.q1, 1.5);     /* h = 0.25 */
+    near(s.q3, 2.5);     /* h = 0.75 */
+    near(s.iqr, 1);
+    near(s.min, 1);
+    near(s.max, 3);
+    near(s.stddev, sqrt(2)); /* ((1-2)^2 + (3-2)^2) / 1 */
+    near(s.rsd, sqrt(2) / 2);
+}
+
+static void test_odd_unsorted_not_modified(void **state)
+{
+    (void)state;
+    double x[] = { 5, 1, 4, 2, 3 };
+    const double orig[] = { 5, 1, 4, 2, 3 };
+    stats_summary s = stats_summarize(x, 5);
+    assert_memory_equal(x, orig, sizeof x);
+    near(s.mean, 3);
+    near(s.median, 3); /* h = 2 */
+    near(s.q1, 2);     /* h = 1 */
+    near(s.q3, 4);     /* h = 3 */
+    near(s.iqr, 2);
+    near(s.min, 1);
+    near(s.max, 5);
+    near(s.stddev, sqrt(2.5)); /* (4 + 1 + 0 + 1 + 4) / 4 */
+    near(s.rsd, sqrt(2.5) / 3);
+    near(stats_rsd(x, 5), s.rsd);
+    assert_memory_equal(x, orig, sizeof x);
+}
+
+static void test_even(void **state)
+{
+    (void)state;
+    const double x[] = { 10, 40, 20, 30 };
+    stats_summary s = stats_summarize(x, 4);
+    near(s.median, 25); /* h = 1.5 */
+    near(s.q1, 17.5);   /* h = 0.75: 10 + 0.75 * 10 */
+    near(s.q3, 32.5);   /* h = 2.25: 30 + 0.25 * 10 */
+    near(s.iqr, 15);
+    near(s.mean, 25);
+    near(s.stddev, sqrt(500.0 / 3)); /* (225 + 25 + 25 + 225) / 3 */
+
+    /* numpy.percentile([1, 2, 3, 4, 5, 100], [25, 50, 75]) = 2.25, 3.5, 4.75 */
+    const double y[] = { 100, 5, 1, 4, 2, 3 };
+    s = stats_summarize(y, 6);
+    near(s.q1, 2.25);
+    near(s.median, 3.5);
+    near(s.q3, 4.75);
+    near(s.iqr, 2.5);
+    near(s.mean, 115.0 / 6);
+    near(s.max, 100);
+}
+
+static void test_quantile_sorted(void **state)
+{
+    (void)state;
+    const double x[] = { 0, 10, 20, 30, 40 };
+    near(stats_quantile_sorted(x, 5, 0), 0);
+    near(stats_quantile_sorted(x, 5, 1), 40);
+    near(stats_quantile_sorted(x, 5, 0.1), 4);   /* h = 0.4 */
+    near(stats_quantile_sorted(x, 5, 0.5), 20);  /* h = 2 */
+    near(stats_quantile_sorted(x, 5, 0.9), 36);  /* h = 3.6 */
+    near(stats_quantile_sorted(x, 5, 0.99), 39.6);
+    /* Outside [0, 1] (out of contract) clamps to the ends rather than reading past. */
+    near(stats_quantile_sorted(x, 5, -1), 0);
+    near(stats_quantile_sorted(x, 5, 2), 40);
+    /* Equal neighbours, even infinite ones, give themselves (no inf - inf). */
+    const double inf2[] = { 1, INFINITY, INFINITY };
+    assert_true(isinf(stats_quantile_sorted(inf2, 3, 0.75)));
+}
+
+static void test_large_permuted(void **state)
+{
+    (void)state;
+    double x[1000];
+    for (int i = 0; i < 1000; i++)
+        x[i] = 1 + (i * 7919) % 1000; /* a permutation of 1..1000 */
+    stats_summary s = stats_summarize(x, 1000);
+    near(s.median, 500.5);
+    near(s.q1, 250.75); /* h = 249.75 */
+    near(s.q3, 750.25); /* h = 749.25 */
+    near(s.iqr, 499.5);
+    near(s.mean, 500.5);
+    near(s.min, 1);
+    near(s.max, 1000);
+    near(s.stddev, sqrt(1000.0 * 1001 / 12)); /* n(n+1)/12 for 1..n, sample variance */
+    near(x[1], 1 + 7919 % 1000);              /* still unsorted */
+}
+
+static void test_rsd(void **state)
+{
+    (void)state;
+    const double x[] = { 2, 4, 4, 4, 5, 5, 7, 9 }; /* mean 5, squares 32 */
+    near(stats_rsd(x, 8), sqrt(32.0 / 7) / 5);
+    stats_summary s = stats_summarize(x, 8);
+    near(s.stddev, sqrt(32.0 / 7));
+    assert_true(s.rsd == stats_rsd(x, 8)); /* same arithmetic, bit for bit */
+    const double zero_mean[] = { -1, 1 };
+    assert_true(stats_rsd(zero_mean, 2) == 0);
+    assert_true(stats_summarize(zero_mean, 2).rsd == 0);
+    near(stats_summarize(zero_mean, 2).stddev, sqrt(2));
+    const double same[] = { 7, 7, 7 };
+    assert_true(stats_rsd(same, 3) == 0);
+    assert_true(stats_rsd(x, 1) == 0);
+}
+
+static void test_geomean(void **state)
+{
+    (void)state;
+    const double a[] = { 1, 4, 16 };
+    near(stats_geomean(a, 3), 4);
+    const double b[] = { 2, 0, -3, 8 }; /* 0 and -3 ignored: sqrt(16) */
+    near(stats_geomean(b, 4), 4);
+    const double c[] = { 0, -1, -0.0 };
+    assert_true(stats_geomean(c, 3) == 0);
+    const double d[] = { NAN, 9, 1 }; /* NaN is not positive either */
+    near(stats_geomean(d, 3), 3);
+    const double e[] = { 1e-300, 1e300 }; /* no overflow through a product */
+    near(stats_geomean(e, 2), 1);
+    const double f[] = { 2.5 };
+    near(stats_geomean(f, 1), 2.5);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_one),
+        cmocka_unit_test(test_two),
+        cmocka_unit_test(test_odd_unsorted_not_modified),
+        cmocka_unit_test(test_even),
+        cmocka_unit_test(test_quantile_sorted),
+        cmocka_unit_test(test_large_permuted),
+        cmocka_unit_test(test_rsd),
+        cmocka_unit_test(test_geomean),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
