@@ -60,7 +60,11 @@ static int compiler_argv(const solution *s, const build_options *opt, char **arg
         argv[n++] = xstrdup("-Xptxas=-v");
     } else {
         const char *cc = opt->cc ? opt->cc : getenv("CC");
-        argv[n++] = xstrdup(cc && *cc ? cc : "cc");
+        /* $CC may carry flags ("gcc -m64"): split on blanks, as make does, without a shell. */
+        char *words = xstrdup(cc && *cc ? cc : "cc"), *save = NULL;
+        for (char *w = strtok_r(words, " \t", &save); w && n < 8; w = strtok_r(NULL, " \t", &save))
+            argv[n++] = xstrdup(w);
+        free(words);
         argv[n++] = xstrdup("-std=gnu11");
         argv[n++] = xstrdup("-O2");
         argv[n++] = xstrdup("-shared");

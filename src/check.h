@@ -16,7 +16,7 @@ typedef struct check_policy {
 typedef struct check_stats {
     size_t numel;
     size_t fails;            /* elements outside tolerance, NaN, or a wrong infinity */
-    size_t nonfinite;        /* NaN anywhere, or an infinity the reference lacks */
+    size_t nonfinite;        /* NaN in the output, or an infinity the reference lacks */
     double max_abs;          /* over finite pairs */
     double max_rel;
     double matched_ratio;    /* 1 - fails / numel (1 when numel == 0) */
@@ -27,12 +27,13 @@ typedef struct check_stats {
 check_policy check_policy_default(void);
 
 /* Compares N elements of OUT against REF (both of type T). An element fails when
- * |out - ref| > atol AND |out - ref| / (|ref| + 1e-8) > rtol; NaN never passes; an
- * infinity passes only where the reference has the same one. */
+ * |out - ref| > atol AND |out - ref| / (|ref| + 1e-8) > rtol, computed in float32 for
+ * floating-point types (FlashInfer-Bench's arithmetic) and exactly for integers; NaN
+ * never passes; an infinity passes only where the reference has the same one. */
 void check_tolerance(const void *out, const void *ref, kwb_dtype t, size_t n, const check_policy *p,
                      check_stats *st);
 
-/* True when st passes p: no NaN or stray infinity, matched ratio >= required ratio. */
+/* True when st passes p: no NaN or stray infinity in the output, matched ratio >= required ratio. */
 int check_passed(const check_stats *st, const check_policy *p);
 
 /* Folds b into a (sums counts, maxima of errors, minimum of ratios). */

@@ -105,6 +105,12 @@ static int prepare_solution(const char *dir, const char *name, const build_optio
         return kwb_error_set(err, "%s: solution is for '%s', not '%s'", (*sol)->json_path, (*sol)->definition, name);
     if (build_solution(*sol, bo, br, err) != 0)
         return -1;
+    if (br->ok && br->cached)
+        fprintf(stderr, "kwb: %s: cached build %.12s\n", (*sol)->name, br->hash);
+    else if (br->ok)
+        fprintf(stderr, "kwb: %s: built %.12s in %.2f s\n", (*sol)->name, br->hash, br->seconds);
+    else
+        fprintf(stderr, "kwb: %s: COMPILE_ERROR\n%s", (*sol)->name, br->log);
     return br->ok;
 }
 

@@ -99,9 +99,9 @@ static int parse_tensors(definition *d, json_t *obj, const char *which, def_tens
     json_t *spec;
     json_object_foreach(obj, name, spec) {
         snprintf(ptr, sizeof ptr, "/%s/%s", which, name);
-        if (parse_tensor(d, &(*out)[*n], name, spec, ptr, c) != 0)
+        /* counted first, so that a half-read tensor's name is freed */
+        if (parse_tensor(d, &(*out)[(*n)++], name, spec, ptr, c) != 0)
             return -1;
-        (*n)++;
     }
     return 0;
 }

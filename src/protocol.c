@@ -98,6 +98,10 @@ int protocol_job_decode(const char *line, runner_job *job, kwb_error *err)
         rc = kwb_error_set(err, "job: %s", jerr.text);
     else if (!json_is_array(workloads))
         rc = kwb_error_set(err, "job: 'workloads' must be a list");
+    else if (!json_is_string(json_object_get(o, "type")) || strcmp(json_string_value(json_object_get(o, "type")), "job"))
+        rc = kwb_error_set(err, "job: \"type\" must be \"job\"");
+    else if (job->trials < 1 || job->check.required_ratio < 0 || job->check.required_ratio > 1)
+        rc = kwb_error_set(err, "job: 'check' needs trials >= 1 and 0 <= matched_ratio <= 1");
     if (rc == 0) {
         job->device = xstrdup(device);
         job->definition_path = xstrdup(def);

@@ -1,1 +1,463 @@
-int main(void){return 0;}
+/* test_check.c - the tolerance checker: FlashInfer-Bench's element rule (abs AND rel, with
+ * 1e-8 in the denominator), matched ratio, NaN and infinities, narrow types, merging. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "dtype.h"
+
+#define exact(got, want) exact_at((double)(got), (double)(want), #got, __LINE__)
+
+static void exact_at(double got, double want, const char *what, int line)
+{
+    if (!(got == want))
+        fail_msg("line %d: %s = %.17g, want %.17g", line, what, got, want);
+}
+
+/* The documented relative error of one pair, in double: |x - y| / (|y| + 1e-8). */
+static double rel_of(double x, double y)
+{
+    return fabs(x - y) / (fabs(y) + 1e-8);
+}
+
+static check_policy policy(double atol, double rtol, double ratio)
+{
+    check_policy p = {atol, rtol, ratio};
+    return p;
+}
+
+static check_stats check_f32(const float *out, const float *ref, size_t n, const check_policy *p)
+{
+    check_stats st;
+    memset(&st, 0xa5, sizeof st);  /* check_tolerance must set every field */
+    check_tolerance(out, ref, KWB_F32, n, p, &st);
+    return st;
+}
+
+static void test_policy_default(void **state)
+{
+    (void)state;
+    check_policy p = check_policy_default();
+    exact(p.atol, 1e-2);
+    exact(p.rtol, 1e-2);
+    exact(p.required_ratio, 1.0);
+}
+
+/* An element fails only when abs > atol AND rel > rtol. */
+static void test_abs_and_rel(void **state)
+{
+    (void)state;
+    check_policy p = check_policy_default();
+    /* 0: abs 0.5 > atol but rel 0.005 <= rtol: passes.
+     * 1: abs 0.005 <= atol but rel 5 > rtol: passes.
+     * 2: abs 0.5 and rel 0.5 both exceeded: fails. */
+    const float out[] = {100.5f, 0.006f, 1.5f};
+    const float ref[] = {100.0f, 0.001f, 1.0f};
+    check_stats st = check_f32(out, ref, 3, &p);
+    assert_int_equal(st.numel, 3);
+    assert_int_equal(st.fails, 1);
+    assert_int_equal(st.first_fail, 2);
+    assert_int_equal(st.nonfinite, 0);
+    exact(st.matched_ratio, 1.0 - 1.0 / 3.0);
+    exact(st.max_abs, 0.5);
+    exact(st.max_rel, rel_of(0.006f, 0.001f));
+    assert_false(check_passed(&st, &p));
+
+    /* Each of the first two alone passes. */
+    st = check_f32(out, ref, 2, &p);
+    assert_int_equal(st.fails, 0);
+    exact(st.matched_ratio, 1.0);
+    assert_true(check_passed(&st, &p));
+}
+
+/* "Greater than" on both sides: abs == atol passes, rel == rtol passes. */
+static void test_boundaries(void **state)
+{
+    (void)state;
+    const float out1[] = {1.5f}, ref1[] = {1.0f};  /* abs exactly 0.5, rel about 0.5 */
+    check_policy p = policy(0.5, 0.25, 1.0);
+    check_stats st = check_f32(out1, ref1, 1, &p);
+    assert_int_equal(st.fails, 0);
+    exact(st.max_abs, 0.5);
+    p.atol = nextafter(0.5, 0.0);
+    st = check_f32(out1, ref1, 1, &p);
+    assert_int_equal(st.fails, 1);
+    assert_int_equal(st.first_fail, 0);
+
+    const float out2[] = {5.0f}, ref2[] = {4.0f};  /* abs 1 > atol 0.5; rel = 1 / (4 + 1e-8) */
+    double rel = rel_of(5.0, 4.0);
+    p = policy(0.5, rel, 1.0);
+    st = check_f32(out2, ref2, 1, &p);
+    assert_int_equal(st.fails, 0);
+    exact(st.max_rel, rel);
+    p.rtol = nextafter(rel, 0.0);
+    st = check_f32(out2, ref2, 1, &p);
+    assert_int_equal(st.fails, 1);
+}
+
+/* rel = abs / (|ref| + 1e-8): a reference of 0 gives rel = abs / 1e-8, not infinity. */
+static void test_eps_denominator(void **state)
+{
+    (void)state;
+    check_policy p = policy(0.0, 0.5, 1.0);
+    const float out[] = {0.0f, 4e-9f, 6e-9f, -6e-9f};
+    const float ref[] = {0.0f, 0.0f, 0.0f, 0.0f};
+    check_stats st = check_f32(out, ref, 2, &p);  /* rel 0.4 <= 0.5 */
+    assert_int_equal(st.fails, 0);
+    exact(st.max_abs, (double)4e-9f);
+    exact(st.max_rel, (double)4e-9f / 1e-8);
+    st = check_f32(out, ref, 4, &p);  /* rel 0.6 > 0.5, twice */
+    assert_int_equal(st.fails, 2);
+    assert_int_equal(st.first_fail, 2);
+    exact(st.max_rel, (double)6e-9f / 1e-8);
+    exact(st.matched_ratio, 0.5);
+
+    /* Nonzero reference: the 1e-8 is added to |ref| (and |ref| is used for negative refs). */
+    const float out2[] = {-2.5f}, ref2[] = {-2.0f};
+    st = check_f32(out2, ref2, 1, &p);
+    exact(st.max_rel, 0.5 / (2.0 + 1e-8));
+    assert_int_equal(st.fails, 0);  /* 0.5 / (2 + 1e-8) < 0.5 */
+}
+
+/* matched_ratio = 1 - fails / numel; the trial passes when it is >= the required ratio. */
+static void test_matched_ratio(void **state)
+{
+    (void)state;
+    float ref[10], out[10];
+    for (int i = 0; i < 10; i++)
+        ref[i] = out[i] = (float)i;
+    check_policy p = policy(1e-2, 1e-2, 0.9);
+
+    check_stats st = check_f32(out, ref, 10, &p);
+    assert_int_equal(st.fails, 0);
+    exact(st.matched_ratio, 1.0);
+    assert_true(check_passed(&st, &p));
+
+    out[4] = 100.0f;  /* 9 of 10 matched */
+    st = check_f32(out, ref, 10, &p);
+    assert_int_equal(st.fails, 1);
+    assert_int_equal(st.first_fail, 4);
+    exact(st.matched_ratio, 0.9);
+    assert_true(check_passed(&st, &p));
+    check_policy strict = check_policy_default();
+    assert_false(check_passed(&st, &strict));
+
+    out[8] = -100.0f;  /* 8 of 10 matched */
+    st = check_f32(out, ref, 10, &p);
+    assert_int_equal(st.fails, 2);
+    assert_int_equal(st.first_fail, 4);
+    exact(st.matched_ratio, 0.8);
+    assert_false(check_passed(&st, &p));
+
+    /* 4 of 5 matched. */
+    st = check_f32(out, ref, 5, &p);
+    exact(st.matched_ratio, 0.8);
+    p.required_ratio = 0.8;
+    assert_true(check_passed(&st, &p));
+    p.required_ratio = nextafter(0.8, 1.0);
+    assert_false(check_passed(&st, &p));
+
+    /* No elements: ratio 1, passes. */
+    st = check_f32(NULL, NULL, 0, &strict);
+    assert_int_equal(st.numel, 0);
+    assert_int_equal(st.fails, 0);
+    exact(st.matched_ratio, 1.0);
+    assert_true(check_passed(&st, &strict));
+}
+
+static void test_nan_output(void **state)
+{
+    (void)state;
+    const float out[] = {1.0f, NAN, 3.0f, -NAN};
+    const float ref[] = {1.0f, 2.0f, 3.0f, 0.0f};
+    check_policy p = policy(1e-2, 1e-2, 0.0);  /* even a ratio of 0 does not admit NaN */
+    check_stats st = check_f32(out, ref, 4, &p);
+    assert_int_equal(st.fails, 2);
+    assert_int_equal(st.nonfinite, 2);
+    assert_int_equal(st.first_fail, 1);
+    exact(st.matched_ratio, 0.5);
+    exact(st.max_abs, 0.0);  /* NaN pairs stay out of the maxima */
+    exact(st.max_rel, 0.0);
+    assert_false(check_passed(&st, &p));
+
+    /* A huge tolerance does not admit NaN either. */
+    p = policy(INFINITY, INFINITY, 1.0);
+    st = check_f32(out, ref, 2, &p);
+    assert_int_equal(st.fails, 1);
+    assert_int_equal(st.nonfinite, 1);
+    assert_false(check_passed(&st, &p));
+}
+
+static void test_nan_reference(void **state)
+{
+    (void)state;
+    const float out[] = {1.0f, 2.0f, NAN};
+    const float ref[] = {1.0f, NAN, NAN};
+    check_policy p = check_policy_default();
+    check_stats st = check_f32(out, ref, 3, &p);
+    assert_int_equal(st.fails, 2);  /* NaN never passes, not even NaN against NaN */
+    assert_int_equal(st.first_fail, 1);
+    exact(st.max_abs, 0.0);
+    exact(st.max_rel, 0.0);
+    assert_false(check_passed(&st, &p));
+    p = policy(INFINITY, INFINITY, 1.0);
+    st = check_f32(out, ref, 2, &p);
+    assert_int_equal(st.fails, 1);
+}
+
+static void test_infinities(void **state)
+{
+    (void)state;
+    /* 0,1: same infinity: pass.  2: +inf vs -inf: fail, stray.  3: inf vs finite: fail,
+     * stray.  4: finite vs inf: fail.  5: finite, abs 1/64 > atol but rel < rtol: pass. */
+    const float out[] = {INFINITY, -INFINITY, INFINITY, INFINITY, 1.0f, 2.0f};
+    const float ref[] = {INFINITY, -INFINITY, -INFINITY, 1.0f, INFINITY, 2.015625f};
+    check_policy p = check_policy_default();
+    check_stats st = check_f32(out, ref, 6, &p);
+    assert_int_equal(st.numel, 6);
+    assert_int_equal(st.fails, 3);
+    assert_int_equal(st.first_fail, 2);
+    assert_int_equal(st.nonfinite, 2);  /* infinities the reference lacks: elements 2 and 3 */
+    exact(st.matched_ratio, 0.5);
+    exact(st.max_abs, 0.015625);  /* infinities stay out of the maxima */
+    exact(st.max_rel, rel_of(2.0, 2.015625));
+    assert_false(check_passed(&st, &p));
+
+    /* Matching infinities alone: pass, maxima untouched. */
+    st = check_f32(out, ref, 2, &p);
+    assert_int_equal(st.fails, 0);
+    assert_int_equal(st.nonfinite, 0);
+    exact(st.max_abs, 0.0);
+    exact(st.max_rel, 0.0);
+    assert_true(check_passed(&st, &p));
+
+    /* A stray infinity fails even with an infinite tolerance and a ratio of 0. */
+    p = policy(INFINITY, INFINITY, 0.0);
+    st = check_f32(out + 3, ref + 3, 1, &p);
+    assert_int_equal(st.fails, 1);
+    assert_int_equal(st.nonfinite, 1);
+    assert_false(check_passed(&st, &p));
+    st = check_f32(out + 2, ref + 2, 1, &p);
+    assert_int_equal(st.fails, 1);
+    assert_int_equal(st.nonfinite, 1);
+}
+
+/* bf16 and f16: compared as the values they encode, not as bit patterns. */
+static void test_half_types(void **state)
+{
+    (void)state;
+    /* bf16 0x3f80 = 1, 0x3f81 = 1 + 2^-7, 0x4040 = 3, 0x4000 = 2 */
+    assert_true(dtype_bf16_to_f32(0x3f81) == 1.0078125f);
+    const uint16_t out[] = {0x3f80, 0x3f81, 0x4040};
+    const uint16_t ref[] = {0x3f80, 0x3f80, 0x4000};
+    check_policy p = check_policy_default();
+    check_stats st;
+    check_tolerance(out, ref, KWB_BF16, 3, &p, &st);
+    assert_int_equal(st.fails, 1);  /* abs 2^-7 < atol passes; 3 vs 2 fails */
+    assert_int_equal(st.first_fail, 2);
+    exact(st.max_abs, 1.0);
+    exact(st.max_rel, rel_of(3.0, 2.0));
+
+    p = policy(0.0, 0.0, 1.0);
+    check_tolerance(out, ref, KWB_BF16, 2, &p, &st);
+    assert_int_equal(st.fails, 1);
+    exact(st.max_abs, 0.0078125);  /* the value difference, not 1 (the bit difference) */
+
+    /* bf16 NaN (0x7fc0) and infinity (0x7f80). */
+    const uint16_t out2[] = {0x7fc0, 0x7f80, 0x7f80};
+    const uint16_t ref2[] = {0x3f80, 0x7f80, 0xff80};
+    p = check_policy_default();
+    check_tolerance(out2, ref2, KWB_BF16, 3, &p, &st);
+    assert_int_equal(st.fails, 2);
+    assert_int_equal(st.nonfinite, 2);
+    assert_int_equal(st.first_fail, 0);
+
+    /* f16: 0x3c00 = 1, 0x3c01 = 1 + 2^-10, 0x4200 = 3 */
+    const uint16_t out3[] = {0x3c01, 0x4200};
+    const uint16_t ref3[] = {0x3c00, 0x3c00};
+    p = policy(0.0, 0.0, 1.0);
+    check_tolerance(out3, ref3, KWB_F16, 2, &p, &st);
+    assert_int_equal(st.fails, 2);
+    exact(st.max_abs, 2.0);
+    check_tolerance(out3, ref3, KWB_F16, 1, &p, &st);
+    exact(st.max_abs, 0x1p-10);
+}
+
+static void test_fp8_types(void **state)
+{
+    (void)state;
+    /* e4m3: 0x38 = 1, 0x39 = 1.125, 0x7f = NaN */
+    assert_true(dtype_e4m3_to_f32(0x39) == 1.125f);
+    const uint8_t out[] = {0x38, 0x39, 0x7f, 0x38};
+    const uint8_t ref[] = {0x38, 0x38, 0x38, 0x38};
+    check_policy p = check_policy_default();
+    check_stats st;
+    check_tolerance(out, ref, KWB_F8_E4M3, 4, &p, &st);
+    assert_int_equal(st.numel, 4);
+    assert_int_equal(st.fails, 2);
+    assert_int_equal(st.first_fail, 1);
+    assert_int_equal(st.nonfinite, 1);
+    exact(st.max_abs, 0.125);
+    exact(st.max_rel, rel_of(1.125, 1.0));
+    exact(st.matched_ratio, 0.5);
+
+    p = policy(0.125, 0.0, 1.0);  /* abs == atol: passes */
+    check_tolerance(out, ref, KWB_F8_E4M3, 2, &p, &st);
+    assert_int_equal(st.fails, 0);
+
+    /* e5m2: 0x3c = 1, 0x3d = 1.25, 0x7c = +inf, 0xfc = -inf */
+    assert_true(dtype_e5m2_to_f32(0x3d) == 1.25f);
+    const uint8_t out2[] = {0x7c, 0xfc, 0x3d, 0xfc};
+    const uint8_t ref2[] = {0x7c, 0x7c, 0x3c, 0xfc};
+    p = check_policy_default();
+    check_tolerance(out2, ref2, KWB_F8_E5M2, 4, &p, &st);
+    assert_int_equal(st.fails, 2);
+    assert_int_equal(st.first_fail, 1);
+    assert_int_equal(st.nonfinite, 1);
+    exact(st.max_abs, 0.25);
+    exact(st.max_rel, rel_of(1.25, 1.0));
+}
+
+/* Integers are widened exactly (no float32 rounding above 2^24) and then go through the
+ * same element rule as floats (as in FlashInfer-Bench). */
+static void test_int32(void **state)
+{
+    (void)state;
+    const int32_t out[] = {16777217, 5, 7, -3};
+    const int32_t ref[] = {16777216, 5, 7, -3};
+    check_policy p = policy(0.0, 0.0, 1.0);
+    check_stats st;
+    check_tolerance(out, ref, KWB_I32, 4, &p, &st);
+    assert_int_equal(st.fails, 1);  /* would be 0 after rounding both to float32 */
+    assert_int_equal(st.first_fail, 0);
+    exact(st.max_abs, 1.0);
+    exact(st.max_rel, 1.0 / (16777216.0 + 1e-8));
+
+    const int32_t out2[] = {5, 6, 1001, -1024};
+    const int32_t ref2[] = {5, 5, 1000, -1024};
+    p = check_policy_default();
+    check_tolerance(out2, ref2, KWB_I32, 4, &p, &st);
+    assert_int_equal(st.fails, 1);  /* 6 vs 5: rel 0.2; 1001 vs 1000: rel 0.001 <= rtol passes */
+    assert_int_equal(st.first_fail, 1);
+    exact(st.max_abs, 1.0);
+    exact(st.max_rel, 1.0 / (5.0 + 1e-8));
+
+    const int64_t out3[] = {(int64_t)1 << 40, 3};
+    const int64_t ref3[] = {((int64_t)1 << 40) + 1, 3};
+    p = policy(0.0, 0.0, 1.0);
+    check_tolerance(out3, ref3, KWB_I64, 2, &p, &st);
+    assert_int_equal(st.fails, 1);
+    exact(st.max_abs, 1.0);
+}
+
+static void test_first_fail(void **state)
+{
+    (void)state;
+    float out[64], ref[64];
+    for (int i = 0; i < 64; i++)
+        out[i] = ref[i] = (float)i / 8.0f;
+    out[37] += 1.0f;
+    out[61] -= 2.0f;
+    out[5] += 0.005f;  /* within atol: not a failure */
+    check_policy p = check_policy_default();
+    check_stats st = check_f32(out, ref, 64, &p);
+    assert_int_equal(st.fails, 2);
+    assert_int_equal(st.first_fail, 37);
+    exact(st.max_abs, 2.0);
+    exact(st.max_rel, rel_of(out[61], ref[61]));
+    exact(st.matched_ratio, 1.0 - 2.0 / 64.0);
+    out[0] = -1.0f;
+    st = check_f32(out, ref, 64, &p);
+    assert_int_equal(st.fails, 3);
+    assert_int_equal(st.first_fail, 0);
+}
+
+static check_stats stats(size_t numel, size_t fails, size_t nonfinite, double max_abs, double max_rel,
+                         double ratio, size_t first_fail)
+{
+    check_stats s = {numel, fails, nonfinite, max_abs, max_rel, ratio, first_fail};
+    return s;
+}
+
+static void test_merge(void **state)
+{
+    (void)state;
+    check_stats acc;
+    memset(&acc, 0, sizeof acc);
+    check_stats a = stats(100, 0, 0, 0.25, 3.0, 1.0, 0);
+    check_stats b = stats(10, 2, 1, 0.5, 0.125, 0.8, 4);
+    check_stats c = stats(20, 3, 2, 0.125, 7.0, 0.85, 1);
+
+    check_stats_merge(&acc, &a);  /* into an empty accumulator: a copy */
+    assert_memory_equal(&acc, &a, sizeof acc);
+
+    check_stats_merge(&acc, &b);
+    assert_int_equal(acc.numel, 110);
+    assert_int_equal(acc.fails, 2);
+    assert_int_equal(acc.nonfinite, 1);
+    exact(acc.max_abs, 0.5);
+    exact(acc.max_rel, 3.0);
+    exact(acc.matched_ratio, 0.8);
+    assert_int_equal(acc.first_fail, 4);  /* from b, the first failing part */
+
+    check_stats_merge(&acc, &c);
+    assert_int_equal(acc.numel, 130);
+    assert_int_equal(acc.fails, 5);
+    assert_int_equal(acc.nonfinite, 3);
+    exact(acc.max_abs, 0.5);
+    exact(acc.max_rel, 7.0);
+    exact(acc.matched_ratio, 0.8);
+    assert_int_equal(acc.first_fail, 4);  /* still b's */
+
+    /* A failing first part keeps its first_fail; passing parts after it change nothing. */
+    memset(&acc, 0, sizeof acc);
+    check_stats_merge(&acc, &c);
+    check_stats_merge(&acc, &a);
+    check_stats_merge(&acc, &b);
+    assert_int_equal(acc.first_fail, 1);
+    assert_int_equal(acc.numel, 130);
+    assert_int_equal(acc.fails, 5);
+    exact(acc.matched_ratio, 0.8);
+
+    /* Merging real results of check_tolerance. */
+    const float o1[] = {1, 2, 3, 4}, r1[] = {1, 2, 3, 4};
+    const float o2[] = {1, 9, 3, NAN}, r2[] = {1, 2, 3, 4};
+    check_policy p = check_policy_default();
+    check_stats s1 = check_f32(o1, r1, 4, &p), s2 = check_f32(o2, r2, 4, &p);
+    memset(&acc, 0, sizeof acc);
+    check_stats_merge(&acc, &s1);
+    check_stats_merge(&acc, &s2);
+    assert_int_equal(acc.numel, 8);
+    assert_int_equal(acc.fails, 2);
+    assert_int_equal(acc.nonfinite, 1);
+    assert_int_equal(acc.first_fail, 1);
+    exact(acc.max_abs, 7.0);
+    exact(acc.matched_ratio, 0.5);
+    assert_false(check_passed(&acc, &p));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_policy_default),
+        cmocka_unit_test(test_abs_and_rel),
+        cmocka_unit_test(test_boundaries),
+        cmocka_unit_test(test_eps_denominator),
+        cmocka_unit_test(test_matched_ratio),
+        cmocka_unit_test(test_nan_output),
+        cmocka_unit_test(test_nan_reference),
+        cmocka_unit_test(test_infinities),
+        cmocka_unit_test(test_half_types),
+        cmocka_unit_test(test_fp8_types),
+        cmocka_unit_test(test_int32),
+        cmocka_unit_test(test_first_fail),
+        cmocka_unit_test(test_merge),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,1 +1,414 @@
-int main(void){return 0;}
+/* test_definition.c - definitions: the five shipped ones load with the right axes, order and
+ * dtypes; each malformed fixture under tests/fixtures/model/definitions/ fails with one line
+ * "PATH:LINE: problem" that names the right line. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "definition.h"
+
+#define DEFS TOP_SRCDIR "/workloads/definitions"
+#define FIX TOP_SRCDIR "/tests/fixtures/model/definitions"
+
+#define GDN_DECODE "gdn_decode_qk4_v8_d128_k_last"
+#define GDN_PREFILL "gdn_prefill_qk4_v8_d128_k_last"
+#define DSA_INDEXER "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
+#define DSA_ATTN "dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64"
+#define MOE "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048"
+
+static definition *load_ok(const char *path)
+{
+    kwb_error err = {{0}};
+    definition *d = definition_load(path, &err);
+    if (!d)
+        fail_msg("%s did not load: %s", path, err.msg);
+    assert_string_equal(d->path, path);
+    return d;
+}
+
+static void expect_axis(const definition *d, int i, const char *name, int is_const, int64_t value)
+{
+    assert_true(i < d->naxes);
+    assert_string_equal(d->axes[i].name, name);
+    assert_int_equal(d->axes[i].is_const, is_const);
+    if (is_const)
+        assert_int_equal(d->axes[i].value, value);
+    assert_int_equal(definition_axis_index(d, name), i);
+}
+
+/* Tensor T has NAME, DTYPE and the axes named by the NULL-terminated list that follows
+ * (no list entries for a scalar, rank -1 given explicitly). */
+static void expect_tensor(const definition *d, const def_tensor *t, const char *name, kwb_dtype dtype,
+                          int rank, ...)
+{
+    assert_string_equal(t->name, name);
+    assert_int_equal(t->dtype, dtype);
+    assert_int_equal(t->rank, rank);
+    va_list ap;
+    va_start(ap, rank);
+    for (int i = 0; i < rank; i++) {
+        const char *axis = va_arg(ap, const char *);
+        assert_in_range(t->axis[i], 0, d->naxes - 1);
+        assert_string_equal(d->axes[t->axis[i]].name, axis);
+    }
+    va_end(ap);
+}
+
+/* ---- the shipped definitions ------------------------------------------------------------ */
+
+static void test_gdn_decode(void **state)
+{
+    (void)state;
+    definition *d = load_ok(DEFS "/gdn/" GDN_DECODE ".json");
+    assert_string_equal(d->name, GDN_DECODE);
+    assert_string_equal(d->op_type, "gdn");
+    assert_non_null(d->reference);
+    assert_int_equal(strncmp(d->reference, "import math\nimport torch\n", 25), 0);
+    assert_non_null(strstr(d->reference, "def run("));
+
+    assert_int_equal(d->naxes, 6);
+    expect_axis(d, 0, "batch_size", 0, 0);
+    expect_axis(d, 1, "seq_len", 1, 1);
+    expect_axis(d, 2, "num_q_heads", 1, 4);
+    expect_axis(d, 3, "num_k_heads", 1, 4);
+    expect_axis(d, 4, "num_v_heads", 1, 8);
+    expect_axis(d, 5, "head_size", 1, 128);
+    assert_int_equal(definition_var_axes(d), 1);
+    assert_int_equal(definition_axis_index(d, "total_seq_len"), -1);
+
+    /* inputs in the order of the file, which is the calling order */
+    assert_int_equal(d->ninputs, 9);
+    expect_tensor(d, &d->inputs[0], "q", KWB_BF16, 4, "batch_size", "seq_len", "num_q_heads", "head_size");
+    expect_tensor(d, &d->inputs[1], "k", KWB_BF16, 4, "batch_size", "seq_len", "num_k_heads", "head_size");
+    expect_tensor(d, &d->inputs[2], "v", KWB_BF16, 4, "batch_size", "seq_len", "num_v_heads", "head_size");
+    expect_tensor(d, &d->inputs[3], "state", KWB_F32, 4, "batch_size", "num_v_heads", "head_size",
+                  "head_size");
+    expect_tensor(d, &d->inputs[4], "A_log", KWB_F32, 1, "num_v_heads");
+    expect_tensor(d, &d->inputs[5], "a", KWB_BF16, 3, "batch_size", "seq_len", "num_v_heads");
+    expect_tensor(d, &d->inputs[6], "dt_bias", KWB_F32, 1, "num_v_heads");
+    expect_tensor(d, &d->inputs[7], "b", KWB_BF16, 3, "batch_size", "seq_len", "num_v_heads");
+    expect_tensor(d, &d->inputs[8], "scale", KWB_F32, -1);
+    const char *order[] = {"q", "k", "v", "state", "A_log", "a", "dt_bias", "b", "scale"};
+    for (int i = 0; i < 9; i++)
+        assert_int_equal(definition_input_index(d, order[i]), i);
+    assert_int_equal(definition_input_index(d, "output"), -1);
+    assert_int_equal(definition_input_index(d, "Q"), -1);
+
+    assert_int_equal(d->noutputs, 2);
+    expect_tensor(d, &d->outputs[0], "output", KWB_BF16, 4, "batch_size", "seq_len", "num_v_heads",
+                  "head_size");
+    expect_tensor(d, &d->outputs[1], "new_state", KWB_F32, 4, "batch_size", "num_v_heads", "head_size",
+                  "head_size");
+    definition_free(d);
+}
+
+static void test_gdn_prefill(void **state)
+{
+    (void)state;
+    definition *d = load_ok(DEFS "/gdn/" GDN_PREFILL ".json");
+    assert_string_equal(d->name, GDN_PREFILL);
+    assert_int_equal(d->naxes, 7);
+    expect_axis(d, 0, "total_seq_len", 0, 0);
+    expect_axis(d, 1, "num_seqs", 0, 0);
+    expect_axis(d, 2, "num_q_heads", 1, 4);
+    expect_axis(d, 5, "head_size", 1, 128);
+    expect_axis(d, 6, "len_cu_seqlens", 0, 0);
+    assert_int_equal(definition_var_axes(d), 3);
+    assert_int_equal(d->ninputs, 10);
+    expect_tensor(d, &d->inputs[0], "q", KWB_BF16, 3, "total_seq_len", "num_q_heads", "head_size");
+    expect_tensor(d, &d->inputs[3], "state", KWB_F32, 4, "num_seqs", "num_v_heads", "head_size", "head_size");
+    expect_tensor(d, &d->inputs[8], "cu_seqlens", KWB_I64, 1, "len_cu_seqlens");
+    expect_tensor(d, &d->inputs[9], "scale", KWB_F32, -1);
+    assert_int_equal(d->noutputs, 2);
+    expect_tensor(d, &d->outputs[0], "output", KWB_BF16, 3, "total_seq_len", "num_v_heads", "head_size");
+    definition_free(d);
+}
+
+static void test_dsa_indexer(void **state)
+{
+    (void)state;
+    definition *d = load_ok(DEFS "/dsa_paged/" DSA_INDEXER ".json");
+    assert_string_equal(d->name, DSA_INDEXER);
+    assert_string_equal(d->op_type, "dsa_paged");
+    assert_int_equal(d->naxes, 9);
+    expect_axis(d, 0, "batch_size", 0, 0);
+    expect_axis(d, 1, "num_index_heads", 1, 64);
+    expect_axis(d, 4, "topk", 1, 2048);
+    expect_axis(d, 8, "head_dim_with_scale", 1, 132);
+    assert_int_equal(definition_var_axes(d), 3);
+    assert_int_equal(d->ninputs, 5);
+    expect_tensor(d, &d->inputs[0], "q_index_fp8", KWB_F8_E4M3, 3, "batch_size", "num_index_heads",
+                  "index_head_dim");
+    expect_tensor(d, &d->inputs[1], "k_index_cache_fp8", KWB_I8, 4, "num_pages", "page_size",
+                  "kv_cache_num_heads", "head_dim_with_scale");
+    expect_tensor(d, &d->inputs[2], "weights", KWB_F32, 2, "batch_size", "num_index_heads");
+    expect_tensor(d, &d->inputs[3], "seq_lens", KWB_I32, 1, "batch_size");
+    expect_tensor(d, &d->inputs[4], "block_table", KWB_I32, 2, "batch_size", "max_num_pages");
+    assert_int_equal(d->noutputs, 1);
+    expect_tensor(d, &d->outputs[0], "topk_indices", KWB_I32, 2, "batch_size", "topk");
+    definition_free(d);
+}
+
+static void test_dsa_attention(void **state)
+{
+    (void)state;
+    definition *d = load_ok(DEFS "/dsa_paged/" DSA_ATTN ".json");
+    assert_string_equal(d->name, DSA_ATTN);
+    assert_int_equal(d->naxes, 7);
+    expect_axis(d, 1, "num_qo_heads", 1, 16);
+    expect_axis(d, 2, "head_dim_ckv", 1, 512);
+    expect_axis(d, 6, "num_pages", 0, 0);
+    assert_int_equal(definition_var_axes(d), 2);
+    assert_int_equal(d->ninputs, 6);
+    expect_tensor(d, &d->inputs[0], "q_nope", KWB_BF16, 3, "num_tokens", "num_qo_heads", "head_dim_ckv");
+    expect_tensor(d, &d->inputs[2], "ckv_cache", KWB_BF16, 3, "num_pages", "page_size", "head_dim_ckv");
+    expect_tensor(d, &d->inputs[4], "sparse_indices", KWB_I32, 2, "num_tokens", "topk");
+    expect_tensor(d, &d->inputs[5], "sm_scale", KWB_F32, -1);
+    assert_int_equal(d->noutputs, 2);
+    expect_tensor(d, &d->outputs[0], "output", KWB_BF16, 3, "num_tokens", "num_qo_heads", "head_dim_ckv");
+    expect_tensor(d, &d->outputs[1], "lse", KWB_F32, 2, "num_tokens", "num_qo_heads");
+    definition_free(d);
+}
+
+static void test_moe(void **state)
+{
+    (void)state;
+    definition *d = load_ok(DEFS "/moe/" MOE ".json");
+    assert_string_equal(d->name, MOE);
+    assert_string_equal(d->op_type, "moe");
+    /* its reference has CRLF line ends; they are kept as read */
+    assert_int_equal(strncmp(d->reference, "import torch\r\n", 14), 0);
+    assert_int_equal(d->naxes, 9);
+    expect_axis(d, 0, "seq_len", 0, 0);
+    expect_axis(d, 1, "num_experts", 1, 256);
+    expect_axis(d, 2, "num_local_experts", 1, 32);
+    expect_axis(d, 3, "hidden_size", 1, 7168);
+    expect_axis(d, 8, "num_gemm1_out_blocks", 1, 32);
+    assert_int_equal(definition_var_axes(d), 1);
+    assert_int_equal(d->ninputs, 10);
+    expect_tensor(d, &d->inputs[0], "routing_logits", KWB_F32, 2, "seq_len", "num_experts");
+    expect_tensor(d, &d->inputs[1], "routing_bias", KWB_BF16, 1, "num_experts");
+    expect_tensor(d, &d->inputs[2], "hidden_states", KWB_F8_E4M3, 2, "seq_len", "hidden_size");
+    expect_tensor(d, &d->inputs[3], "hidden_states_scale", KWB_F32, 2, "num_hidden_blocks", "seq_len");
+    expect_tensor(d, &d->inputs[4], "gemm1_weights", KWB_F8_E4M3, 3, "num_local_experts", "gemm1_out_size",
+                  "hidden_size");
+    expect_tensor(d, &d->inputs[6], "gemm2_weights", KWB_F8_E4M3, 3, "num_local_experts", "hidden_size",
+                  "intermediate_size");
+    expect_tensor(d, &d->inputs[8], "local_expert_offset", KWB_I32, -1);
+    expect_tensor(d, &d->inputs[9], "routed_scaling_factor", KWB_F32, -1);
+    assert_int_equal(d->noutputs, 1);
+    expect_tensor(d, &d->outputs[0], "output", KWB_BF16, 2, "seq_len", "hidden_size");
+    definition_free(d);
+}
+
+/* The fixture tiny.json: shape null and a missing shape are scalars, [] is rank 0, every
+ * dtype spelled right. */
+static void test_tiny_fixture(void **state)
+{
+    (void)state;
+    definition *d = load_ok(FIX "/tiny.json");
+    assert_string_equal(d->name, "tiny_axpy");
+    assert_string_equal(d->op_type, "elementwise");
+    assert_string_equal(d->reference, "def run(x, y, alpha, flag, zero_d):\n    return x * alpha + y\n");
+    assert_int_equal(d->naxes, 3);
+    expect_axis(d, 0, "n", 0, 0);
+    expect_axis(d, 1, "d", 1, 4);
+    expect_axis(d, 2, "m", 0, 0);
+    assert_int_equal(definition_var_axes(d), 2);
+    assert_int_equal(d->ninputs, 5);
+    expect_tensor(d, &d->inputs[0], "x", KWB_F32, 2, "n", "d");
+    expect_tensor(d, &d->inputs[1], "y", KWB_BF16, 1, "d");
+    expect_tensor(d, &d->inputs[2], "alpha", KWB_F32, -1);
+    expect_tensor(d, &d->inputs[3], "flag", KWB_BOOL, -1);
+    expect_tensor(d, &d->inputs[4], "zero_d", KWB_I64, 0);
+    assert_int_equal(d->noutputs, 1);
+    expect_tensor(d, &d->outputs[0], "out", KWB_F16, 2, "n", "d");
+    definition_free(d);
+}
+
+/* No op_type and no reference: op_type is "", reference NULL. */
+static void test_minimal_parse(void **state)
+{
+    (void)state;
+    const char *text = "{\"name\": \"m\", \"axes\": {}, \"inputs\": {\"s\": {\"shape\": null, \"dtype\": \"int16\"}},"
+                       " \"outputs\": {\"o\": {\"shape\": [], \"dtype\": \"float8_e5m2\"}}}";
+    kwb_error err = {{0}};
+    definition *d = definition_parse(text, strlen(text), "label", &err);
+    if (!d)
+        fail_msg("did not parse: %s", err.msg);
+    assert_string_equal(d->path, "label");
+    assert_string_equal(d->name, "m");
+    assert_string_equal(d->op_type, "");
+    assert_null(d->reference);
+    assert_int_equal(d->naxes, 0);
+    assert_int_equal(definition_var_axes(d), 0);
+    assert_int_equal(d->inputs[0].dtype, KWB_I16);
+    assert_int_equal(d->inputs[0].rank, -1);
+    assert_int_equal(d->outputs[0].dtype, KWB_F8_E5M2);
+    assert_int_equal(d->outputs[0].rank, 0);
+    definition_free(d);
+    definition_free(NULL);
+}
+
+/* ---- malformed definitions ------------------------------------------------------------ */
+
+/* Loading PATH fails with exactly "PATH:LINE: ..." containing WANT, on one line. */
+static void expect_load_error(const char *path, int line, const char *want)
+{
+    kwb_error err = {{0}};
+    definition *d = definition_load(path, &err);
+    if (d) {
+        definition_free(d);
+        fail_msg("%s loaded, expected an error at line %d", path, line);
+    }
+    char prefix[4200];
+    snprintf(prefix, sizeof prefix, "%s:%d: ", path, line);
+    if (strncmp(err.msg, prefix, strlen(prefix)) != 0)
+        fail_msg("message \"%s\" does not start with \"%s\"", err.msg, prefix);
+    if (!strstr(err.msg + strlen(prefix), want))
+        fail_msg("message \"%s\" lacks \"%s\"", err.msg, want);
+    assert_null(strchr(err.msg, '\n'));
+    assert_null(strchr(err.msg, '\r'));
+}
+
+/* Same for TEXT parsed under the label "L". */
+static void expect_parse_error(const char *text, int line, const char *want)
+{
+    kwb_error err = {{0}};
+    definition *d = definition_parse(text, strlen(text), "L", &err);
+    if (d) {
+        definition_free(d);
+        fail_msg("parsed, expected an error at line %d containing \"%s\"", line, want);
+    }
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "L:%d: ", line);
+    if (strncmp(err.msg, prefix, strlen(prefix)) != 0)
+        fail_msg("message \"%s\" does not start with \"%s\"", err.msg, prefix);
+    if (!strstr(err.msg, want))
+        fail_msg("message \"%s\" lacks \"%s\"", err.msg, want);
+    assert_null(strchr(err.msg, '\n'));
+}
+
+static void test_invalid_json(void **state)
+{
+    (void)state;
+    /* the comma missing after line 3 is noticed at the token on line 4 */
+    expect_load_error(FIX "/bad_json.json", 4, "invalid JSON");
+    expect_parse_error("{\n\"name\": \"x\",\n\n\n", 5, "invalid JSON");
+    expect_parse_error("", 1, "invalid JSON");
+}
+
+static void test_missing_name(void **state)
+{
+    (void)state;
+    /* the object that lacks it opens on line 3, after two blank lines */
+    expect_load_error(FIX "/no_name.json", 3, "missing non-empty string 'name'");
+    expect_parse_error("{\n  \"axes\": {},\n  \"name\":\n    \"\"\n}", 4, "'name'");
+    expect_parse_error("{\n  \"name\": 7\n}", 2, "'name'");
+}
+
+static void test_unknown_dtype(void **state)
+{
+    (void)state;
+    /* the line of input 'y' (not of 'x', nor of its dtype member) */
+    expect_load_error(FIX "/bad_dtype.json", 9, "'y': unknown dtype 'float4_e2m1'");
+    expect_parse_error("{\"name\": \"n\", \"axes\": {},\n \"inputs\": {\n  \"a\": {\"shape\": null, \"dtype\": \"float32\"},\n"
+                       "  \"b\": {\"shape\": null}},\n \"outputs\": {}}",
+                       4, "'b': missing string 'dtype'");
+}
+
+static void test_undeclared_axis(void **state)
+{
+    (void)state;
+    expect_load_error(FIX "/undeclared_axis.json", 13, "'lse': shape entry 1 names no declared axis (heads)");
+    expect_parse_error("{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}},\n \"inputs\": {\n"
+                       "  \"a\": {\"shape\": [\"n\", 3], \"dtype\": \"float32\"}},\n \"outputs\": {}}",
+                       3, "'a': shape entry 1");
+}
+
+static void test_const_axis_without_value(void **state)
+{
+    (void)state;
+    expect_load_error(FIX "/const_no_value.json", 5, "axis 'd': a const axis needs an integer 'value'");
+    expect_parse_error("{\"name\": \"n\",\n \"axes\": {\n  \"n\": {\"type\": \"var\"},\n  \"c\": {\"type\": \"const\", \"value\": -1}}}",
+                       4, "axis 'c'");
+    expect_parse_error("{\"name\": \"n\",\n \"axes\": {\n  \"c\": {\"type\": \"const\", \"value\": 2.0}}}", 3, "axis 'c'");
+    expect_parse_error("{\"name\": \"n\",\n \"axes\": {\n\n  \"k\": {\"type\": \"variable\"}}}", 4,
+                       "axis 'k': 'type' must be");
+}
+
+static void test_output_shape_null(void **state)
+{
+    (void)state;
+    expect_load_error(FIX "/output_scalar.json", 11, "output 'total' must be a tensor");
+}
+
+static void test_input_output_clash(void **state)
+{
+    (void)state;
+    /* the line of the output named like an input */
+    expect_load_error(FIX "/name_clash.json", 12, "'state' is both an input and an output");
+}
+
+static void test_duplicate_key(void **state)
+{
+    (void)state;
+    /* the second "x" */
+    expect_load_error(FIX "/duplicate_key.json", 9, "duplicate");
+}
+
+static void test_structure_errors(void **state)
+{
+    (void)state;
+    expect_parse_error("\n[1, 2]", 2, "must be a JSON object");
+    expect_parse_error("{\"name\": \"n\",\n \"axes\": [\"n\"]}", 2, "'axes' must be an object");
+    expect_parse_error("{\"name\": \"n\",\n \"axes\": {},\n \"outputs\": {}}", 1, "'inputs' must be a non-empty object");
+    expect_parse_error("{\"name\": \"n\",\n \"axes\": {},\n \"inputs\": {},\n \"outputs\": {}}", 3, "'inputs' must be a non-empty");
+    expect_parse_error("{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}},\n \"inputs\": {\"a\": {\"shape\": null, \"dtype\": \"int8\"}},\n"
+                       " \"outputs\": {}}", 3, "'outputs' must be a non-empty");
+    expect_parse_error("{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}},\n \"inputs\": {\n \"a\": [\"n\"]}}", 3,
+                       "'a' must be an object");
+    expect_parse_error("{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}},\n \"inputs\": {\n"
+                       " \"a\": {\"shape\": \"n\", \"dtype\": \"int8\"}}}", 3, "'shape' must be null or a list");
+    expect_parse_error("{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}},\n \"inputs\": {\n"
+                       " \"a\": {\"shape\": [\"n\",\"n\",\"n\",\"n\",\"n\",\"n\",\"n\",\"n\",\"n\"], \"dtype\": \"int8\"}}}",
+                       3, "at most 8");
+}
+
+/* An axis whose name holds '/' must still be found: the pointer has to escape it (~1). */
+static void test_axis_name_with_slash(void **state)
+{
+    (void)state;
+    expect_parse_error("{\"name\": \"n\",\n \"axes\": {\n  \"n\": {\"type\": \"var\"},\n  \"a/b\": {\"type\": \"const\"}}}",
+                       4, "axis 'a/b'");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gdn_decode),
+        cmocka_unit_test(test_gdn_prefill),
+        cmocka_unit_test(test_dsa_indexer),
+        cmocka_unit_test(test_dsa_attention),
+        cmocka_unit_test(test_moe),
+        cmocka_unit_test(test_tiny_fixture),
+        cmocka_unit_test(test_minimal_parse),
+        cmocka_unit_test(test_invalid_json),
+        cmocka_unit_test(test_missing_name),
+        cmocka_unit_test(test_unknown_dtype),
+        cmocka_unit_test(test_undeclared_axis),
+        cmocka_unit_test(test_const_axis_without_value),
+        cmocka_unit_test(test_output_shape_null),
+        cmocka_unit_test(test_input_output_clash),
+        cmocka_unit_test(test_duplicate_key),
+        cmocka_unit_test(test_structure_errors),
+        cmocka_unit_test(test_axis_name_with_slash),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
