@@ -209,6 +209,7 @@ int cmd_eval(int argc, char **argv)
     workload_set set = {0};
     if (traceset_load(dataset, a.definition, &d, &set, &err) != 0) {
         fprintf(stderr, "kwb eval: %s\n", err.msg);
+        workload_set_free(&set);
         free(dataset);
         return 2;
     }

@@ -30,6 +30,14 @@ static int def_fail(const def_ctx *c, const char *pointer, const char *fmt, ...)
     return kwb_error_set(c->err, "%s:%d: %s", c->label, line, msg);
 }
 
+/* Writes the JSON Pointer "/SECTION/NAME" into buf, NAME escaped; returns buf. */
+static const char *member_pointer(char *buf, size_t cap, const char *section, const char *name)
+{
+    char tok[512];
+    snprintf(buf, cap, "/%s/%s", section, jsonpos_token(name, tok, sizeof tok));
+    return buf;
+}
+
 static int parse_axes(definition *d, json_t *axes, const def_ctx *c)
 {
     if (!json_is_object(axes))
@@ -39,7 +47,7 @@ static int parse_axes(definition *d, json_t *axes, const def_ctx *c)
     json_t *ax;
     json_object_foreach(axes, name, ax) {
         char ptr[600];
-        snprintf(ptr, sizeof ptr, "/axes/%s", name);
+        member_pointer(ptr, sizeof ptr, "axes", name);
         const char *type = json_string_value(json_object_get(ax, "type"));
         def_axis *a = &d->axes[d->naxes];
         if (!type || (strcmp(type, "const") && strcmp(type, "var")))
@@ -98,7 +106,7 @@ static int parse_tensors(definition *d, json_t *obj, const char *which, def_tens
     const char *name;
     json_t *spec;
     json_object_foreach(obj, name, spec) {
-        snprintf(ptr, sizeof ptr, "/%s/%s", which, name);
+        member_pointer(ptr, sizeof ptr, which, name);
         /* counted first, so that a half-read tensor's name is freed */
         if (parse_tensor(d, &(*out)[(*n)++], name, spec, ptr, c) != 0)
             return -1;
@@ -111,12 +119,12 @@ static int check_disjoint(const definition *d, const def_ctx *c)
     for (int i = 0; i < d->noutputs; i++) {
         if (definition_input_index(d, d->outputs[i].name) >= 0) {
             char ptr[600];
-            snprintf(ptr, sizeof ptr, "/outputs/%s", d->outputs[i].name);
+            member_pointer(ptr, sizeof ptr, "outputs", d->outputs[i].name);
             return def_fail(c, ptr, "'%s' is both an input and an output", d->outputs[i].name);
         }
         if (d->outputs[i].rank < 0) {
             char ptr[600];
-            snprintf(ptr, sizeof ptr, "/outputs/%s", d->outputs[i].name);
+            member_pointer(ptr, sizeof ptr, "outputs", d->outputs[i].name);
             return def_fail(c, ptr, "output '%s' must be a tensor (shape null is for inputs)",
                             d->outputs[i].name);
         }

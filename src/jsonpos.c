@@ -18,16 +18,75 @@ static void scan_space(scanner *s)
     }
 }
 
-/* Skips a string at s->p (which is '"'); copies up to cap-1 raw bytes into out. */
+/* Appends code point CP to out as UTF-8. */
+static size_t put_utf8(char *out, size_t n, size_t cap, unsigned cp)
+{
+    unsigned char b[4];
+    size_t k;
+    if (cp < 0x80) {
+        b[0] = (unsigned char)cp;
+        k = 1;
+    } else if (cp < 0x800) {
+        b[0] = (unsigned char)(0xc0 | cp >> 6);
+        b[1] = (unsigned char)(0x80 | (cp & 0x3f));
+        k = 2;
+    } else if (cp < 0x10000) {
+        b[0] = (unsigned char)(0xe0 | cp >> 12);
+        b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+        b[2] = (unsigned char)(0x80 | (cp & 0x3f));
+        k = 3;
+    } else {
+        b[0] = (unsigned char)(0xf0 | cp >> 18);
+        b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
+        b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+        b[3] = (unsigned char)(0x80 | (cp & 0x3f));
+        k = 4;
+    }
+    for (size_t i = 0; i < k && n + 1 < cap; i++)
+        out[n++] = (char)b[i];
+    return n;
+}
+
+/* Reads 4 hex digits at p (p + 4 <= end); -1 when they are not hex. */
+static long hex4(const char *p)
+{
+    long v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* Decodes the escape after a backslash at s->p (which points at the backslash). */
+static size_t scan_escape(scanner *s, char *out, size_t n, size_t cap)
+{
+    static const char from[] = "nrtbf", to[] = "\n\r\t\b\f";
+    char c = s->p[1];
+    const char *k = strchr(from, c);
+    s->p += 2;
+    if (c != 'u' || s->end - s->p < 4 || hex4(s->p) < 0)
+        return out && n + 1 < cap ? (out[n] = (c && k) ? to[k - from] : c, n + 1) : n;
+    unsigned cp = (unsigned)hex4(s->p);
+    s->p += 4;
+    if (cp >= 0xd800 && cp < 0xdc00 && s->end - s->p >= 6 && s->p[0] == '\\' && s->p[1] == 'u' && hex4(s->p + 2) >= 0xdc00) {
+        cp = 0x10000 + ((cp - 0xd800) << 10) + ((unsigned)hex4(s->p + 2) - 0xdc00);
+        s->p += 6;
+    }
+    return out ? put_utf8(out, n, cap, cp) : n;
+}
+
+/* Skips a string at s->p (which is '"'); decodes up to cap-1 bytes into out. */
 static void scan_string(scanner *s, char *out, size_t cap)
 {
     size_t n = 0;
     s->p++;
     while (s->p < s->end && *s->p != '"') {
         if (*s->p == '\\' && s->p + 1 < s->end) {
-            if (out && n + 1 < cap)
-                out[n++] = s->p[1];
-            s->p += 2;
+            n = scan_escape(s, out, n, cap);
             continue;
         }
         if (*s->p == '\n')
@@ -162,4 +221,18 @@ int jsonpos_line(const char *text, size_t len, const char *pointer)
         scan_space(&s);
     }
     return s.line;
+}
+
+char *jsonpos_token(const char *name, char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = name; *p && n + 3 < cap; p++) {
+        if (*p == '~' || *p == '/') {
+            buf[n++] = '~';
+            buf[n++] = *p == '~' ? '0' : '1';
+        } else
+            buf[n++] = *p;
+    }
+    buf[n] = '\0';
+    return buf;
 }

@@ -12,4 +12,7 @@
  * that lacks a required key). Returns 1 for empty or invalid text. */
 int jsonpos_line(const char *text, size_t len, const char *pointer);
 
+/* NAME escaped as one JSON Pointer token (~ as ~0, / as ~1) into buf; returns buf. */
+char *jsonpos_token(const char *name, char *buf, size_t cap);
+
 #endif

@@ -111,3 +111,17 @@ char *paths_cache_dir(void)
     paths_mkdir_p(dir);
     return dir;
 }
+
+int paths_is_safe_relative(const char *path)
+{
+    if (!*path || path[0] == '/')
+        return 0;
+    for (const char *p = path; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            return 0;
+        p += n;
+        p += *p == '/';
+    }
+    return 1;
+}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jsonpos.h"
+#include "paths.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -29,20 +30,6 @@ static int sol_fail(const sol_ctx *c, const char *pointer, const char *fmt, ...)
     return kwb_error_set(c->err, "%s:%d: %s", c->label, jsonpos_line(c->text, c->len, pointer), msg);
 }
 
-static int safe_relative(const char *path)
-{
-    if (!*path || path[0] == '/')
-        return 0;
-    for (const char *p = path; *p;) {
-        size_t n = strcspn(p, "/");
-        if (n == 2 && p[0] == '.' && p[1] == '.')
-            return 0;
-        p += n;
-        p += *p == '/';
-    }
-    return 1;
-}
-
 static int load_source(solution *s, solution_source *src, json_t *item, int i, const sol_ctx *c)
 {
     char ptr[64];
@@ -50,7 +37,7 @@ static int load_source(solution *s, solution_source *src, json_t *item, int i, c
     const char *path = json_string_value(json_object_get(item, "path"));
     if (!path)
         return sol_fail(c, ptr, "source %d needs a string 'path'", i);
-    if (!safe_relative(path))
+    if (!paths_is_safe_relative(path))
         return sol_fail(c, ptr, "source path '%s' must be relative, without '..'", path);
     src->path = xstrdup(path);
     json_t *content = json_object_get(item, "content");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "paths.h"
 #include "xalloc.h"
 
 __attribute__((format(printf, 4, 5)))
@@ -84,7 +85,7 @@ static int parse_input(json_t *desc, const def_tensor *t, wl_input *in, const ch
         const char *key = json_string_value(json_object_get(desc, "tensor_key"));
         if (!path || !key)
             return wl_fail(err, label, line, "input '%s': safetensors needs 'path' and 'tensor_key'", t->name);
-        if (path[0] == '/' || strstr(path, ".."))
+        if (!paths_is_safe_relative(path))
             return wl_fail(err, label, line, "input '%s': path '%s' must be relative to the TraceSet root",
                            t->name, path);
         in->kind = WL_SAFETENSORS;
@@ -162,9 +163,13 @@ static int check_unique(const workload_set *set, int from, const char *path, kwb
 {
     for (int i = from; i < set->count; i++)
         for (int j = 0; j < i; j++)
-            if (strcmp(set->items[i].uuid, set->items[j].uuid) == 0)
-                return wl_fail(err, path, set->items[i].line, "uuid '%s' repeats line %d",
-                               set->items[i].uuid, set->items[j].line);
+            if (strcmp(set->items[i].uuid, set->items[j].uuid) == 0) {
+                if (j >= from)
+                    return wl_fail(err, path, set->items[i].line, "uuid '%s' repeats line %d",
+                                   set->items[i].uuid, set->items[j].line);
+                return wl_fail(err, path, set->items[i].line, "uuid '%s' was already loaded from another file",
+                               set->items[i].uuid);
+            }
     return 0;
 }
 
@@ -237,7 +242,9 @@ static int filter_axes_match(const workload *w, const definition *d, const char 
         }
         *eq = '\0';
         int ai = definition_axis_index(d, tok);
-        ok = ai >= 0 && w->axis_value[ai] == strtoll(eq + 1, NULL, 10);
+        char *end;
+        long long v = strtoll(eq + 1, &end, 10);
+        ok = ai >= 0 && end != eq + 1 && *end == '\0' && w->axis_value[ai] == v;
     }
     free(copy);
     return ok && terms > 0;

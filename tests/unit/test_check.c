@@ -1,5 +1,6 @@
 /* test_check.c - the tolerance checker: FlashInfer-Bench's element rule (abs AND rel, with
- * 1e-8 in the denominator), matched ratio, NaN and infinities, narrow types, merging. */
+ * 1e-8 in the denominator, in float32 arithmetic for floating-point types and exactly for
+ * integers), matched ratio, NaN and infinities, narrow types, merging. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,10 +21,32 @@ static void exact_at(double got, double want, const char *what, int line)
         fail_msg("line %d: %s = %.17g, want %.17g", line, what, got, want);
 }
 
-/* The documented relative error of one pair, in double: |x - y| / (|y| + 1e-8). */
+/* The documented relative error of one integer pair, in double: |x - y| / (|y| + 1e-8). */
 static double rel_of(double x, double y)
 {
     return fabs(x - y) / (fabs(y) + 1e-8);
+}
+
+/* The element rule for floating-point types, in float32 as FlashInfer-Bench computes it:
+ * a = |x - y|, r = a / (|y| + 1e-8f), each rounded to float32. */
+static float abs32(float x, float y)
+{
+    volatile float a = fabsf(x - y);
+    return a;
+}
+
+static float rel32(float x, float y)
+{
+    volatile float d = fabsf(y) + 1e-8f;
+    volatile float r = abs32(x, y) / d;
+    return r;
+}
+
+static float f32_bits(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
 }
 
 static check_policy policy(double atol, double rtol, double ratio)
@@ -66,7 +89,8 @@ static void test_abs_and_rel(void **state)
     assert_int_equal(st.nonfinite, 0);
     exact(st.matched_ratio, 1.0 - 1.0 / 3.0);
     exact(st.max_abs, 0.5);
-    exact(st.max_rel, rel_of(0.006f, 0.001f));
+    exact(st.max_rel, rel32(0.006f, 0.001f));  /* the float32 value, widened */
+    assert_false(rel32(0.006f, 0.001f) == (float)rel_of(0.006f, 0.001f));  /* not the double one */
     assert_false(check_passed(&st, &p));
 
     /* Each of the first two alone passes. */
@@ -76,32 +100,100 @@ static void test_abs_and_rel(void **state)
     assert_true(check_passed(&st, &p));
 }
 
-/* "Greater than" on both sides: abs == atol passes, rel == rtol passes. */
+/* "Greater than" on both sides: abs == atol passes, rel == rtol passes. Both sides are
+ * float32: the tolerances are rounded to float32 before the comparison. */
 static void test_boundaries(void **state)
 {
     (void)state;
-    const float out1[] = {1.5f}, ref1[] = {1.0f};  /* abs exactly 0.5, rel about 0.5 */
+    /* abs exactly 0.5; rel = 0.5 / (1 + 1e-8f) = 0.5 exactly (1 + 1e-8f rounds to 1) */
+    const float out1[] = {1.5f}, ref1[] = {1.0f};
     check_policy p = policy(0.5, 0.25, 1.0);
     check_stats st = check_f32(out1, ref1, 1, &p);
     assert_int_equal(st.fails, 0);
     exact(st.max_abs, 0.5);
-    p.atol = nextafter(0.5, 0.0);
+    exact(st.max_rel, 0.5);
+    p.atol = nextafterf(0.5f, 0.0f);  /* the float32 just below: abs > atol, fails */
     st = check_f32(out1, ref1, 1, &p);
     assert_int_equal(st.fails, 1);
     assert_int_equal(st.first_fail, 0);
+    p.atol = nextafter(0.5, 0.0);  /* the double just below rounds to 0.5f: passes */
+    st = check_f32(out1, ref1, 1, &p);
+    assert_int_equal(st.fails, 0);
 
-    const float out2[] = {5.0f}, ref2[] = {4.0f};  /* abs 1 > atol 0.5; rel = 1 / (4 + 1e-8) */
-    double rel = rel_of(5.0, 4.0);
+    /* abs 1 > atol 0.5; rel = 1 / (4 + 1e-8f) = 0.25 exactly in float32 */
+    const float out2[] = {5.0f}, ref2[] = {4.0f};
+    float rel = rel32(5.0f, 4.0f);
+    assert_true(rel == 0.25f);
     p = policy(0.5, rel, 1.0);
     st = check_f32(out2, ref2, 1, &p);
     assert_int_equal(st.fails, 0);
-    exact(st.max_rel, rel);
-    p.rtol = nextafter(rel, 0.0);
+    exact(st.max_rel, 0.25);
+    p.rtol = nextafterf(rel, 0.0f);  /* the float32 just below: rel > rtol, fails */
     st = check_f32(out2, ref2, 1, &p);
     assert_int_equal(st.fails, 1);
+    p.rtol = nextafter(0.25, 0.0);  /* the double just below rounds to 0.25f: passes */
+    st = check_f32(out2, ref2, 1, &p);
+    assert_int_equal(st.fails, 0);
+    p.rtol = rel_of(5.0, 4.0);  /* 1 / (4 + 1e-8) in double, also 0.25f once rounded: passes */
+    st = check_f32(out2, ref2, 1, &p);
+    assert_int_equal(st.fails, 0);
 }
 
-/* rel = abs / (|ref| + 1e-8): a reference of 0 gives rel = abs / 1e-8, not infinity. */
+/* The window where float32 and double disagree: out 8.177000045776367f, ref
+ * 6.289999961853027f, atol 1, rtol 0.3. abs = 1.8870000839233398 > atol; rel is
+ * 0.30000001468... in double (> 0.3, would fail) but rounds to 0.3f = 0.30000001192... in
+ * float32, which is not > (float)0.3: FlashInfer-Bench passes it, and so must we. */
+static void test_float32_window(void **state)
+{
+    (void)state;
+    const float out[] = {f32_bits(0x4102d4fe)}, ref[] = {f32_bits(0x40c947ae)};
+    assert_true(out[0] == 8.177000045776367f);
+    assert_true(ref[0] == 6.289999961853027f);
+    /* In double the pair would fail. */
+    assert_true(fabs((double)out[0] - ref[0]) > 1.0 && rel_of(out[0], ref[0]) > 0.3);
+
+    check_policy p = policy(1.0, 0.3, 1.0);
+    check_stats st = check_f32(out, ref, 1, &p);
+    assert_int_equal(st.fails, 0);
+    assert_int_equal(st.nonfinite, 0);
+    exact(st.matched_ratio, 1.0);
+    exact(st.max_abs, 1.8870000839233398);  /* out - ref, exact in float32 */
+    exact(st.max_rel, 0.3f);                /* the float32 quotient, not 0.30000001468... */
+    assert_true(check_passed(&st, &p));
+
+    /* The float32 tolerance just below 0.3f: now the pair fails. */
+    p.rtol = nextafterf(0.3f, 0.0f);
+    st = check_f32(out, ref, 1, &p);
+    assert_int_equal(st.fails, 1);
+    assert_false(check_passed(&st, &p));
+
+    /* Where float32 and double agree. One ulp up in out: rel 0.30000016 (float32) and
+     * 0.30000017 (double), both > 0.3: fails. One ulp down: rel 0.29999986 in both: passes. */
+    const float up[] = {nextafterf(out[0], INFINITY)}, down[] = {nextafterf(out[0], 0.0f)};
+    assert_true(rel_of(up[0], ref[0]) > 0.3 && rel_of(down[0], ref[0]) <= 0.3);
+    p = policy(1.0, 0.3, 1.0);
+    st = check_f32(up, ref, 1, &p);
+    assert_int_equal(st.fails, 1);
+    assert_int_equal(st.first_fail, 0);
+    exact(st.max_abs, abs32(up[0], ref[0]));
+    exact(st.max_rel, rel32(up[0], ref[0]));
+    assert_true(rel32(up[0], ref[0]) > 0.3f);
+    assert_false(check_passed(&st, &p));
+    st = check_f32(down, ref, 1, &p);
+    assert_int_equal(st.fails, 0);
+    exact(st.max_rel, rel32(down[0], ref[0]));
+    assert_true(check_passed(&st, &p));
+
+    /* All three together: only the one ulp up fails, and the maxima are its float32 values. */
+    const float out3[] = {down[0], out[0], up[0]}, ref3[] = {ref[0], ref[0], ref[0]};
+    st = check_f32(out3, ref3, 3, &p);
+    assert_int_equal(st.fails, 1);
+    assert_int_equal(st.first_fail, 2);
+    exact(st.max_abs, abs32(up[0], ref[0]));
+    exact(st.max_rel, rel32(up[0], ref[0]));
+}
+
+/* rel = abs / (|ref| + 1e-8f): a reference of 0 gives rel = abs / 1e-8f, not infinity. */
 static void test_eps_denominator(void **state)
 {
     (void)state;
@@ -110,19 +202,36 @@ static void test_eps_denominator(void **state)
     const float ref[] = {0.0f, 0.0f, 0.0f, 0.0f};
     check_stats st = check_f32(out, ref, 2, &p);  /* rel 0.4 <= 0.5 */
     assert_int_equal(st.fails, 0);
-    exact(st.max_abs, (double)4e-9f);
-    exact(st.max_rel, (double)4e-9f / 1e-8);
+    exact(st.max_abs, 4e-9f);
+    exact(st.max_rel, (float)(4e-9f / 1e-8f));
+    exact(st.max_rel, rel32(4e-9f, 0.0f));
     st = check_f32(out, ref, 4, &p);  /* rel 0.6 > 0.5, twice */
     assert_int_equal(st.fails, 2);
     assert_int_equal(st.first_fail, 2);
-    exact(st.max_rel, (double)6e-9f / 1e-8);
+    exact(st.max_rel, (float)(6e-9f / 1e-8f));
     exact(st.matched_ratio, 0.5);
 
-    /* Nonzero reference: the 1e-8 is added to |ref| (and |ref| is used for negative refs). */
-    const float out2[] = {-2.5f}, ref2[] = {-2.0f};
+    /* Nonzero reference: the 1e-8f is added to |ref| (and |ref| is used for negative refs).
+     * With ref -2e-8f and out -3e-8f: abs 1e-8, rel 1e-8 / (2e-8 + 1e-8) = 1/3 <= 0.4, where
+     * a missing 1e-8f would give 1/2 (fail) and ref in place of |ref| a negative rel. */
+    p = policy(0.0, 0.4, 1.0);
+    const float out2[] = {-3e-8f}, ref2[] = {-2e-8f};
+    float rel = rel32(-3e-8f, -2e-8f);
+    assert_true(rel > 0.33f && rel < 0.34f);
     st = check_f32(out2, ref2, 1, &p);
-    exact(st.max_rel, 0.5 / (2.0 + 1e-8));
-    assert_int_equal(st.fails, 0);  /* 0.5 / (2 + 1e-8) < 0.5 */
+    exact(st.max_abs, abs32(-3e-8f, -2e-8f));
+    exact(st.max_rel, rel);
+    assert_int_equal(st.fails, 0);
+    p.rtol = nextafterf(rel, 0.0f);
+    st = check_f32(out2, ref2, 1, &p);
+    assert_int_equal(st.fails, 1);
+
+    /* At |ref| = 2 the 1e-8f is lost in float32: rel = 0.5 / 2 = 0.25 exactly. */
+    p = policy(0.0, 0.25, 1.0);
+    const float out3[] = {-2.5f}, ref3[] = {-2.0f};
+    st = check_f32(out3, ref3, 1, &p);
+    exact(st.max_rel, 0.25);
+    assert_int_equal(st.fails, 0);  /* 0.25 is not > 0.25 */
 }
 
 /* matched_ratio = 1 - fails / numel; the trial passes when it is >= the required ratio. */
@@ -226,7 +335,7 @@ static void test_infinities(void **state)
     assert_int_equal(st.nonfinite, 2);  /* infinities the reference lacks: elements 2 and 3 */
     exact(st.matched_ratio, 0.5);
     exact(st.max_abs, 0.015625);  /* infinities stay out of the maxima */
-    exact(st.max_rel, rel_of(2.0, 2.015625));
+    exact(st.max_rel, rel32(2.0f, 2.015625f));
     assert_false(check_passed(&st, &p));
 
     /* Matching infinities alone: pass, maxima untouched. */
@@ -262,7 +371,7 @@ static void test_half_types(void **state)
     assert_int_equal(st.fails, 1);  /* abs 2^-7 < atol passes; 3 vs 2 fails */
     assert_int_equal(st.first_fail, 2);
     exact(st.max_abs, 1.0);
-    exact(st.max_rel, rel_of(3.0, 2.0));
+    exact(st.max_rel, 0.5);  /* 1 / (2 + 1e-8f) = 0.5 in float32 */
 
     p = policy(0.0, 0.0, 1.0);
     check_tolerance(out, ref, KWB_BF16, 2, &p, &st);
@@ -304,7 +413,7 @@ static void test_fp8_types(void **state)
     assert_int_equal(st.first_fail, 1);
     assert_int_equal(st.nonfinite, 1);
     exact(st.max_abs, 0.125);
-    exact(st.max_rel, rel_of(1.125, 1.0));
+    exact(st.max_rel, 0.125);  /* 0.125 / (1 + 1e-8f) = 0.125 in float32 */
     exact(st.matched_ratio, 0.5);
 
     p = policy(0.125, 0.0, 1.0);  /* abs == atol: passes */
@@ -321,11 +430,11 @@ static void test_fp8_types(void **state)
     assert_int_equal(st.first_fail, 1);
     assert_int_equal(st.nonfinite, 1);
     exact(st.max_abs, 0.25);
-    exact(st.max_rel, rel_of(1.25, 1.0));
+    exact(st.max_rel, 0.25);
 }
 
-/* Integers are widened exactly (no float32 rounding above 2^24) and then go through the
- * same element rule as floats (as in FlashInfer-Bench). */
+/* Integers are widened exactly (no float32 rounding above 2^24) and go through the same
+ * element rule as floats, but in double: max_rel 1 / (5 + 1e-8), not the float32 0.2f. */
 static void test_int32(void **state)
 {
     (void)state;
@@ -370,7 +479,7 @@ static void test_first_fail(void **state)
     assert_int_equal(st.fails, 2);
     assert_int_equal(st.first_fail, 37);
     exact(st.max_abs, 2.0);
-    exact(st.max_rel, rel_of(out[61], ref[61]));
+    exact(st.max_rel, rel32(out[61], ref[61]));  /* 2 / 7.625 in float32 */
     exact(st.matched_ratio, 1.0 - 2.0 / 64.0);
     out[0] = -1.0f;
     st = check_f32(out, ref, 64, &p);
@@ -448,6 +557,7 @@ int main(void)
         cmocka_unit_test(test_policy_default),
         cmocka_unit_test(test_abs_and_rel),
         cmocka_unit_test(test_boundaries),
+        cmocka_unit_test(test_float32_window),
         cmocka_unit_test(test_eps_denominator),
         cmocka_unit_test(test_matched_ratio),
         cmocka_unit_test(test_nan_output),
