@@ -2,6 +2,7 @@
 #include "cmd_eval.h"
 
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,8 @@
 
 #include "build.h"
 #include "paths.h"
+#include "proc.h"
+#include "strbuf.h"
 #include "runclient.h"
 #include "solution.h"
 #include "trace.h"
@@ -22,7 +25,9 @@ typedef struct eval_args {
     const char *dataset;
     const char *filter;
     const char *device;
+    const char *devices;
     const char *traces;
+    int hot;
     int trials;
     double timeout_s;
     double max_time_s;
@@ -34,8 +39,10 @@ typedef struct eval_args {
 static void eval_usage(FILE *f)
 {
     fputs("usage: kwb eval --definition NAME --solution DIR [--baseline DIR] [--dataset DIR]\n"
-          "                [--workloads FILTER] [--device cpu|cuda[:N]] [--trials N] [--timeout S]\n"
-          "                [--max-time S] [--seed N] [--json] [--traces FILE] [--quiet]\n",
+          "                [--workloads FILTER] [--device cpu|cuda[:N]] [--devices all|LIST] [--hot]\n"
+          "                [--trials N] [--timeout S] [--max-time S] [--seed N] [--json] [--traces FILE]\n"
+          "                [--quiet]\n"
+          "       (--against DIR is --baseline DIR: paired timing with a verdict per workload)\n",
           f);
 }
 
@@ -55,7 +62,9 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
 {
     static const struct option opts[] = {
         {"definition", required_argument, NULL, 'd'}, {"solution", required_argument, NULL, 's'},
-        {"baseline", required_argument, NULL, 'b'},   {"dataset", required_argument, NULL, 'D'},
+        {"baseline", required_argument, NULL, 'b'},   {"against", required_argument, NULL, 'b'},
+        {"dataset", required_argument, NULL, 'D'},    {"devices", required_argument, NULL, 'E'},
+        {"hot", no_argument, NULL, 'H'},
         {"workloads", required_argument, NULL, 'w'},  {"device", required_argument, NULL, 'v'},
         {"trials", required_argument, NULL, 't'},     {"timeout", required_argument, NULL, 'T'},
         {"max-time", required_argument, NULL, 'm'},   {"seed", required_argument, NULL, 'S'},
@@ -63,7 +72,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         {"quiet", no_argument, NULL, 'q'},            {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *a = (eval_args){.device = "cpu", .trials = 3, .timeout_s = 300, .max_time_s = 0.3, .seed = 1};
+    *a = (eval_args){.device = "cpu", .trials = 3, .timeout_s = 300, .max_time_s = -1, .seed = 1};
     double v;
     int c;
     optind = 1;
@@ -75,6 +84,8 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         case 'D': a->dataset = optarg; break;
         case 'w': a->filter = optarg; break;
         case 'v': a->device = optarg; break;
+        case 'E': a->devices = optarg; break;
+        case 'H': a->hot = 1; break;
         case 'o': a->traces = optarg; break;
         case 'j': a->json = 1; break;
         case 'q': a->quiet = 1; break;
@@ -114,11 +125,22 @@ static int prepare_solution(const char *dir, const char *name, const build_optio
     return br->ok;
 }
 
+/* Progress on a terminal, shared by the runners of several devices. */
+typedef struct progress_state {
+    pthread_mutex_t mu;
+    int done;
+    int total;
+} progress_state;
+
 static void progress(void *ctx, int done, int total, const wl_result *r)
 {
-    fprintf(stderr, "\r\033[K[%d/%d] %.8s %s", done, total, r->wl->uuid, status_name(r->status));
-    if (done == total)
+    progress_state *p = ctx;
+    pthread_mutex_lock(&p->mu);
+    p->done++;
+    fprintf(stderr, "\r\033[K[%d/%d] %.8s %s", p->done, p->total, r->wl->uuid, status_name(r->status));
+    if (p->done == p->total)
         fputc('\n', stderr);
+    pthread_mutex_unlock(&p->mu);
 }
 
 static char *abs_path(const char *p)
@@ -149,8 +171,182 @@ static job_solution job_entry(const char *role, const solution *s, const build_r
     return j;
 }
 
+/* The timing policy of DEVICE: DESIGN.md section 7 on a GPU (cold L2, 0.5% noise after 10
+ * samples and 0.5 s, at most 15 s), a lighter one on the CPU; options override. */
+static void set_policy(const eval_args *a, const char *device, runner_job *job)
+{
+    if (strncmp(device, "cuda", 4) == 0) {
+        job->timing = (timing_policy){0.1, 10, 0.5, 15.0, 0.005, 1};
+        job->reference_timing = (timing_policy){0.0, 3, 0.0, 1.0, 0.05, 1};
+    }
+    if (a->max_time_s >= 0)
+        job->timing.max_time_s = a->max_time_s;
+    if (a->hot)
+        job->timing.cold = job->reference_timing.cold = 0;
+    job->trials = a->trials;
+    job->seed = (uint64_t)a->seed;
+}
+
+/* One device's share of the workloads and its runner client. */
+typedef struct device_run {
+    runner_job job;
+    runclient client;
+    workload_set set;       /* shallow copies of the shared workloads */
+    int *index;             /* set.items[k] is the shared workload index[k] */
+    wl_result *res;
+    int status;
+    kwb_error err;
+} device_run;
+
+static void *device_thread(void *arg)
+{
+    device_run *d = arg;
+    d->status = runclient_run(&d->client, &d->set, d->res, &d->err);
+    return NULL;
+}
+
+/* The devices to spread over: --devices all (every GPU the runner sees), a comma list,
+ * or the single --device. Returns the count; names are malloc'd into *out. */
+static int resolve_devices(const eval_args *a, const char *runner, char ***out, kwb_error *err)
+{
+    char **names = NULL;
+    int n = 0;
+    if (a->devices && strcmp(a->devices, "all") == 0) {
+        char log[] = "/tmp/kwb-devices-XXXXXX";
+        int fd = mkstemp(log);
+        if (fd >= 0)
+            close(fd);
+        char *argv[] = {(char *)runner, "--list-devices", NULL};
+        if (fd < 0 || proc_run_logged(argv, NULL, log, 60, err) != 0) {
+            unlink(log);
+            return kwb_error_set(err, "cannot list devices with %s", runner);
+        }
+        char *text = strbuf_read_file(log, NULL), *save = NULL;
+        unlink(log);
+        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+            if (strncmp(line, "cuda:", 5) != 0)
+                continue;
+            names = xrealloc(names, sizeof *names * (size_t)(n + 1));
+            names[n++] = xstrndup(line, strcspn(line, " "));
+        }
+        free(text);
+        if (n == 0)
+            return kwb_error_set(err, "--devices all: the runner sees no GPU");
+    } else {
+        char *list = xstrdup(a->devices ? a->devices : a->device), *save = NULL;
+        for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            names = xrealloc(names, sizeof *names * (size_t)(n + 1));
+            names[n++] = xstrdup(tok);
+        }
+        free(list);
+    }
+    *out = names;
+    return n;
+}
+
+/* Deals workload i to device i % ndev. */
+static void deal(device_run *runs, int ndev, const workload_set *set, wl_result *res)
+{
+    for (int d = 0; d < ndev; d++) {
+        runs[d].set.items = xcalloc((size_t)set->count + 1, sizeof *runs[d].set.items);
+        runs[d].index = xcalloc((size_t)set->count + 1, sizeof *runs[d].index);
+        runs[d].res = xcalloc((size_t)set->count + 1, sizeof *runs[d].res);
+    }
+    for (int i = 0; i < set->count; i++) {
+        device_run *r = &runs[i % ndev];
+        r->index[r->set.count] = i;
+        r->set.items[r->set.count++] = set->items[i];
+    }
+    (void)res;
+}
+
+/* Copies each device's results back in workload order. */
+static void gather(device_run *runs, int ndev, const workload_set *set, wl_result *res)
+{
+    for (int d = 0; d < ndev; d++) {
+        for (int k = 0; k < runs[d].set.count; k++) {
+            int i = runs[d].index[k];
+            res[i] = runs[d].res[k];
+            res[i].wl = &set->items[i];
+        }
+        free(runs[d].set.items);
+        free(runs[d].index);
+        free(runs[d].res);
+    }
+}
+
+typedef struct eval_outcome {
+    char *hardware;
+    double peak_gbps;
+} eval_outcome;
+
+static void note_hello(eval_outcome *o, json_t *hello, const char *device)
+{
+    if (o->hardware)
+        return;
+    const char *hw = json_string_value(json_object_get(hello, "device"));
+    o->hardware = xstrdup(hw ? hw : device);
+    o->peak_gbps = json_number_value(json_object_get(json_object_get(hello, "peaks"), "copy_gbps"));
+}
+
+static int run_devices(const eval_args *a, const definition *d, workload_set *set, wl_result *res,
+                       job_solution *sols, int nsols, eval_outcome *out, kwb_error *err)
+{
+    char *runner = paths_runner(), **names = NULL;
+    int ndev = resolve_devices(a, runner, &names, err);
+    if (ndev < 0) {
+        free(runner);
+        return -1;
+    }
+    if (ndev > set->count)
+        ndev = set->count;
+    device_run *runs = xcalloc((size_t)ndev, sizeof *runs);
+    pthread_t *threads = xcalloc((size_t)ndev, sizeof *threads);
+    progress_state prog = {PTHREAD_MUTEX_INITIALIZER, 0, set->count};
+    char *def_path = abs_path(d->path), *root = abs_path(a->dataset), *cache = paths_cache_dir();
+    deal(runs, ndev, set, res);
+    for (int k = 0; k < ndev; k++) {
+        runner_job *job = &runs[k].job;
+        protocol_job_defaults(job);
+        job->device = names[k];
+        job->definition_path = def_path;
+        job->dataset_root = root;
+        job->cache_dir = cache;
+        for (int s = 0; s < nsols; s++)
+            job->solutions[job->nsolutions++] = sols[s];
+        set_policy(a, names[k], job);
+        runs[k].client = (runclient){.runner_path = runner, .timeout_s = a->timeout_s, .job = job};
+        if (!a->quiet && isatty(STDERR_FILENO)) {
+            runs[k].client.progress = progress;
+            runs[k].client.progress_ctx = &prog;
+        }
+        pthread_create(&threads[k], NULL, device_thread, &runs[k]);
+    }
+    int rc = 0;
+    for (int k = 0; k < ndev; k++) {
+        pthread_join(threads[k], NULL);
+        if (runs[k].status != 0 && rc == 0) {
+            *err = runs[k].err;
+            rc = -1;
+        }
+        note_hello(out, runs[k].client.hello, names[k]);
+        runclient_free(&runs[k].client);
+    }
+    gather(runs, ndev, set, res);
+    for (int k = 0; k < ndev; k++)
+        free(names[k]);
+    free(names);
+    free(runs);
+    free(threads);
+    free(def_path);
+    free(root);
+    free(cache);
+    free(runner);
+    return rc;
+}
+
 static int run_eval(const eval_args *a, const definition *d, workload_set *set, wl_result *res,
-                    char **hardware, kwb_error *err)
+                    eval_outcome *out, kwb_error *err)
 {
     build_options bo;
     build_options_default(&bo);
@@ -162,30 +358,10 @@ static int run_eval(const eval_args *a, const definition *d, workload_set *set, 
     if (rc == 0)
         mark_compile_error(res, set, &br, sol->name);
     else if (rc == 1) {
-        runner_job job;
-        protocol_job_defaults(&job);
-        job.device = (char *)a->device;
-        job.definition_path = abs_path(d->path);
-        job.dataset_root = abs_path(a->dataset);
-        job.solutions[job.nsolutions++] = job_entry("candidate", sol, &br);
+        job_solution sols[2] = {job_entry("candidate", sol, &br)};
         if (base)
-            job.solutions[job.nsolutions++] = job_entry("baseline", base, &bbr);
-        job.trials = a->trials;
-        job.seed = (uint64_t)a->seed;
-        job.timing.max_time_s = a->max_time_s;
-        runclient rcl = {0};
-        rcl.runner_path = paths_runner();
-        rcl.timeout_s = a->timeout_s;
-        rcl.job = &job;
-        if (!a->quiet && isatty(STDERR_FILENO))
-            rcl.progress = progress;
-        rc = runclient_run(&rcl, set, res, err) == 0 ? 1 : -1;
-        const char *hw = json_string_value(json_object_get(rcl.hello, "device"));
-        *hardware = xstrdup(hw ? hw : a->device);
-        runclient_free(&rcl);
-        free((char *)rcl.runner_path);
-        free(job.definition_path);
-        free(job.dataset_root);
+            sols[1] = job_entry("baseline", base, &bbr);
+        rc = run_devices(a, d, set, res, sols, base ? 2 : 1, out, err) == 0 ? 1 : -1;
     }
     if (rc == 1 && base && !bbr.ok)
         rc = -1;
@@ -220,14 +396,15 @@ int cmd_eval(int argc, char **argv)
         fprintf(stderr, "kwb eval: %s has no workloads in %s\n", d->name, dataset);
     else {
         wl_result *res = xcalloc((size_t)set.count, sizeof *res);
-        char *hardware = NULL;
-        if (run_eval(&a, d, &set, res, &hardware, &err) != 0)
+        eval_outcome out = {0};
+        if (run_eval(&a, d, &set, res, &out, &err) != 0)
             fprintf(stderr, "kwb eval: %s\n", err.msg);
         else {
+            char *hardware = out.hardware;
             if (a.json)
-                results_print_json(stdout, d, res, set.count);
+                results_print_json(stdout, d, res, set.count, out.peak_gbps);
             else
-                results_print_table(stdout, d, res, set.count);
+                results_print_table(stdout, d, res, set.count, out.peak_gbps);
             results_summary s = results_summarize(res, set.count);
             code = s.by_status[ST_PASSED] == s.total ? 0 : 1;
             if (a.traces && trace_write_file(a.traces, d, a.solution_dir, hardware ? hardware : a.device, res,
@@ -239,7 +416,7 @@ int cmd_eval(int argc, char **argv)
         for (int i = 0; i < set.count; i++)
             results_free(&res[i]);
         free(res);
-        free(hardware);
+        free(out.hardware);
     }
     workload_set_free(&set);
     definition_free(d);

@@ -3,8 +3,11 @@
  * Every narrow float conversion is done on the bits, so results do not depend on the
  * compiler's _Float16 support or on the FPU's rounding mode. Encoders round to nearest,
  * ties to even, the way PyTorch's c10 casts do (c10/util/Half.h, BFloat16.h,
- * Float8_e4m3fn.h, Float8_e5m2.h). */
+ * Float8_e4m3fn.h, Float8_e5m2.h). The bit code itself is in dtype_bits.h, which CUDA
+ * code includes too, so host and device convert identically. */
 #include "dtype.h"
+
+#include "dtype_bits.h"
 
 #include <math.h>
 #include <string.h>
@@ -69,171 +72,46 @@ int dtype_is_float(kwb_dtype t)
            t == KWB_F8_E5M2;
 }
 
-/* ---- bit helpers ------------------------------------------------------------------ */
-
-static uint32_t f32_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static float f32_from_bits(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-#define F32_SIGN 0x80000000u
-#define F32_INF 0x7f800000u
-#define F32_QNAN 0x7fc00000u
-
-/* Decodes a small binary float with the given field widths (sign on top). A field of
- * all-ones exponent is left to the caller; everything else is normal or subnormal and
- * exactly representable as a normal float. */
-static float small_decode(uint32_t code, int ebits, int mbits, int bias)
-{
-    uint32_t sign = (code >> (ebits + mbits)) & 1u ? F32_SIGN : 0;
-    uint32_t exp = (code >> mbits) & ((1u << ebits) - 1);
-    uint32_t mant = code & ((1u << mbits) - 1);
-    if (exp == 0) {
-        if (mant == 0)
-            return f32_from_bits(sign);
-        /* Subnormal: shift the leading one up to the implicit-bit position. */
-        int e = 1 - bias;
-        while (!(mant & (1u << mbits))) {
-            mant <<= 1;
-            e--;
-        }
-        mant &= (1u << mbits) - 1;
-        return f32_from_bits(sign | (uint32_t)(e + 127) << 23 | mant << (23 - mbits));
-    }
-    return f32_from_bits(sign | (uint32_t)((int)exp - bias + 127) << 23 | mant << (23 - mbits));
-}
-
-/* Encodes the finite magnitude bits `a` of a float (sign cleared) into a small format
- * with RNE. Returns exponent-and-mantissa bits without sign; a result at or past the
- * format's all-ones exponent means overflow, which the caller maps (inf, NaN). */
-static uint32_t small_encode_mag(uint32_t a, int mbits, int bias)
-{
-    int fexp = (int)(a >> 23);
-    uint32_t sig = a & 0x7fffffu;
-    if (fexp == 0) {
-        if (sig == 0)
-            return 0;
-        fexp = 1; /* f32 subnormal: same scale as exponent 1, no implicit bit */
-    } else {
-        sig |= 0x800000u;
-    }
-    /* value = sig * 2^(fexp - 150); unbiased exponent of its leading one: */
-    int e = fexp - 127;
-    for (uint32_t s = sig; !(s & 0x800000u); s <<= 1)
-        e--;
-    int emin = 1 - bias;
-    int quantum = (e < emin ? emin : e) - mbits; /* exponent of the target's last bit */
-    int shift = quantum - (fexp - 150);
-    if (shift > 24)
-        return 0; /* below half the smallest subnormal (sig < 2^24 <= 2^(shift-1)) */
-    uint32_t q = sig >> shift;
-    uint32_t rem = sig & ((1u << shift) - 1);
-    uint32_t half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (q & 1)))
-        q++;
-    /* Subnormal results are q itself; a carry into 1<<mbits lands on the smallest
-     * normal. Normal results add the biased exponent, and a mantissa carry bumps it. */
-    if (e < emin)
-        return q;
-    return ((uint32_t)(e + bias - 1) << mbits) + q;
-}
-
-/* ---- bfloat16 --------------------------------------------------------------------- */
+/* ---- narrow floats: the bit code lives in dtype_bits.h, shared with CUDA ------------ */
 
 float dtype_bf16_to_f32(uint16_t h)
 {
-    return f32_from_bits((uint32_t)h << 16);
+    return dtype_bits_bf16_to_f32(h);
 }
 
 uint16_t dtype_f32_to_bf16(float f)
 {
-    uint32_t u = f32_bits(f);
-    if ((u & ~F32_SIGN) > F32_INF)
-        return (uint16_t)((u >> 16 & 0x8000u) | 0x7fc0u);
-    /* Adding 0x7fff plus the kept lsb rounds to nearest even; a carry into the exponent
-     * is correct, including the overflow to infinity. */
-    u += 0x7fffu + (u >> 16 & 1u);
-    return (uint16_t)(u >> 16);
+    return dtype_bits_f32_to_bf16(f);
 }
-
-/* ---- IEEE binary16 ---------------------------------------------------------------- */
 
 float dtype_f16_to_f32(uint16_t h)
 {
-    if ((h & 0x7c00u) == 0x7c00u) {
-        uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-        uint32_t mant = h & 0x3ffu;
-        /* Infinity, or a NaN made quiet with its payload kept (as c10 does). */
-        return f32_from_bits(sign | F32_INF | (mant ? 0x400000u | mant << 13 : 0));
-    }
-    return small_decode(h, 5, 10, 15);
+    return dtype_bits_f16_to_f32(h);
 }
 
 uint16_t dtype_f32_to_f16(float f)
 {
-    uint32_t u = f32_bits(f);
-    uint16_t sign = (uint16_t)(u >> 16 & 0x8000u);
-    uint32_t a = u & ~F32_SIGN;
-    if (a > F32_INF)
-        return sign | 0x7e00u; /* canonical quiet NaN, as c10 */
-    if (a == F32_INF)
-        return sign | 0x7c00u;
-    uint32_t m = small_encode_mag(a, 10, 15);
-    return sign | (uint16_t)(m >= 0x7c00u ? 0x7c00u : m);
+    return dtype_bits_f32_to_f16(f);
 }
-
-/* ---- float8_e4m3fn ------------------------------------------------------------------ */
 
 float dtype_e4m3_to_f32(uint8_t b)
 {
-    if ((b & 0x7fu) == 0x7fu) /* the only NaN; same bits as c10's decode gives */
-        return f32_from_bits((b & 0x80u ? F32_SIGN : 0) | F32_QNAN | 0x300000u);
-    return small_decode(b, 4, 3, 7);
+    return dtype_bits_e4m3_to_f32(b);
 }
 
-/* c10 sends |x| >= 480, inf and NaN to NaN; below that it rounds RNE with no saturation,
- * so (464, 480) rounds up onto the NaN code 0x7f and only [448, 464] gives 448. */
 uint8_t dtype_f32_to_e4m3(float f)
 {
-    uint32_t u = f32_bits(f);
-    uint8_t sign = (uint8_t)(u >> 24 & 0x80u);
-    uint32_t a = u & ~F32_SIGN;
-    if (a >= F32_INF)
-        return sign | 0x7fu;
-    uint32_t m = small_encode_mag(a, 3, 7);
-    return sign | (uint8_t)(m >= 0x7fu ? 0x7fu : m);
+    return dtype_bits_f32_to_e4m3(f);
 }
-
-/* ---- float8_e5m2 -------------------------------------------------------------------- */
 
 float dtype_e5m2_to_f32(uint8_t b)
 {
-    /* e5m2 is the top byte of a binary16. */
-    return dtype_f16_to_f32((uint16_t)(b << 8));
+    return dtype_bits_e5m2_to_f32(b);
 }
 
-/* As c10: RNE straight from float (no double rounding through fp16); overflow (from
- * 61440, the midpoint above 57344) gives inf; NaN gives 0x7f with the sign. */
 uint8_t dtype_f32_to_e5m2(float f)
 {
-    uint32_t u = f32_bits(f);
-    uint8_t sign = (uint8_t)(u >> 24 & 0x80u);
-    uint32_t a = u & ~F32_SIGN;
-    if (a > F32_INF)
-        return sign | 0x7fu;
-    if (a == F32_INF)
-        return sign | 0x7cu;
-    uint32_t m = small_encode_mag(a, 2, 15);
-    return sign | (uint8_t)(m >= 0x7cu ? 0x7cu : m);
+    return dtype_bits_f32_to_e5m2(f);
 }
 
 /* ---- load and store ---------------------------------------------------------------- */

@@ -39,6 +39,8 @@ char *protocol_job_encode(const runner_job *job)
                           "rtol", job->check.rtol, "matched_ratio", job->check.required_ratio, "timing",
                           policy_json(&job->timing), "reference_timing", policy_json(&job->reference_timing),
                           "seed", (json_int_t)job->seed, "samples", job->want_samples);
+    if (job->cache_dir)
+        json_object_set_new(o, "cache", json_string(job->cache_dir));
     char *line = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     return line;
@@ -109,6 +111,7 @@ int protocol_job_decode(const char *line, runner_job *job, kwb_error *err)
         job->workloads = json_incref(workloads);
         job->seed = (uint64_t)seed;
         job->want_samples = samples;
+        job->cache_dir = xstrdup(json_string_value(json_object_get(o, "cache")));
         rc = solutions_decode(sols, job, err);
     }
     if (rc == 0)
@@ -124,6 +127,7 @@ void protocol_job_free(runner_job *job)
     free(job->device);
     free(job->definition_path);
     free(job->dataset_root);
+    free(job->cache_dir);
     json_decref(job->workloads);
     for (int i = 0; i < job->nsolutions; i++) {
         free(job->solutions[i].role);
@@ -226,8 +230,11 @@ int protocol_event_parse(const char *line, runner_event *ev, kwb_error *err)
     ev->max_abs = num(o, "max_abs");
     ev->max_rel = num(o, "max_rel");
     ev->matched_ratio = num(o, "matched_ratio");
-    if (ev->type == EV_TIMING)
+    if (ev->type == EV_TIMING) {
         timing_from_json(o, &ev->timing);
+        ev->timer = json_string_value(json_object_get(o, "timer"));
+        ev->gbps = num(o, "gbps");
+    }
     return 0;
 }
 

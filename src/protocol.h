@@ -51,6 +51,7 @@ typedef struct runner_job {
     timing_policy reference_timing;
     uint64_t seed;
     int want_samples;           /* timing events carry every sample */
+    char *cache_dir;            /* where devices keep measured peaks; may be NULL */
 } runner_job;
 
 typedef enum event_type {
@@ -68,6 +69,8 @@ typedef struct runner_event {
     int trial;
     double max_abs, max_rel, matched_ratio;
     stats_summary timing;
+    const char *timer;          /* timing: which timer produced the figures */
+    double gbps;                /* timing: bytes moved / median (0: unknown) */
 } runner_event;
 
 /* Default policies: the CPU device's timing, 3 trials, FlashInfer-Bench's tolerances. */

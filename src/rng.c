@@ -1,20 +1,16 @@
+/* rng.c - reproducible inputs. The formulas are in rng_formula.h, which the CUDA device's
+ * generator (src/runner/cuda_rng.cu) includes too, so host and device fills are identical
+ * bit for bit. */
 #include "rng.h"
 
-#include "dtype.h"
+#include <string.h>
 
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
-}
+#include "dtype.h"
+#include "rng_formula.h"
 
 uint64_t rng_bits(uint64_t k, uint64_t i)
 {
-    return mix(k + (i + 1) * 0x9e3779b97f4a7c15ULL);
+    return rng_formula_bits(k, i);
 }
 
 uint64_t rng_key(uint64_t seed, const char *uuid, int trial, int input_index)
@@ -22,55 +18,49 @@ uint64_t rng_key(uint64_t seed, const char *uuid, int trial, int input_index)
     uint64_t h = 0xcbf29ce484222325ULL;  /* FNV-1a over the uuid */
     for (const unsigned char *p = (const unsigned char *)uuid; *p; p++)
         h = (h ^ *p) * 0x100000001b3ULL;
-    uint64_t k = mix(seed ^ 0x6b7762ULL);
-    k = mix(k ^ h);
-    k = mix(k ^ (uint64_t)(uint32_t)trial);
-    return mix(k ^ ((uint64_t)(uint32_t)input_index << 32));
-}
-
-static uint32_t sum16(uint64_t x)
-{
-    return (uint32_t)(x & 0xffff) + (uint32_t)((x >> 16) & 0xffff) + (uint32_t)((x >> 32) & 0xffff) +
-           (uint32_t)(x >> 48);
+    uint64_t k = rng_formula_mix(seed ^ 0x6b7762ULL);
+    k = rng_formula_mix(k ^ h);
+    k = rng_formula_mix(k ^ (uint64_t)(uint32_t)trial);
+    return rng_formula_mix(k ^ ((uint64_t)(uint32_t)input_index << 32));
 }
 
 float rng_normal(uint64_t k, uint64_t i)
 {
-    uint32_t s = sum16(rng_bits(k, 3 * i)) + sum16(rng_bits(k, 3 * i + 1)) + sum16(rng_bits(k, 3 * i + 2));
-    return (float)((int32_t)s - 393210) * 0x1p-16f;  /* exact: no rounding anywhere */
+    return rng_formula_normal(k, i);
 }
 
 int64_t rng_uniform(uint64_t k, uint64_t i, int64_t lo, int64_t hi)
 {
-    uint64_t range = (uint64_t)(hi - lo);
-    return lo + (int64_t)(((rng_bits(k, i) >> 32) * range) >> 32);
+    return rng_formula_uniform(k, i, lo, hi);
 }
 
+/* Stores the low dtype_size(t) bytes of each rng_formula_value as that width's unsigned
+ * integer, in host byte order (what dtype_store writes). Nothing for an unknown type. */
 void rng_fill(void *data, kwb_dtype t, size_t n, uint64_t k)
 {
-    for (size_t i = 0; i < n; i++) {
-        switch (t) {
-        case KWB_F8_E4M3:
-        case KWB_F8_E5M2: {
-            float v = rng_normal(k, i);
-            v = v < -2.0f ? -2.0f : v > 2.0f ? 2.0f : v;
-            dtype_store(data, t, i, v);
-            break;
+    unsigned char *p = data;
+    switch (dtype_size(t)) {
+    case 1:
+        for (size_t i = 0; i < n; i++)
+            p[i] = (uint8_t)rng_formula_value(t, k, i);
+        return;
+    case 2:
+        for (size_t i = 0; i < n; i++) {
+            uint16_t w = (uint16_t)rng_formula_value(t, k, i);
+            memcpy(p + 2 * i, &w, 2);
         }
-        case KWB_I8:
-            dtype_store(data, t, i, (double)rng_uniform(k, i, -128, 128));
-            break;
-        case KWB_I16:
-        case KWB_I32:
-        case KWB_I64:
-            dtype_store(data, t, i, (double)rng_uniform(k, i, -1024, 1024));
-            break;
-        case KWB_BOOL:
-            dtype_store(data, t, i, (double)(rng_bits(k, i) >> 63));
-            break;
-        default:
-            dtype_store(data, t, i, rng_normal(k, i));
-            break;
+        return;
+    case 4:
+        for (size_t i = 0; i < n; i++) {
+            uint32_t w = (uint32_t)rng_formula_value(t, k, i);
+            memcpy(p + 4 * i, &w, 4);
         }
+        return;
+    case 8:
+        for (size_t i = 0; i < n; i++) {
+            uint64_t w = rng_formula_value(t, k, i);
+            memcpy(p + 8 * i, &w, 8);
+        }
+        return;
     }
 }

@@ -62,6 +62,8 @@ static void on_timing(wl_result *r, const runner_event *ev)
     if (strcmp(ev->role, "candidate") == 0) {
         r->candidate = ev->timing;
         r->has_candidate = 1;
+        r->gbps = ev->gbps;
+        snprintf(r->timer, sizeof r->timer, "%s", ev->timer ? ev->timer : "");
     } else if (strcmp(ev->role, "baseline") == 0) {
         r->baseline = ev->timing;
         r->has_baseline = 1;
@@ -80,6 +82,13 @@ static void on_workload_end(wl_result *r, const runner_event *ev)
     r->max_abs = ev->max_abs;
     r->max_rel = ev->max_rel;
     r->matched_ratio = ev->matched_ratio;
+    const char *v = json_string_value(json_object_get(ev->json, "verdict"));
+    if (v) {
+        snprintf(r->verdict, sizeof r->verdict, "%s", v);
+        r->ratio = json_number_value(json_object_get(ev->json, "ratio"));
+        r->ratio_lo = json_number_value(json_object_get(ev->json, "ratio_lo"));
+        r->ratio_hi = json_number_value(json_object_get(ev->json, "ratio_hi"));
+    }
     const char *bs = json_string_value(json_object_get(ev->json, "baseline_status"));
     if (bs && status_from_name(bs, &r->baseline_status) == 0)
         r->has_baseline_status = 1;

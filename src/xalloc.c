@@ -46,6 +46,14 @@ char *xstrdup(const char *s)
     return d;
 }
 
+char *xstrndup(const char *s, size_t n)
+{
+    char *d = strndup(s, n);
+    if (!d)
+        xalloc_die(n + 1);
+    return d;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
     va_list ap;

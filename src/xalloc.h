@@ -12,6 +12,8 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 /* strdup that aborts on failure; xstrdup(NULL) returns NULL. */
 char *xstrdup(const char *s);
+/* strndup that aborts on failure: at most N bytes of S, NUL-terminated. */
+char *xstrndup(const char *s, size_t n);
 /* asprintf that aborts on failure; returns a string the caller frees. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -6,12 +6,28 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
 
 #include "error.h"
 #include "kwb/kernel.h"
 #include "runner/references.h"
 
 typedef struct device device;
+struct timing_policy;
+
+/* Makes one call of callee WHICH (the runner binds its arguments); returns 0, or -1 with
+ * *err set. */
+typedef int (*device_call)(void *ctx, int which, kwb_error *err);
+
+/* One timed sample. */
+typedef struct device_sample {
+    double ms;           /* the primary figure: the device's own span of the call */
+    double event_ms;     /* cross-check (events around the call); < 0 when there is none */
+    double clock_mhz;    /* SM clock during the sample; 0 when unknown */
+    int throttled;       /* the clock was under 75% of its nominal rate: drop the sample */
+    int kernels;         /* kernels the call launched (0 on the cpu) */
+} device_sample;
 
 typedef struct device_ops {
     const char *kind;                                             /* "cpu", "cuda" */
@@ -25,6 +41,16 @@ typedef struct device_ops {
     int (*download)(device *d, void *dst, const void *src, size_t n, kwb_error *err);
     /* Waits for all work on the device; returns 0 or -1 with *err set. */
     int (*sync)(device *d, kwb_error *err);
+    /* Fills N elements of type T at device memory DST as rng_fill(KEY) would (bit for bit). */
+    int (*fill_random)(device *d, void *dst, kwb_dtype t, size_t n, uint64_t key, kwb_error *err);
+    /* Times one call of CALL(ctx, which) under policy P (cold caches when p->cold). */
+    int (*sample)(device *d, const struct timing_policy *p, device_call call, void *ctx, int which,
+                  device_sample *out, kwb_error *err);
+    /* Name of the primary timer ("cupti", "events", "clock_gettime"). */
+    const char *(*timer)(device *d);
+    /* Nonzero once the device cannot be used any more (a sticky CUDA error); the runner
+     * then reports the workload in flight and stops. */
+    int (*broken)(device *d);
     /* The stream handed to kernels (NULL on the cpu). */
     kwb_stream (*stream)(device *d);
     /* The device's reference for DEFINITION, or NULL. */
@@ -44,8 +70,15 @@ struct device {
 
 /* Opens the device named SPEC ("cpu", "cuda", "cuda:N"). Returns NULL and sets *err when
  * the kind is unknown or not built into this runner. */
-device *device_open(const char *spec, kwb_error *err);
+device *device_open(const char *spec, const char *cache_dir, kwb_error *err);
+/* Prints one line per usable device: "cpu", then "cuda:N NAME" for each GPU. */
+void device_list(FILE *f);
+/* The GPUs the cuda device sees, one "cuda:N NAME" line each (device_cuda.c). */
+void device_cuda_list(FILE *f);
 /* The cpu device (device_cpu.c). */
 device *device_cpu_open(kwb_error *err);
+/* The cuda device on GPU ORDINAL (device_cuda.c; only when built with CUDA). CACHE_DIR
+ * keeps the measured peaks per GPU (may be NULL). */
+device *device_cuda_open(int ordinal, const char *cache_dir, kwb_error *err);
 
 #endif

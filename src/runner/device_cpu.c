@@ -3,6 +3,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
+#include "proc.h"
+#include "protocol.h"
+#include "rng.h"
 #include "runner/device.h"
 #include "xalloc.h"
 
@@ -34,6 +38,37 @@ static int cpu_copy(device *d, void *dst, const void *src, size_t n, kwb_error *
 }
 
 static int cpu_sync(device *d, kwb_error *err)
+{
+    return 0;
+}
+
+static int cpu_fill_random(device *d, void *dst, kwb_dtype t, size_t n, uint64_t key, kwb_error *err)
+{
+    rng_fill(dst, t, n, key);
+    return 0;
+}
+
+static void cpu_flush(device *d);
+
+static int cpu_sample(device *d, const timing_policy *p, device_call call, void *ctx, int which,
+                      device_sample *out, kwb_error *err)
+{
+    if (p->cold)
+        cpu_flush(d);
+    double t0 = proc_now();
+    if (call(ctx, which, err) != 0)
+        return -1;
+    out->ms = (proc_now() - t0) * 1e3;
+    out->event_ms = -1;
+    return 0;
+}
+
+static const char *cpu_timer(device *d)
+{
+    return "clock_gettime";
+}
+
+static int cpu_broken(device *d)
 {
     return 0;
 }
@@ -73,8 +108,21 @@ static void cpu_close(device *d)
 }
 
 static const device_ops cpu_ops = {
-    "cpu", cpu_alloc, cpu_release, cpu_copy, cpu_copy, cpu_sync, cpu_stream, cpu_reference,
-    cpu_flush, cpu_describe, cpu_close,
+    .kind = "cpu",
+    .alloc = cpu_alloc,
+    .release = cpu_release,
+    .upload = cpu_copy,
+    .download = cpu_copy,
+    .sync = cpu_sync,
+    .fill_random = cpu_fill_random,
+    .sample = cpu_sample,
+    .timer = cpu_timer,
+    .broken = cpu_broken,
+    .stream = cpu_stream,
+    .reference = cpu_reference,
+    .flush = cpu_flush,
+    .describe = cpu_describe,
+    .close = cpu_close,
 };
 
 device *device_cpu_open(kwb_error *err)
@@ -85,14 +133,32 @@ device *device_cpu_open(kwb_error *err)
     return d;
 }
 
-device *device_open(const char *spec, kwb_error *err)
+device *device_open(const char *spec, const char *cache_dir, kwb_error *err)
 {
     if (strcmp(spec, "cpu") == 0)
         return device_cpu_open(err);
-    if (strncmp(spec, "cuda", 4) == 0) {
+    if (strncmp(spec, "cuda", 4) == 0 && (spec[4] == '\0' || spec[4] == ':')) {
+#ifdef HAVE_CUDA
+        char *end = NULL;
+        long ordinal = spec[4] == ':' ? strtol(spec + 5, &end, 10) : 0;
+        if (spec[4] == ':' && (end == spec + 5 || *end || ordinal < 0)) {
+            kwb_error_set(err, "device '%s': expected cuda or cuda:N", spec);
+            return NULL;
+        }
+        return device_cuda_open((int)ordinal, cache_dir, err);
+#else
         kwb_error_set(err, "device '%s': this kwb-runner was built without the CUDA device", spec);
         return NULL;
+#endif
     }
     kwb_error_set(err, "unknown device '%s' (cpu, cuda, cuda:N)", spec);
     return NULL;
+}
+
+void device_list(FILE *f)
+{
+    fprintf(f, "cpu\n");
+#ifdef HAVE_CUDA
+    device_cuda_list(f);
+#endif
 }

@@ -50,6 +50,22 @@ static int load_blob(void *host, const def_tensor *t, const wl_input *in, const 
     return rc;
 }
 
+/* With KWB_CHECK_RNG set: the device's values must equal the host generator's, bit for bit. */
+static int check_generator(const void *got, kwb_dtype t, size_t n, uint64_t key, kwb_error *err)
+{
+    size_t bytes = n * dtype_size(t);
+    unsigned char *want = xmalloc(bytes);
+    rng_fill(want, t, n, key);
+    const unsigned char *g = got;
+    size_t i = 0;
+    while (i < bytes && g[i] == want[i])
+        i++;
+    free(want);
+    if (i < bytes)
+        return kwb_error_set(err, "the device's generator differs from the host's at byte %zu of %zu", i, bytes);
+    return 0;
+}
+
 /* Sets the scalar argument of input I. */
 static void make_scalar(kwb_arg *arg, const def_tensor *t, const wl_input *in, uint64_t key)
 {
@@ -81,16 +97,21 @@ static int make_input(trial_inputs *in, int i, device *dev, const definition *d,
     workload_shape(w, t, arg->shape);
     b->nbytes = tensor_bytes(t, w);
     b->host = xmalloc(b->nbytes);
-    if (w->inputs[i].kind == WL_SAFETENSORS) {
-        if (load_blob(b->host, t, &w->inputs[i], w, root, err) != 0)
-            return -1;
-    } else
-        rng_fill(b->host, t->dtype, b->nbytes / dtype_size(t->dtype), key);
     b->dev = dev->ops->alloc(dev, b->nbytes, err);
     if (!b->dev)
         return -1;
     arg->data = b->dev;
-    return dev->ops->upload(dev, b->dev, b->host, b->nbytes, err);
+    if (w->inputs[i].kind == WL_SAFETENSORS) {
+        if (load_blob(b->host, t, &w->inputs[i], w, root, err) != 0)
+            return -1;
+        return dev->ops->upload(dev, b->dev, b->host, b->nbytes, err);
+    }
+    /* Generated where it lives; the host keeps the pristine copy the checks compare with. */
+    size_t n = b->nbytes / dtype_size(t->dtype);
+    if (dev->ops->fill_random(dev, b->dev, t->dtype, n, key, err) != 0 ||
+        dev->ops->download(dev, b->host, b->dev, b->nbytes, err) != 0)
+        return -1;
+    return getenv("KWB_CHECK_RNG") ? check_generator(b->host, t->dtype, n, key, err) : 0;
 }
 
 int inputs_make(trial_inputs *in, device *dev, const definition *d, const workload *w, const char *root,

@@ -19,6 +19,7 @@
 #include "runner/timing.h"
 #include "status.h"
 #include "strbuf.h"
+#include "verdict.h"
 #include "workload.h"
 #include "xalloc.h"
 
@@ -36,6 +37,8 @@ typedef struct callee {
 
 typedef struct runner_ctx {
     runner_job job;
+    verdict gate;              /* paired verdict of the workload in flight */
+    int has_gate;
     definition *def;
     device *dev;
     int event_fd;
@@ -211,13 +214,35 @@ static int timed_call(void *ctx, int which, kwb_error *err)
     return invoke(t->r, t->who[which], err);
 }
 
+/* Bytes a call must move at the least: every input read once, every output written once. */
+static double min_bytes(const runner_ctx *r)
+{
+    double bytes = 0;
+    for (int i = 0; i < r->in.n; i++)
+        bytes += (double)r->in.bufs[i].nbytes;
+    for (int o = 0; o < r->ref.out.n; o++)
+        bytes += (double)r->ref.out.bufs[o].nbytes;
+    return bytes;
+}
+
 static void emit_timing(runner_ctx *r, const char *role, const timing_series *s)
 {
     json_t *ev = protocol_event_new("timing");
     json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
     json_object_set_new(ev, "role", json_string(role));
-    json_object_set_new(ev, "timer", json_string("clock_gettime(CLOCK_MONOTONIC)"));
+    json_object_set_new(ev, "timer", json_string(r->dev->ops->timer(r->dev)));
     protocol_event_set_timing(ev, &s->summary);
+    double bytes = min_bytes(r);
+    json_object_set_new(ev, "bytes", json_real(bytes));
+    if (s->summary.median > 0)
+        json_object_set_new(ev, "gbps", json_real(bytes / (s->summary.median * 1e-3) / 1e9));
+    if (s->event_summary.n > 0) {
+        json_object_set_new(ev, "events_median_ms", json_real(s->event_summary.median));
+        json_object_set_new(ev, "events_min_ms", json_real(s->event_summary.min));
+    }
+    if (s->clock_mhz > 0)
+        json_object_set_new(ev, "clock_mhz", json_real(s->clock_mhz));
+    json_object_set_new(ev, "dropped", json_integer((json_int_t)s->dropped));
     if (r->job.want_samples) {
         json_t *arr = json_array();
         for (size_t i = 0; i < s->n; i++)
@@ -232,7 +257,8 @@ static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy 
 {
     timed_ctx t = {r, {who[0], n > 1 ? who[1] : NULL}};
     timing_series series[2];
-    int rc = timing_measure(r->dev, p, n, timed_call, &t, series, err);
+    int rc = timing_measure(r->dev, p, n, timed_call, &t, series, n == 2 ? &r->gate : NULL, err);
+    r->has_gate = rc == 0 && n == 2;
     for (int i = 0; i < n; i++) {
         if (rc == 0)
             emit_timing(r, who[i]->role, &series[i]);
@@ -267,6 +293,12 @@ static void emit_workload_end(runner_ctx *r)
     json_object_set_new(ev, "matched_ratio", json_real(c->stats.numel ? c->stats.matched_ratio : 0.0));
     if (c->status != ST_PASSED)
         json_object_set_new(ev, "message", json_string(c->message));
+    if (r->has_gate) {
+        json_object_set_new(ev, "verdict", json_string(verdict_name(r->gate.kind)));
+        json_object_set_new(ev, "ratio", json_real(r->gate.ratio));
+        json_object_set_new(ev, "ratio_lo", json_real(r->gate.lo));
+        json_object_set_new(ev, "ratio_hi", json_real(r->gate.hi));
+    }
     if (r->nsols > 1) {
         json_object_set_new(ev, "baseline_status", json_string(status_name(r->sols[1].status)));
         if (r->sols[1].status != ST_PASSED)
@@ -312,6 +344,7 @@ static void run_workload(runner_ctx *r, json_t *wobj)
     json_object_set_new(ev, "uuid", json_string(w.uuid));
     emit(r, ev);
     reset_callee(&r->ref);
+    r->has_gate = 0;
     for (int s = 0; s < r->nsols; s++)
         reset_callee(&r->sols[s]);
     int ok = alloc_all_outputs(r, &err) == 0;
@@ -380,7 +413,7 @@ static int setup(runner_ctx *r, kwb_error *err)
     r->def = definition_load(r->job.definition_path, err);
     if (!r->def)
         return -1;
-    r->dev = device_open(r->job.device, err);
+    r->dev = device_open(r->job.device, r->job.cache_dir, err);
     if (!r->dev)
         return -1;
     r->ref.fn = (entry_fn)r->dev->ops->reference(r->dev, r->def->name);
@@ -423,9 +456,12 @@ int runner_run(int job_fd, int event_fd)
     if (rc != 0)
         emit_error(&r, err.msg);
     else
-        for (size_t i = 0; i < json_array_size(r.job.workloads); i++)
+        for (size_t i = 0; i < json_array_size(r.job.workloads) && !r.dev->ops->broken(r.dev); i++)
             run_workload(&r, json_array_get(r.job.workloads, i));
-    emit(&r, protocol_event_new("bye"));
+    json_t *bye = protocol_event_new("bye");
+    if (r.dev && r.dev->ops->broken(r.dev))  /* the parent starts a fresh runner for the rest */
+        json_object_set_new(bye, "incomplete", json_true());
+    emit(&r, bye);
     teardown(&r);
     return rc == 0 ? 0 : 1;
 }
@@ -433,7 +469,7 @@ int runner_run(int job_fd, int event_fd)
 static void runner_usage(FILE *f)
 {
     fputs("usage: kwb-runner [--job-fd N] [--event-fd N]\n"
-          "       kwb-runner --version | --help | --list-references\n"
+          "       kwb-runner --version | --help | --list-references | --list-devices\n"
           "Reads one job (a JSON line) from descriptor N (default 3) and writes protocol\n"
           "events to descriptor N (default 4). It is started by kwb; see kwb-runner(1).\n",
           f);
@@ -444,7 +480,8 @@ int runner_main(int argc, char **argv)
     static const struct option opts[] = {
         {"job-fd", required_argument, NULL, 'j'}, {"event-fd", required_argument, NULL, 'e'},
         {"version", no_argument, NULL, 'V'},      {"help", no_argument, NULL, 'h'},
-        {"list-references", no_argument, NULL, 'l'}, {NULL, 0, NULL, 0},
+        {"list-references", no_argument, NULL, 'l'}, {"list-devices", no_argument, NULL, 'L'},
+        {NULL, 0, NULL, 0},
     };
     int job_fd = 3, event_fd = 4, c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -455,8 +492,9 @@ int runner_main(int argc, char **argv)
         case 'h': runner_usage(stdout); return 0;
         case 'l':
             for (int i = 0; i < references_count(); i++)
-                printf("%s\tcpu\n", references_name(i));
+                printf("%s\t%s\n", references_name(i), references_devices(i));
             return 0;
+        case 'L': device_list(stdout); return 0;
         default: runner_usage(stderr); return 2;
         }
     }

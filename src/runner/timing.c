@@ -6,30 +6,20 @@
 #include "proc.h"
 #include "xalloc.h"
 
-static void series_add(timing_series *s, double ms)
+static void series_add(timing_series *s, const device_sample *x)
 {
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 64;
         s->ms = xrealloc(s->ms, s->cap * sizeof *s->ms);
+        s->event_ms = xrealloc(s->event_ms, s->cap * sizeof *s->event_ms);
     }
-    s->ms[s->n++] = ms;
+    s->ms[s->n] = x->ms;
+    s->event_ms[s->n] = x->event_ms;
+    s->n++;
+    s->clock_mhz += x->clock_mhz;  /* summed here, averaged at the end */
 }
 
-static int one_sample(device *dev, const timing_policy *p, timing_call call, void *ctx, int which,
-                      timing_series *s, kwb_error *err)
-{
-    if (p->cold)
-        dev->ops->flush(dev);
-    if (dev->ops->sync(dev, err) != 0)
-        return -1;
-    double t0 = proc_now();
-    if (call(ctx, which, err) != 0 || dev->ops->sync(dev, err) != 0)
-        return -1;
-    series_add(s, (proc_now() - t0) * 1e3);
-    return 0;
-}
-
-static int warm_up(device *dev, const timing_policy *p, int n, timing_call call, void *ctx, kwb_error *err)
+static int warm_up(device *dev, const timing_policy *p, int n, device_call call, void *ctx, kwb_error *err)
 {
     double start = proc_now();
     do {
@@ -51,8 +41,41 @@ static int settled(const timing_policy *p, int n, timing_series *series, double 
     return 1;
 }
 
-int timing_measure(device *dev, const timing_policy *p, int n, timing_call call, void *ctx,
-                   timing_series *series, kwb_error *err)
+static void finish_series(timing_series *s)
+{
+    s->summary = stats_summarize(s->ms, s->n);
+    s->clock_mhz = s->n ? s->clock_mhz / (double)s->n : 0;
+    size_t m = 0;
+    double *ev = xmalloc((s->n + 1) * sizeof *ev);
+    for (size_t i = 0; i < s->n; i++)
+        if (s->event_ms[i] >= 0)
+            ev[m++] = s->event_ms[i];
+    s->event_summary = stats_summarize(ev, m);
+    free(ev);
+}
+
+verdict timing_gate(const timing_series *c, const timing_series *b)
+{
+    if (c->n == b->n)
+        return verdict_decide(b->ms, b->n, c->ms, c->n, TIMING_GATE_THRESHOLD, TIMING_GATE_CONFIDENCE,
+                              TIMING_GATE_RESAMPLES, 0x6761746531ULL);
+    return verdict_decide_unpaired(b->ms, b->n, c->ms, c->n, TIMING_GATE_THRESHOLD, TIMING_GATE_CONFIDENCE,
+                                   TIMING_GATE_RESAMPLES, 0x6761746531ULL);
+}
+
+/* True when the gate has a verdict (or there is no gate to decide). */
+static int gate_decided(int n, timing_series *series, verdict *gate, int round)
+{
+    if (n < 2 || !gate)
+        return 1;
+    if (round % 8 != 7)  /* a bootstrap every few rounds keeps sampling cheap */
+        return 0;
+    *gate = timing_gate(&series[0], &series[1]);
+    return gate->kind != VERDICT_UNCLEAR;
+}
+
+int timing_measure(device *dev, const timing_policy *p, int n, device_call call, void *ctx,
+                   timing_series *series, verdict *gate, kwb_error *err)
 {
     memset(series, 0, sizeof *series * (size_t)n);
     if (warm_up(dev, p, n, call, ctx, err) != 0)
@@ -61,20 +84,28 @@ int timing_measure(device *dev, const timing_policy *p, int n, timing_call call,
     for (int round = 0;; round++) {
         for (int k = 0; k < n; k++) {
             int which = (round & 1) ? n - 1 - k : k;  /* A B, B A, A B, ... */
-            if (one_sample(dev, p, call, ctx, which, &series[which], err) != 0)
+            device_sample x = {0};
+            if (dev->ops->sample(dev, p, call, ctx, which, &x, err) != 0)
                 return -1;
+            if (x.throttled)
+                series[which].dropped++;
+            else
+                series_add(&series[which], &x);
         }
         double elapsed = proc_now() - start;
-        if (settled(p, n, series, elapsed) || elapsed >= p->max_time_s)
+        if ((settled(p, n, series, elapsed) && gate_decided(n, series, gate, round)) || elapsed >= p->max_time_s)
             break;
     }
     for (int w = 0; w < n; w++)
-        series[w].summary = stats_summarize(series[w].ms, series[w].n);
+        finish_series(&series[w]);
+    if (n == 2 && gate)
+        *gate = timing_gate(&series[0], &series[1]);
     return 0;
 }
 
 void timing_series_free(timing_series *s)
 {
     free(s->ms);
+    free(s->event_ms);
     memset(s, 0, sizeof *s);
 }

@@ -9,22 +9,35 @@
 #include "protocol.h"
 #include "runner/device.h"
 #include "stats.h"
-
-/* Makes one call of callee WHICH; returns 0, or -1 with *err set. */
-typedef int (*timing_call)(void *ctx, int which, kwb_error *err);
+#include "verdict.h"
 
 typedef struct timing_series {
-    double *ms;          /* samples in milliseconds, in the order taken */
+    double *ms;          /* kept samples in milliseconds (primary timer), in the order taken */
+    double *event_ms;    /* the cross-check timer of the same samples (< 0: none) */
     size_t n;
     size_t cap;
+    size_t dropped;      /* samples dropped as throttled */
+    double clock_mhz;    /* mean SM clock over kept samples (0: unknown) */
     stats_summary summary;
+    stats_summary event_summary;
 } timing_series;
 
-/* Samples N callees (1 or 2) under policy P: per sample optional cache flush, device
- * sync, clock, call, device sync, clock. Fills series[0..n). Returns 0, or -1 with *err
- * set when a call failed. */
-int timing_measure(device *dev, const timing_policy *p, int n, timing_call call, void *ctx,
-                   timing_series *series, kwb_error *err);
+/* Practical threshold and confidence of the paired gate. */
+#define TIMING_GATE_THRESHOLD 0.01
+#define TIMING_GATE_CONFIDENCE 0.95
+#define TIMING_GATE_RESAMPLES 2000
+
+/* Samples N callees (1 or 2) under policy P through the device's sample(): warm-up, then
+ * rounds A B, B A, ... until every series has min_samples and the policy's minimum time
+ * has passed with its rsd under target, or max_time_s. Throttled samples are dropped.
+ * With two callees (0 the candidate, 1 the baseline) and GATE not NULL, the paired verdict
+ * is decided once the noise has settled, and sampling goes on while it is unclear, up to
+ * max_time_s. Fills series[0..n). Returns 0, or -1 with *err set when a call failed. */
+int timing_measure(device *dev, const timing_policy *p, int n, device_call call, void *ctx,
+                   timing_series *series, verdict *gate, kwb_error *err);
+/* The paired verdict of candidate series C against baseline series B (paired by index when
+ * their counts agree). */
+verdict timing_gate(const timing_series *c, const timing_series *b);
 /* Frees the samples of s. */
 void timing_series_free(timing_series *s);
 

@@ -35,5 +35,5 @@ expect_grep '"event": ?"error".*cannot load' "$TMP/ev3" "unloadable solution: sa
 expect_grep '"event": ?"bye"' "$TMP/ev3" "unloadable solution: still says bye"
 
 "$KWB_RUNNER" --version >"$TMP/v" && expect_grep '^kwb-runner [0-9.]+ \(protocol 1\)$' "$TMP/v" "--version"
-"$KWB_RUNNER" --list-references >"$TMP/refs" && expect_grep "^$DEF	cpu$" "$TMP/refs" "--list-references"
+"$KWB_RUNNER" --list-references >"$TMP/refs" && expect_grep "^$DEF	cpu(,cuda)?$" "$TMP/refs" "--list-references"
 finish

@@ -1,0 +1,56 @@
+/* cuda_rng.cu - rng_fill on a CUDA device (cuda_rng.h). The kernel evaluates the very
+ * functions the host's rng_fill uses (rng_formula.h, dtype_bits.h), so the values are
+ * bit-identical by construction. Those functions are integer-only but for an exact
+ * int-to-float conversion (|x| < 2^24) and an exact multiply by 2^-16 that is never
+ * followed by an add, so FMA contraction (-fmad) cannot change any result; no special
+ * nvcc float flags are needed. */
+#include <cuda_runtime.h>
+
+#include "kwb/kernel.h"
+#include "rng_formula.h"
+#include "runner/cuda_rng.h"
+
+enum { CUDA_RNG_THREADS = 256, CUDA_RNG_MAX_BLOCKS = 4096 };
+
+/* Grid-stride fill of N elements of type T (stored as the unsigned integer W of its width). */
+template <kwb_dtype T, typename W>
+__global__ void __launch_bounds__(CUDA_RNG_THREADS) cuda_rng_kernel(W *out, size_t n, uint64_t key)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = (W)rng_formula_value(T, key, (uint64_t)i);
+}
+
+template <kwb_dtype T, typename W>
+static cudaError_t cuda_rng_launch(void *dev_ptr, size_t n, uint64_t key, cudaStream_t stream)
+{
+    size_t blocks = (n + CUDA_RNG_THREADS - 1) / CUDA_RNG_THREADS;
+    if (blocks > CUDA_RNG_MAX_BLOCKS)
+        blocks = CUDA_RNG_MAX_BLOCKS;
+    cuda_rng_kernel<T, W><<<(unsigned)blocks, CUDA_RNG_THREADS, 0, stream>>>((W *)dev_ptr, n, key);
+    return cudaGetLastError();
+}
+
+extern "C" int cuda_rng_fill(void *dev_ptr, int dtype, size_t n, uint64_t key, void *stream)
+{
+    if (n == 0)
+        return 0;
+    if (dev_ptr == NULL)
+        return (int)cudaErrorInvalidValue;
+    cudaStream_t s = (cudaStream_t)stream;
+    cudaError_t e;
+    switch (dtype) {
+    case KWB_F32: e = cuda_rng_launch<KWB_F32, uint32_t>(dev_ptr, n, key, s); break;
+    case KWB_F16: e = cuda_rng_launch<KWB_F16, uint16_t>(dev_ptr, n, key, s); break;
+    case KWB_BF16: e = cuda_rng_launch<KWB_BF16, uint16_t>(dev_ptr, n, key, s); break;
+    case KWB_F8_E4M3: e = cuda_rng_launch<KWB_F8_E4M3, uint8_t>(dev_ptr, n, key, s); break;
+    case KWB_F8_E5M2: e = cuda_rng_launch<KWB_F8_E5M2, uint8_t>(dev_ptr, n, key, s); break;
+    case KWB_I64: e = cuda_rng_launch<KWB_I64, uint64_t>(dev_ptr, n, key, s); break;
+    case KWB_I32: e = cuda_rng_launch<KWB_I32, uint32_t>(dev_ptr, n, key, s); break;
+    case KWB_I16: e = cuda_rng_launch<KWB_I16, uint16_t>(dev_ptr, n, key, s); break;
+    case KWB_I8: e = cuda_rng_launch<KWB_I8, uint8_t>(dev_ptr, n, key, s); break;
+    case KWB_BOOL: e = cuda_rng_launch<KWB_BOOL, uint8_t>(dev_ptr, n, key, s); break;
+    default: return (int)cudaErrorInvalidValue;
+    }
+    return (int)e;
+}

@@ -1,0 +1,33 @@
+/* cuda_support.h - the CUDA device's own kernels (cuda_support.cu): holding a stream,
+ * probing the SM clock, and measuring peaks. Callable from C; each returns 0 or a
+ * cudaError_t value. Their kernels are named kwb_* so that the timer can leave them out. */
+#ifndef KWB_CUDA_SUPPORT_H
+#define KWB_CUDA_SUPPORT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Names of the helper kernels, which the CUPTI timer never counts as the call's. */
+#define CUDA_SUPPORT_SPIN_KERNEL "kwb_spin_kernel"
+#define CUDA_SUPPORT_PROBE_KERNEL "kwb_clock_probe"
+
+/* Queues on STREAM a one-thread kernel that spins until *flag (host-mapped) is nonzero or
+ * TIMEOUT_NS pass; it then writes 1 to *timed_out when the time ran out. */
+int cuda_support_hold(void *stream, const volatile int *flag, uint64_t timeout_ns, int *timed_out);
+/* Queues on STREAM a kernel writing clock64() and %globaltimer to slot[0] and slot[1]. */
+int cuda_support_probe(void *stream, unsigned long long *slot);
+/* Runs the fp32 FMA peak kernel on STREAM: GRID blocks of 256 threads, ITERS rounds;
+ * 8 * ITERS flops per thread. OUT holds one float per block (keeps the work alive). */
+int cuda_support_fma(void *stream, int grid, int iters, float *out);
+/* Runs the bf16 tensor-core (mma.sync via wmma) peak kernel: GRID blocks of 4 warps,
+ * ITERS rounds of 4 independent 16x16x16 products per warp (8192 flops each). */
+int cuda_support_mma(void *stream, int grid, int iters, float *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,160 @@
+#define _GNU_SOURCE
+#include "runner/cupti_timer.h"
+
+#include <cupti.h>
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner/cuda_support.h"
+#include "xalloc.h"
+
+enum { CUPTI_BUFFER_BYTES = 4 << 20, CUPTI_ALIGN = 8 };
+
+typedef CUptiResult (*enable_fn)(CUpti_ActivityKind);
+typedef CUptiResult (*register_fn)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+typedef CUptiResult (*flush_fn)(uint32_t);
+typedef CUptiResult (*next_fn)(uint8_t *, size_t, CUpti_Activity **);
+
+struct cupti_timer {
+    void *lib;
+    enable_fn enable;
+    enable_fn disable;
+    register_fn register_callbacks;
+    flush_fn flush_all;
+    next_fn next_record;
+};
+
+/* What the completion callback gathers (CUPTI has one client per process). */
+static struct {
+    next_fn next_record;
+    uint64_t first_start;
+    uint64_t last_end;
+    int kernels;
+} cupti_seen;
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, CUPTI_ALIGN, CUPTI_BUFFER_BYTES) != 0)
+        p = NULL;
+    *buffer = p;
+    *size = p ? CUPTI_BUFFER_BYTES : 0;
+    *max_records = 0;
+}
+
+static int is_helper(const char *name)
+{
+    return name && (strcmp(name, CUDA_SUPPORT_SPIN_KERNEL) == 0 || strcmp(name, CUDA_SUPPORT_PROBE_KERNEL) == 0);
+}
+
+static void note_span(uint64_t start, uint64_t end)
+{
+    if (end <= start)
+        return;
+    if (cupti_seen.kernels == 0 || start < cupti_seen.first_start)
+        cupti_seen.first_start = start;
+    if (cupti_seen.kernels == 0 || end > cupti_seen.last_end)
+        cupti_seen.last_end = end;
+    cupti_seen.kernels++;
+}
+
+/* Kernels, copies and memsets of the call all count: the call's work is all of them. */
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
+{
+    CUpti_Activity *rec = NULL;
+    while (valid > 0 && cupti_seen.next_record(buffer, valid, &rec) == CUPTI_SUCCESS) {
+        if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+            const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
+            if (!is_helper(k->name))
+                note_span(k->start, k->end);
+        } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+            const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)rec;
+            note_span(m->start, m->end);
+        } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+            const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)rec;
+            note_span(m->start, m->end);
+        }
+    }
+    free(buffer);
+}
+
+static void *open_library(const char *cuda_path)
+{
+    const char *env = getenv("KWB_CUPTI_LIB");
+    if (env && *env)
+        return dlopen(env, RTLD_NOW | RTLD_LOCAL);
+    const char *names[] = {"libcupti.so.13", "libcupti.so", NULL};
+    for (int i = 0; names[i]; i++) {
+        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (h)
+            return h;
+    }
+    const char *dirs[] = {"extras/CUPTI/lib64", "lib64", "lib", "targets/x86_64-linux/lib", NULL};
+    for (int i = 0; cuda_path && dirs[i]; i++) {
+        char *p = xasprintf("%s/%s/libcupti.so", cuda_path, dirs[i]);
+        void *h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
+        free(p);
+        if (h)
+            return h;
+    }
+    return NULL;
+}
+
+cupti_timer *cupti_timer_open(const char *cuda_path, kwb_error *err)
+{
+    void *lib = open_library(cuda_path);
+    if (!lib) {
+        kwb_error_set(err, "libcupti not found (%s); set KWB_CUPTI_LIB", dlerror());
+        return NULL;
+    }
+    cupti_timer *t = xcalloc(1, sizeof *t);
+    t->lib = lib;
+    t->enable = (enable_fn)dlsym(lib, "cuptiActivityEnable");
+    t->disable = (enable_fn)dlsym(lib, "cuptiActivityDisable");
+    t->register_callbacks = (register_fn)dlsym(lib, "cuptiActivityRegisterCallbacks");
+    t->flush_all = (flush_fn)dlsym(lib, "cuptiActivityFlushAll");
+    t->next_record = (next_fn)dlsym(lib, "cuptiActivityGetNextRecord");
+    int missing = !t->enable || !t->disable || !t->register_callbacks || !t->flush_all || !t->next_record;
+    cupti_seen.next_record = t->next_record;
+    if (missing || t->register_callbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS ||
+        t->enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS ||
+        t->enable(CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS || t->enable(CUPTI_ACTIVITY_KIND_MEMSET) != CUPTI_SUCCESS) {
+        kwb_error_set(err, "libcupti: cannot start kernel activity tracing");
+        dlclose(lib);
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void cupti_timer_begin(cupti_timer *t)
+{
+    t->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    cupti_seen.kernels = 0;
+}
+
+int cupti_timer_end(cupti_timer *t, double *ms, int *kernels)
+{
+    t->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    *kernels = cupti_seen.kernels;
+    if (cupti_seen.kernels == 0) {
+        *ms = 0;
+        return -1;
+    }
+    *ms = (double)(cupti_seen.last_end - cupti_seen.first_start) * 1e-6;
+    return 0;
+}
+
+void cupti_timer_close(cupti_timer *t)
+{
+    if (!t)
+        return;
+    t->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    t->disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    t->disable(CUPTI_ACTIVITY_KIND_MEMCPY);
+    t->disable(CUPTI_ACTIVITY_KIND_MEMSET);
+    dlclose(t->lib);
+    free(t);
+}

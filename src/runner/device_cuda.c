@@ -1,0 +1,419 @@
+/* device_cuda.c - the cuda device: device memory, CUDA references, inputs generated on the
+ * GPU, and timing by CUPTI spans with held-stream events beside them (DESIGN.md section 7). */
+#define _GNU_SOURCE
+#include <cuda_runtime_api.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "paths.h"
+#include "protocol.h"
+#include "runner/cuda_rng.h"
+#include "runner/cuda_support.h"
+#include "runner/cupti_timer.h"
+#include "runner/device.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+enum { HOLD_TIMEOUT_NS = 500000000 };  /* a call that synchronizes inside cannot deadlock */
+#define THROTTLE_SHARE 0.75
+
+typedef struct cuda_peaks {
+    double copy_gbps;     /* device-to-device copy, bytes read + written */
+    double fp32_tflops;
+    double bf16_tflops;   /* mma.sync through wmma */
+} cuda_peaks;
+
+typedef struct cuda_priv {
+    int ordinal;
+    cudaStream_t stream;
+    cudaEvent_t start, stop;
+    volatile int *hold_flag;      /* host-mapped */
+    int *hold_flag_dev;
+    int *timed_out;               /* device */
+    unsigned long long *probe;    /* device: clock0, time0, clock1, time1 */
+    void *flush_buf;
+    size_t flush_bytes;
+    int l2_bytes, persist_max, sms, clock_khz, mem_clock_khz, mem_bus_bits;
+    char name[256];
+    char uuid[40];
+    cupti_timer *cupti;
+    char cupti_note[256];
+    int broken;
+    cuda_peaks peaks;
+} cuda_priv;
+
+static cuda_priv *priv(device *d)
+{
+    return d->priv;
+}
+
+/* Records a failed CUDA call; a sticky error (the context is lost) breaks the device. */
+static int cuda_fail(device *d, cudaError_t e, const char *what, kwb_error *err)
+{
+    if (e == cudaSuccess)
+        return 0;
+    kwb_error_set(err, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+    if (cudaDeviceSynchronize() != cudaSuccess || cudaPeekAtLastError() != cudaSuccess)
+        priv(d)->broken = 1;
+    return -1;
+}
+
+static void *cuda_alloc(device *d, size_t n, kwb_error *err)
+{
+    void *p = NULL;
+    if (cuda_fail(d, cudaMalloc(&p, n ? n : 256), "cudaMalloc", err) != 0)
+        return NULL;
+    return p;
+}
+
+static void cuda_release(device *d, void *p)
+{
+    if (p)
+        cudaFree(p);
+}
+
+static int cuda_upload(device *d, void *dst, const void *src, size_t n, kwb_error *err)
+{
+    return cuda_fail(d, cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice), "upload", err);
+}
+
+static int cuda_download(device *d, void *dst, const void *src, size_t n, kwb_error *err)
+{
+    return cuda_fail(d, cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost), "download", err);
+}
+
+static int cuda_sync(device *d, kwb_error *err)
+{
+    if (cuda_fail(d, cudaStreamSynchronize(priv(d)->stream), "stream synchronize", err) != 0)
+        return -1;
+    return cuda_fail(d, cudaDeviceSynchronize(), "device synchronize", err);
+}
+
+static int cuda_fill_random(device *d, void *dst, kwb_dtype t, size_t n, uint64_t key, kwb_error *err)
+{
+    int rc = cuda_rng_fill(dst, (int)t, n, key, priv(d)->stream);
+    if (rc != 0)
+        return cuda_fail(d, (cudaError_t)rc, "input generation", err);
+    return cuda_sync(d, err);
+}
+
+/* Cold caches: write twice the L2, drop persisting lines, persisting limit 0. */
+static int cuda_flush_caches(device *d, kwb_error *err)
+{
+    cuda_priv *p = priv(d);
+    static unsigned char byte;
+    byte++;
+    if (cuda_fail(d, cudaMemsetAsync(p->flush_buf, byte, p->flush_bytes, p->stream), "L2 flush", err) != 0)
+        return -1;
+    if (p->persist_max > 0) {
+        cudaCtxResetPersistingL2Cache();
+        cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+    }
+    return 0;
+}
+
+static void cuda_flush(device *d)
+{
+    kwb_error err;
+    cuda_flush_caches(d, &err);
+}
+
+/* SM clock from the two probes, in MHz; 0 when the reading makes no sense. */
+static double probe_clock_mhz(device *d)
+{
+    unsigned long long v[4];
+    if (cudaMemcpy(v, priv(d)->probe, sizeof v, cudaMemcpyDeviceToHost) != cudaSuccess)
+        return 0;
+    double cycles = (double)(v[2] - v[0]), ns = (double)(v[3] - v[1]);
+    double mhz = ns > 0 ? cycles / ns * 1e3 : 0;
+    return mhz > 0 && mhz < 4.0 * priv(d)->clock_khz / 1e3 ? mhz : 0;
+}
+
+/* Queues hold, probe, start event; runs the call; queues stop event and probe. */
+static int held_call(device *d, device_call call, void *ctx, int which, kwb_error *err)
+{
+    cuda_priv *p = priv(d);
+    *p->hold_flag = 0;
+    __sync_synchronize();
+    if (cuda_fail(d, (cudaError_t)cuda_support_hold(p->stream, p->hold_flag_dev, HOLD_TIMEOUT_NS, p->timed_out),
+                  "hold", err) ||
+        cuda_fail(d, (cudaError_t)cuda_support_probe(p->stream, p->probe), "probe", err) ||
+        cuda_fail(d, cudaEventRecord(p->start, p->stream), "event", err))
+        return -1;
+    int rc = call(ctx, which, err);
+    cudaEventRecord(p->stop, p->stream);
+    cuda_support_probe(p->stream, p->probe + 2);
+    *p->hold_flag = 1;
+    __sync_synchronize();
+    return rc;
+}
+
+static int cuda_sample(device *d, const timing_policy *pol, device_call call, void *ctx, int which,
+                       device_sample *out, kwb_error *err)
+{
+    cuda_priv *p = priv(d);
+    if (pol->cold && cuda_flush_caches(d, err) != 0)
+        return -1;
+    if (cuda_fail(d, cudaMemsetAsync(p->timed_out, 0, sizeof(int), p->stream), "reset", err) || cuda_sync(d, err))
+        return -1;
+    if (p->cupti)
+        cupti_timer_begin(p->cupti);
+    if (held_call(d, call, ctx, which, err) != 0 || cuda_sync(d, err) != 0)
+        return -1;
+    int spans = p->cupti && cupti_timer_end(p->cupti, &out->ms, &out->kernels) == 0;
+    float ev = 0;
+    int timed_out = 0;
+    cudaEventElapsedTime(&ev, p->start, p->stop);
+    cudaMemcpy(&timed_out, p->timed_out, sizeof timed_out, cudaMemcpyDeviceToHost);
+    out->event_ms = timed_out ? -1 : ev;  /* the call synchronized while held: events are void */
+    if (!spans && timed_out)
+        return kwb_error_set(err, "the call synchronized the device inside while no CUPTI span was "
+                                  "available: it cannot be timed");
+    if (!spans)
+        out->ms = ev;
+    out->clock_mhz = probe_clock_mhz(d);
+    out->throttled = out->clock_mhz > 0 && out->clock_mhz < THROTTLE_SHARE * p->clock_khz / 1e3;
+    return 0;
+}
+
+static const char *cuda_timer(device *d)
+{
+    return priv(d)->cupti ? "cupti" : "events";
+}
+
+static int cuda_broken(device *d)
+{
+    return priv(d)->broken;
+}
+
+static kwb_stream cuda_stream(device *d)
+{
+    return priv(d)->stream;
+}
+
+static reference_fn cuda_reference(device *d, const char *definition)
+{
+    return references_find_cuda(definition);
+}
+
+static void cuda_describe(device *d, json_t *hello)
+{
+    cuda_priv *p = priv(d);
+    json_object_set_new(hello, "device", json_sprintf("cuda:%d %s", p->ordinal, p->name));
+    json_object_set_new(hello, "gpu", json_string(p->name));
+    json_object_set_new(hello, "uuid", json_string(p->uuid));
+    json_object_set_new(hello, "sms", json_integer(p->sms));
+    json_object_set_new(hello, "l2_bytes", json_integer(p->l2_bytes));
+    json_object_set_new(hello, "sm_clock_mhz", json_real(p->clock_khz / 1e3));
+    json_object_set_new(hello, "mem_clock_mhz", json_real(p->mem_clock_khz / 1e3));
+    json_object_set_new(hello, "timer", json_string(cuda_timer(d)));
+    if (!p->cupti)
+        json_object_set_new(hello, "timer_note", json_string(p->cupti_note));
+    json_object_set_new(hello, "peaks", json_pack("{s:f, s:f, s:f}", "copy_gbps", p->peaks.copy_gbps, "fp32_tflops",
+                                                  p->peaks.fp32_tflops, "bf16_tflops", p->peaks.bf16_tflops));
+}
+
+static void cuda_close(device *d)
+{
+    cuda_priv *p = priv(d);
+    cupti_timer_close(p->cupti);
+    if (!p->broken) {
+        cudaFree(p->flush_buf);
+        cudaFree(p->probe);
+        cudaFree(p->timed_out);
+        cudaFreeHost((void *)p->hold_flag);
+        cudaEventDestroy(p->start);
+        cudaEventDestroy(p->stop);
+        cudaStreamDestroy(p->stream);
+    }
+    free(p);
+    free(d);
+}
+
+static const device_ops cuda_ops = {
+    .kind = "cuda",
+    .alloc = cuda_alloc,
+    .release = cuda_release,
+    .upload = cuda_upload,
+    .download = cuda_download,
+    .sync = cuda_sync,
+    .fill_random = cuda_fill_random,
+    .sample = cuda_sample,
+    .timer = cuda_timer,
+    .broken = cuda_broken,
+    .stream = cuda_stream,
+    .reference = cuda_reference,
+    .flush = cuda_flush,
+    .describe = cuda_describe,
+    .close = cuda_close,
+};
+
+/* Milliseconds of the work RUN queues on the stream, best of REPS. */
+static double best_ms(device *d, int (*run)(device *, void *), void *arg, int reps)
+{
+    cuda_priv *p = priv(d);
+    double best = 1e30;
+    for (int i = 0; i < reps; i++) {
+        float ms = 0;
+        cudaEventRecord(p->start, p->stream);
+        if (run(d, arg) != 0)
+            return 0;
+        cudaEventRecord(p->stop, p->stream);
+        cudaEventSynchronize(p->stop);
+        cudaEventElapsedTime(&ms, p->start, p->stop);
+        if (ms > 0 && ms < best)
+            best = ms;
+    }
+    return best < 1e30 ? best : 0;
+}
+
+typedef struct peak_arg {
+    void *a, *b;
+    size_t bytes;
+    int grid, iters;
+} peak_arg;
+
+static int run_copy(device *d, void *arg)
+{
+    peak_arg *a = arg;
+    return cudaMemcpyAsync(a->b, a->a, a->bytes, cudaMemcpyDeviceToDevice, priv(d)->stream) != cudaSuccess;
+}
+
+static int run_fma(device *d, void *arg)
+{
+    peak_arg *a = arg;
+    return cuda_support_fma(priv(d)->stream, a->grid, a->iters, a->a) != 0;
+}
+
+static int run_mma(device *d, void *arg)
+{
+    peak_arg *a = arg;
+    return cuda_support_mma(priv(d)->stream, a->grid, a->iters, a->a) != 0;
+}
+
+static void measure_peaks(device *d, cuda_peaks *pk)
+{
+    cuda_priv *p = priv(d);
+    peak_arg a = {NULL, NULL, (size_t)1 << 30, p->sms * 8, 4096};
+    if (cudaMalloc(&a.a, a.bytes) != cudaSuccess || cudaMalloc(&a.b, a.bytes) != cudaSuccess) {
+        cudaFree(a.a);
+        return;
+    }
+    cudaMemset(a.a, 1, a.bytes);
+    double ms = best_ms(d, run_copy, &a, 5);
+    pk->copy_gbps = ms > 0 ? 2.0 * (double)a.bytes / (ms * 1e-3) / 1e9 : 0;
+    ms = best_ms(d, run_fma, &a, 5);
+    pk->fp32_tflops = ms > 0 ? 8.0 * a.iters * 256.0 * a.grid / (ms * 1e-3) / 1e12 : 0;
+    ms = best_ms(d, run_mma, &a, 5);
+    pk->bf16_tflops = ms > 0 ? 4.0 * 8192.0 * a.iters * 4.0 * a.grid / (ms * 1e-3) / 1e12 : 0;
+    cudaFree(a.a);
+    cudaFree(a.b);
+}
+
+/* Peaks are measured once per GPU and kept in CACHE_DIR/devices/UUID.json. */
+static void load_or_measure_peaks(device *d, const char *cache_dir)
+{
+    cuda_priv *p = priv(d);
+    char *path = cache_dir ? xasprintf("%s/devices/%s.json", cache_dir, p->uuid) : NULL;
+    json_t *cached = path ? json_load_file(path, 0, NULL) : NULL;
+    if (cached && json_unpack(cached, "{s:F, s:F, s:F}", "copy_gbps", &p->peaks.copy_gbps, "fp32_tflops",
+                              &p->peaks.fp32_tflops, "bf16_tflops", &p->peaks.bf16_tflops) == 0) {
+        json_decref(cached);
+        free(path);
+        return;
+    }
+    json_decref(cached);
+    measure_peaks(d, &p->peaks);
+    if (path) {
+        char *dir = xasprintf("%s/devices", cache_dir);
+        paths_mkdir_p(dir);
+        free(dir);
+        json_t *o = json_pack("{s:s, s:f, s:f, s:f}", "gpu", p->name, "copy_gbps", p->peaks.copy_gbps, "fp32_tflops",
+                              p->peaks.fp32_tflops, "bf16_tflops", p->peaks.bf16_tflops);
+        char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+        if (json_dump_file(o, tmp, JSON_INDENT(2)) == 0)
+            rename(tmp, path);
+        unlink(tmp);
+        free(tmp);
+        json_decref(o);
+    }
+    free(path);
+}
+
+static void read_facts(cuda_priv *p)
+{
+    struct cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, p->ordinal);
+    snprintf(p->name, sizeof p->name, "%s", prop.name);
+    char *u = p->uuid;
+    for (int i = 0; i < 16; i++)
+        u += sprintf(u, "%s%02x", (i == 4 || i == 6 || i == 8 || i == 10) ? "-" : "", (unsigned char)prop.uuid.bytes[i]);
+    cudaDeviceGetAttribute(&p->sms, cudaDevAttrMultiProcessorCount, p->ordinal);
+    cudaDeviceGetAttribute(&p->l2_bytes, cudaDevAttrL2CacheSize, p->ordinal);
+    cudaDeviceGetAttribute(&p->persist_max, cudaDevAttrMaxPersistingL2CacheSize, p->ordinal);
+    cudaDeviceGetAttribute(&p->clock_khz, cudaDevAttrClockRate, p->ordinal);
+    cudaDeviceGetAttribute(&p->mem_clock_khz, cudaDevAttrMemoryClockRate, p->ordinal);
+}
+
+static int setup(device *d, kwb_error *err)
+{
+    cuda_priv *p = priv(d);
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess)
+        return kwb_error_set(err, "cuda: no usable GPU: %s", cudaGetErrorString(e));
+    if (p->ordinal >= count)
+        return kwb_error_set(err, "cuda:%d: this machine has %d GPU(s)", p->ordinal, count);
+    if (cuda_fail(d, cudaSetDevice(p->ordinal), "cudaSetDevice", err))
+        return -1;
+    read_facts(p);
+    p->flush_bytes = 2 * (size_t)(p->l2_bytes > 0 ? p->l2_bytes : 64 << 20);
+    if (cuda_fail(d, cudaStreamCreateWithFlags(&p->stream, cudaStreamNonBlocking), "stream", err) ||
+        cuda_fail(d, cudaEventCreate(&p->start), "event", err) || cuda_fail(d, cudaEventCreate(&p->stop), "event", err) ||
+        cuda_fail(d, cudaHostAlloc((void **)&p->hold_flag, sizeof(int), cudaHostAllocMapped), "host flag", err) ||
+        cuda_fail(d, cudaHostGetDevicePointer((void **)&p->hold_flag_dev, (void *)p->hold_flag, 0), "flag", err) ||
+        cuda_fail(d, cudaMalloc((void **)&p->timed_out, sizeof(int)), "cudaMalloc", err) ||
+        cuda_fail(d, cudaMalloc((void **)&p->probe, 4 * sizeof(unsigned long long)), "cudaMalloc", err) ||
+        cuda_fail(d, cudaMalloc(&p->flush_buf, p->flush_bytes), "cudaMalloc", err))
+        return -1;
+    return 0;
+}
+
+device *device_cuda_open(int ordinal, const char *cache_dir, kwb_error *err)
+{
+    device *d = xcalloc(1, sizeof *d);
+    cuda_priv *p = xcalloc(1, sizeof *p);
+    d->ops = &cuda_ops;
+    d->priv = p;
+    p->ordinal = ordinal;
+    if (setup(d, err) != 0) {
+        free(p);
+        free(d);
+        return NULL;
+    }
+    kwb_error cerr = {{0}};
+    if (!getenv("KWB_NO_CUPTI"))
+        p->cupti = cupti_timer_open(KWB_CUDA_PATH, &cerr);
+    else
+        snprintf(cerr.msg, sizeof cerr.msg, "KWB_NO_CUPTI is set");
+    if (!p->cupti)
+        snprintf(p->cupti_note, sizeof p->cupti_note, "CUPTI unavailable (%.180s): held-stream events", cerr.msg);
+    load_or_measure_peaks(d, cache_dir);
+    return d;
+}
+
+void device_cuda_list(FILE *f)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess)
+        return;
+    for (int i = 0; i < count; i++) {
+        struct cudaDeviceProp prop;
+        if (cudaGetDeviceProperties(&prop, i) == cudaSuccess)
+            fprintf(f, "cuda:%d %s\n", i, prop.name);
+    }
+}
