@@ -49,6 +49,7 @@ int main(int argc, char **argv)
     std::vector<float> ms;
     for (int i = 0; i < k + 3; i++) {  /* three warm-up calls, not kept */
         CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes, s));
+        CHECK((cudaError_t)cuda_support_read(s, flush, flush_bytes, timed_out));
         CHECK(cudaStreamSynchronize(s));
         int held = mode[0] == 'h';
         if (held) {

@@ -17,6 +17,9 @@ extern "C" {
 /* Queues on STREAM a one-thread kernel that spins until *flag (host-mapped) is nonzero or
  * TIMEOUT_NS pass; it then writes 1 to *timed_out when the time ran out. */
 int cuda_support_hold(void *stream, const volatile int *flag, uint64_t timeout_ns, int *timed_out);
+/* Queues on STREAM a kernel that reads BYTES of BUF (a multiple of 16), leaving L2 holding
+ * clean lines of BUF; SINK is written only in a practically impossible case. */
+int cuda_support_read(void *stream, const void *buf, size_t bytes, int *sink);
 /* Queues on STREAM a kernel writing clock64() and %globaltimer to slot[0] and slot[1]. */
 int cuda_support_probe(void *stream, unsigned long long *slot);
 /* Runs the fp32 FMA peak kernel on STREAM: GRID blocks of 256 threads, ITERS rounds;

@@ -101,13 +101,16 @@ static int cuda_fill_random(device *d, void *dst, kwb_dtype t, size_t n, uint64_
     return cuda_sync(d, err);
 }
 
-/* Cold caches: write twice the L2, drop persisting lines, persisting limit 0. */
+/* Cold caches: write twice the L2, then read it back so that the lines left are clean (as
+ * Nsight Compute's cache control leaves them), drop persisting lines, persisting limit 0. */
 static int cuda_flush_caches(device *d, kwb_error *err)
 {
     cuda_priv *p = priv(d);
     static unsigned char byte;
     byte++;
-    if (cuda_fail(d, cudaMemsetAsync(p->flush_buf, byte, p->flush_bytes, p->stream), "L2 flush", err) != 0)
+    if (cuda_fail(d, cudaMemsetAsync(p->flush_buf, byte, p->flush_bytes, p->stream), "L2 flush", err) != 0 ||
+        cuda_fail(d, (cudaError_t)cuda_support_read(p->stream, p->flush_buf, p->flush_bytes, (int *)p->probe),
+                  "L2 flush", err) != 0)
         return -1;
     if (p->persist_max > 0) {
         cudaCtxResetPersistingL2Cache();
