@@ -133,25 +133,6 @@ static int write_file(const char *path, const char *data, size_t len)
     return (fclose(f) == 0 && w == len) ? 0 : -1;
 }
 
-static void remove_tree(const char *path)
-{
-    DIR *d = opendir(path);
-    if (!d) {
-        unlink(path);
-        return;
-    }
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        char *sub = xasprintf("%s/%s", path, e->d_name);
-        remove_tree(sub);
-        free(sub);
-    }
-    closedir(d);
-    rmdir(path);
-}
-
 /* Writes the sources into WORK/src and compiles them there into WORK/lib.so. */
 static int compile_in(const solution *s, char **base, int nbase, const char *work,
                       const build_options *opt, build_result *r, kwb_error *err)
@@ -221,7 +202,7 @@ int build_solution(const solution *s, const build_options *opt, build_result *r,
             r->log = xstrdup("");
     } else {
         char *work = xasprintf("%s.tmp.%ld", dir, (long)getpid());
-        remove_tree(work);
+        paths_remove_tree(work);
         if (paths_mkdir_p(work) != 0)
             rc = kwb_error_set(err, "%s: cannot create: %s", work, strerror(errno));
         else {
@@ -234,7 +215,7 @@ int build_solution(const solution *s, const build_options *opt, build_result *r,
             else if (crc == 0 && (rename(work, dir) == 0 || access(r->so_path, R_OK) == 0))
                 r->ok = 1;
         }
-        remove_tree(work);
+        paths_remove_tree(work);
         free(work);
     }
     free(dir);

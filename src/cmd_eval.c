@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "evalrec.h"
 #include "paths.h"
 #include "proc.h"
 #include "strbuf.h"
@@ -27,6 +28,12 @@ typedef struct eval_args {
     const char *device;
     const char *devices;
     const char *traces;
+    const char *workspace;
+    const char *session;
+    const char *parent;
+    const char *name;
+    const char *direction;
+    int resume;
     int hot;
     int trials;
     double timeout_s;
@@ -41,7 +48,8 @@ static void eval_usage(FILE *f)
     fputs("usage: kwb eval --definition NAME --solution DIR [--baseline DIR] [--dataset DIR]\n"
           "                [--workloads FILTER] [--device cpu|cuda[:N]] [--devices all|LIST] [--hot]\n"
           "                [--trials N] [--timeout S] [--max-time S] [--seed N] [--json] [--traces FILE]\n"
-          "                [--quiet]\n"
+          "                [--quiet] [--workspace DIR] [--session NAME [--parent CAND] [--name NAME]\n"
+          "                [--direction TEXT] | --session NAME --resume]\n"
           "       (--against DIR is --baseline DIR: paired timing with a verdict per workload)\n",
           f);
 }
@@ -64,7 +72,10 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         {"definition", required_argument, NULL, 'd'}, {"solution", required_argument, NULL, 's'},
         {"baseline", required_argument, NULL, 'b'},   {"against", required_argument, NULL, 'b'},
         {"dataset", required_argument, NULL, 'D'},    {"devices", required_argument, NULL, 'E'},
-        {"hot", no_argument, NULL, 'H'},
+        {"hot", no_argument, NULL, 'H'},             {"workspace", required_argument, NULL, 'W'},
+        {"session", required_argument, NULL, 'X'},    {"parent", required_argument, NULL, 'P'},
+        {"name", required_argument, NULL, 'N'},       {"direction", required_argument, NULL, 'R'},
+        {"resume", no_argument, NULL, 'U'},
         {"workloads", required_argument, NULL, 'w'},  {"device", required_argument, NULL, 'v'},
         {"trials", required_argument, NULL, 't'},     {"timeout", required_argument, NULL, 'T'},
         {"max-time", required_argument, NULL, 'm'},   {"seed", required_argument, NULL, 'S'},
@@ -86,6 +97,12 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         case 'v': a->device = optarg; break;
         case 'E': a->devices = optarg; break;
         case 'H': a->hot = 1; break;
+        case 'W': a->workspace = optarg; break;
+        case 'X': a->session = optarg; break;
+        case 'P': a->parent = optarg; break;
+        case 'N': a->name = optarg; break;
+        case 'R': a->direction = optarg; break;
+        case 'U': a->resume = 1; break;
         case 'o': a->traces = optarg; break;
         case 'j': a->json = 1; break;
         case 'q': a->quiet = 1; break;
@@ -97,7 +114,11 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         default: eval_usage(stderr); return -1;
         }
     }
-    if (optind < argc || !a->definition || !a->solution_dir) {
+    if (a->resume && !a->session) {
+        fprintf(stderr, "kwb eval: --resume needs --session NAME\n");
+        return -1;
+    }
+    if (optind < argc || !a->definition || (!a->solution_dir && !a->resume)) {
         fprintf(stderr, "kwb eval: %s\n", optind < argc ? "unexpected argument" : "--definition and --solution are required");
         eval_usage(stderr);
         return -1;
@@ -126,10 +147,13 @@ static int prepare_solution(const char *dir, const char *name, const build_optio
 }
 
 /* Progress on a terminal, shared by the runners of several devices. */
+/* Each final result: recorded in the session (when there is one), shown on a terminal. */
 typedef struct progress_state {
     pthread_mutex_t mu;
     int done;
     int total;
+    int show;
+    eval_recorder *rec;
 } progress_state;
 
 static void progress(void *ctx, int done, int total, const wl_result *r)
@@ -137,9 +161,13 @@ static void progress(void *ctx, int done, int total, const wl_result *r)
     progress_state *p = ctx;
     pthread_mutex_lock(&p->mu);
     p->done++;
-    fprintf(stderr, "\r\033[K[%d/%d] %.8s %s", p->done, p->total, r->wl->uuid, status_name(r->status));
-    if (p->done == p->total)
-        fputc('\n', stderr);
+    if (p->rec)
+        evalrec_record(p->rec, r);
+    if (p->show) {
+        fprintf(stderr, "\r\033[K[%d/%d] %.8s %s", p->done, p->total, r->wl->uuid, status_name(r->status));
+        if (p->done == p->total)
+            fputc('\n', stderr);
+    }
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -290,7 +318,7 @@ static void note_hello(eval_outcome *o, json_t *hello, const char *device)
 }
 
 static int run_devices(const eval_args *a, const definition *d, workload_set *set, wl_result *res,
-                       job_solution *sols, int nsols, eval_outcome *out, kwb_error *err)
+                       job_solution *sols, int nsols, eval_recorder *rec, eval_outcome *out, kwb_error *err)
 {
     char *runner = paths_runner(), **names = NULL;
     int ndev = resolve_devices(a, runner, &names, err);
@@ -302,7 +330,7 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
         ndev = set->count;
     device_run *runs = xcalloc((size_t)ndev, sizeof *runs);
     pthread_t *threads = xcalloc((size_t)ndev, sizeof *threads);
-    progress_state prog = {PTHREAD_MUTEX_INITIALIZER, 0, set->count};
+    progress_state prog = {PTHREAD_MUTEX_INITIALIZER, 0, set->count, !a->quiet && isatty(STDERR_FILENO), rec};
     char *def_path = abs_path(d->path), *root = abs_path(a->dataset), *cache = paths_cache_dir();
     deal(runs, ndev, set, res);
     for (int k = 0; k < ndev; k++) {
@@ -316,10 +344,8 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
             job->solutions[job->nsolutions++] = sols[s];
         set_policy(a, names[k], job);
         runs[k].client = (runclient){.runner_path = runner, .timeout_s = a->timeout_s, .job = job};
-        if (!a->quiet && isatty(STDERR_FILENO)) {
-            runs[k].client.progress = progress;
-            runs[k].client.progress_ctx = &prog;
-        }
+        runs[k].client.progress = progress;
+        runs[k].client.progress_ctx = &prog;
         pthread_create(&threads[k], NULL, device_thread, &runs[k]);
     }
     int rc = 0;
@@ -345,23 +371,38 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
     return rc;
 }
 
-static int run_eval(const eval_args *a, const definition *d, workload_set *set, wl_result *res,
-                    eval_outcome *out, kwb_error *err)
+/* Records the candidate (archive, round, build) and starts its eval run. */
+static int record_start(const eval_args *a, eval_recorder *rec, const solution *sol, const build_result *br,
+                        int n, kwb_error *err)
+{
+    if (!rec)
+        return 0;
+    if (!a->resume && evalrec_candidate(rec, sol, a->parent, a->name, a->direction, br, err) != 0)
+        return -1;
+    return a->resume ? 0 : evalrec_begin(rec, a->device, n, err);
+}
+
+static int run_eval(const eval_args *a, const char *solution_dir, const definition *d, workload_set *set,
+                    wl_result *res, eval_recorder *rec, eval_outcome *out, kwb_error *err)
 {
     build_options bo;
     build_options_default(&bo);
     solution *sol = NULL, *base = NULL;
     build_result br = {0}, bbr = {0};
-    int rc = prepare_solution(a->solution_dir, d->name, &bo, &sol, &br, err);
+    int rc = prepare_solution(solution_dir, d->name, &bo, &sol, &br, err);
     if (rc == 1 && a->baseline_dir)
         rc = prepare_solution(a->baseline_dir, d->name, &bo, &base, &bbr, err) == 1 ? 1 : -1;
-    if (rc == 0)
+    if (rc >= 0 && record_start(a, rec, sol, &br, set->count, err) != 0)
+        rc = -1;
+    if (rc == 0) {
         mark_compile_error(res, set, &br, sol->name);
-    else if (rc == 1) {
+        for (int i = 0; rec && i < set->count; i++)
+            evalrec_record(rec, &res[i]);
+    } else if (rc == 1) {
         job_solution sols[2] = {job_entry("candidate", sol, &br)};
         if (base)
             sols[1] = job_entry("baseline", base, &bbr);
-        rc = run_devices(a, d, set, res, sols, base ? 2 : 1, out, err) == 0 ? 1 : -1;
+        rc = run_devices(a, d, set, res, sols, base ? 2 : 1, rec, out, err) == 0 ? 1 : -1;
     }
     if (rc == 1 && base && !bbr.ok)
         rc = -1;
@@ -371,6 +412,31 @@ static int run_eval(const eval_args *a, const definition *d, workload_set *set, 
     build_result_free(&bbr);
     build_options_free(&bo);
     return rc < 0 ? -1 : 0;
+}
+
+/* For --resume: the interrupted run's candidate in *dir, and SET cut to what it lacks. */
+static int resume_only_missing(eval_recorder *rec, const definition *d, workload_set *set, char **dir,
+                               kwb_error *err)
+{
+    char **done = NULL;
+    int ndone = 0;
+    if (evalrec_resume(rec, dir, &done, &ndone, err) != 0)
+        return -1;
+    int kept = 0;
+    for (int i = 0; i < set->count; i++) {
+        int seen = 0;
+        for (int k = 0; k < ndone && !seen; k++)
+            seen = strcmp(done[k], set->items[i].uuid) == 0;
+        if (seen)
+            workload_free(&set->items[i]);
+        else
+            set->items[kept++] = set->items[i];
+    }
+    set->count = kept;
+    fprintf(stderr, "kwb: resuming: %d workload(s) recorded before, %d to go\n", ndone, kept);
+    store_strings_free(done, ndone);
+    (void)d;
+    return 0;
 }
 
 int cmd_eval(int argc, char **argv)
@@ -390,14 +456,25 @@ int cmd_eval(int argc, char **argv)
         return 2;
     }
     int code = 2;
-    if (a.filter && workload_set_filter(&set, d, a.filter) == 0)
+    eval_recorder rec_store, *rec = NULL;
+    char *resume_dir = NULL;
+    if (a.session && evalrec_open(&rec_store, a.workspace, a.session, d->name, &err) == 0)
+        rec = &rec_store;
+    if (a.session && !rec)
+        fprintf(stderr, "kwb eval: %s\n", err.msg);
+    else if (a.resume && resume_only_missing(rec, d, &set, &resume_dir, &err) != 0)
+        fprintf(stderr, "kwb eval: %s\n", err.msg);
+    else if (a.filter && workload_set_filter(&set, d, a.filter) == 0)
         fprintf(stderr, "kwb eval: no workload of %s matches '%s'\n", d->name, a.filter);
     else if (set.count == 0)
-        fprintf(stderr, "kwb eval: %s has no workloads in %s\n", d->name, dataset);
+        fprintf(stderr, "kwb eval: %s has no workloads left to evaluate in %s\n", d->name, dataset);
     else {
         wl_result *res = xcalloc((size_t)set.count, sizeof *res);
         eval_outcome out = {0};
-        if (run_eval(&a, d, &set, res, &out, &err) != 0)
+        int rc = run_eval(&a, resume_dir ? resume_dir : a.solution_dir, d, &set, res, rec, &out, &err);
+        if (rc == 0 && rec && evalrec_finish(rec, res, set.count, &err) != 0)
+            rc = -1;
+        if (rc != 0)
             fprintf(stderr, "kwb eval: %s\n", err.msg);
         else {
             char *hardware = out.hardware;
@@ -418,6 +495,11 @@ int cmd_eval(int argc, char **argv)
         free(res);
         free(out.hardware);
     }
+    if (rec)
+        evalrec_close(rec);
+    if (resume_dir)
+        paths_remove_tree(resume_dir);
+    free(resume_dir);
     workload_set_free(&set);
     definition_free(d);
     free(dataset);

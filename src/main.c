@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd_eval.h"
+#include "cmd_store.h"
 #include "config.h"
 
 typedef struct command {
@@ -14,6 +15,13 @@ typedef struct command {
 
 static const command commands[] = {
     {"eval", cmd_eval, "evaluate a solution on every workload of a definition"},
+    {"init", cmd_init, "make a workspace: a session store and a candidate archive"},
+    {"sessions", cmd_sessions, "list the workspace's sessions"},
+    {"log", cmd_log, "a session's rounds, decisions and best latency after each"},
+    {"show", cmd_show, "a candidate's diff against its parent and its results"},
+    {"decide", cmd_decide, "promote (tag) or reject a candidate, with a reason"},
+    {"checkout", cmd_checkout, "write a candidate's files into a folder"},
+    {"report", cmd_report, "a session's report as md, csv, json, traces or html"},
 };
 
 static void usage(FILE *f)

@@ -1,5 +1,6 @@
 #include "paths.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -124,4 +125,23 @@ int paths_is_safe_relative(const char *path)
         p += *p == '/';
     }
     return 1;
+}
+
+void paths_remove_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d) {
+        unlink(path);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char *sub = xasprintf("%s/%s", path, e->d_name);
+        paths_remove_tree(sub);
+        free(sub);
+    }
+    closedir(d);
+    rmdir(path);
 }

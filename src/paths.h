@@ -19,6 +19,8 @@ char *paths_cache_dir(void);
 /* Creates DIR and its parents (mode 0755); returns 0, or -1 with errno set. */
 int paths_mkdir_p(const char *dir);
 
+/* Removes PATH and everything below it (no error when it is not there). */
+void paths_remove_tree(const char *path);
 /* True when PATH is relative and has no ".." component (it stays below its root). */
 int paths_is_safe_relative(const char *path);
 

@@ -18,8 +18,10 @@ void strbuf_init(strbuf *sb)
 
 static void strbuf_reserve(strbuf *sb, size_t extra)
 {
-    if (sb->len + extra + 1 <= sb->cap)
+    if (sb->s && sb->len + extra + 1 <= sb->cap)
         return;
+    if (sb->cap == 0)
+        sb->cap = 64;
     while (sb->len + extra + 1 > sb->cap)
         sb->cap *= 2;
     sb->s = xrealloc(sb->s, sb->cap);
@@ -56,7 +58,8 @@ void strbuf_printf(strbuf *sb, const char *fmt, ...)
 char *strbuf_detach(strbuf *sb)
 {
     char *s = sb->s;
-    strbuf_init(sb);
+    sb->s = NULL;  /* empty and unallocated: adding to it again allocates anew */
+    sb->len = sb->cap = 0;
     return s;
 }
 

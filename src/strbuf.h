@@ -18,7 +18,8 @@ void strbuf_add(strbuf *sb, const void *p, size_t n);
 void strbuf_puts(strbuf *sb, const char *s);
 /* Appends formatted text. */
 void strbuf_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Returns the string, which the caller frees, and leaves sb empty. */
+/* Returns the string, which the caller frees, and leaves sb empty (nothing to free; adding
+ * to it again is fine). */
 char *strbuf_detach(strbuf *sb);
 /* Frees the string; sb may be reused after strbuf_init. */
 void strbuf_free(strbuf *sb);

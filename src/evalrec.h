@@ -1,0 +1,52 @@
+/* evalrec.h - `kwb eval --session`: the evaluation recorded in the workspace as it happens.
+ * The candidate is archived as a git commit, a round is opened, the build and every
+ * workload's result are recorded the moment they are final (one transaction each), so a
+ * killed kwb loses at most the workload in flight, and `--resume` finishes the rest. */
+#ifndef KWB_EVALREC_H
+#define KWB_EVALREC_H
+
+#include <stdint.h>
+
+#include "build.h"
+#include "error.h"
+#include "results.h"
+#include "solution.h"
+#include "wsopen.h"
+
+typedef struct eval_recorder {
+    ws_handle h;
+    char *session_name;
+    int64_t session;
+    int64_t candidate;
+    int64_t round;
+    int64_t eval_run;
+    int recorded;            /* rows recorded by this process */
+    int failed;              /* rows that could not be recorded */
+    kwb_error first_error;   /* why the first one failed */
+} eval_recorder;
+
+/* Opens workspace WS_DIR (NULL: found as usual) and session NAME (created for DEFINITION
+ * when new; refused when it belongs to another definition), takes the session for this
+ * process, and marks what an earlier, killed kwb left running as interrupted. */
+int evalrec_open(eval_recorder *r, const char *ws_dir, const char *name, const char *def_name, kwb_error *err);
+/* Archives SOL (a commit whose parent is PARENT_REF's, else the session's current
+ * candidate's), records it as a candidate named NAME (NULL: the solution's name), opens a
+ * round titled TITLE (NULL: "evaluate NAME") and records the build BR. */
+int evalrec_candidate(eval_recorder *r, const solution *sol, const char *parent_ref, const char *name,
+                      const char *title, const build_result *br, kwb_error *err);
+/* Starts the eval run: N workloads on DEVICE. */
+int evalrec_begin(eval_recorder *r, const char *device, int n, kwb_error *err);
+/* Records one final result (safe to call from one thread at a time); a failure is counted,
+ * not fatal, and reported by evalrec_finish. */
+void evalrec_record(eval_recorder *r, const wl_result *res);
+/* For --resume: the newest interrupted eval run of the session, its candidate's files
+ * checked out into a new folder *dir (the caller removes it), and the uuids it already has.
+ * The run and its round are running again. */
+int evalrec_resume(eval_recorder *r, char **dir, char ***done, int *ndone, kwb_error *err);
+/* Finishes the eval run (complete when every planned workload is recorded) and ends the
+ * round with an outcome from RES[0..n). Returns -1 when rows could not be recorded. */
+int evalrec_finish(eval_recorder *r, const wl_result *res, int n, kwb_error *err);
+/* Releases the session and closes the workspace. */
+void evalrec_close(eval_recorder *r);
+
+#endif
