@@ -716,8 +716,8 @@ static int check_kind(store *st, int *version, kwb_error *err)
         return kwb_error_set(err, "%s: store schema version %d is newer than this kwb understands (%d); "
                                   "use a newer kwb", st->path, *version, N_MIGRATIONS);
     if (st->readonly && *version < N_MIGRATIONS)
-        return kwb_error_set(err, "%s: store schema version %d must be migrated to %d; open it once "
-                                  "without --read-only", st->path, *version, N_MIGRATIONS);
+        return kwb_error_set(err, "%s: store schema version %d must be migrated to %d; a command that "
+                                  "writes (kwb eval --session) migrates it", st->path, *version, N_MIGRATIONS);
     return 0;
 }
 
@@ -987,8 +987,8 @@ static int check_holder(store *st, int64_t session, pid_t pid, char *name, size_
     *old = hpid;
     if (hpid == 0 || hpid == (int64_t)pid || !holder_alive(st, hpid, host, null_start ? NULL : start))
         return 0;
-    kwb_error_set(err, "session '%s' is held by kwb pid %lld on %s since %s; open it read-only with "
-                       "--read-only", name, (long long)hpid, host, since);
+    kwb_error_set(err, "session '%s' is held by kwb pid %lld on %s since %s; it stays readable "
+                       "(kwb log, show, report open it read-only)", name, (long long)hpid, host, since);
     return 1;
 }
 

@@ -68,7 +68,7 @@ void store_session_free(store_session *s);
 /* Frees an array from store_session_list. */
 void store_session_list_free(store_session *s, int n);
 /* Records PID of this host as the session's holder. Fails with "session 'X' is held by kwb
- * pid N on HOST since T; open it read-only with --read-only" when another live process of
+ * pid N on HOST since T; it stays readable (...)" when another live process of
  * this host holds it; a holder that is gone (or whose pid now names another process, or
  * recorded on another host) is stale and taken over. PID may re-acquire its own session. */
 int store_session_acquire(store *st, int64_t session, pid_t pid, kwb_error *err);

@@ -231,7 +231,7 @@ static void test_migrate_from_empty_file(void **state)
     fclose(fp);
     assert_null(store_open(f->path, 1, &err));
     assert_contains(err.msg, "must be migrated");
-    assert_contains(err.msg, "without --read-only");
+    assert_contains(err.msg, "a command that writes (kwb eval --session) migrates it");
     store *st = open_rw(f);
     store_close(st);
     assert_int_equal(sql_int(f->path, "PRAGMA user_version"), store_schema_version());
@@ -861,7 +861,7 @@ static void test_lock_alive_holder(void **state)
     assert_contains(err.msg, want);
     assert_contains(err.msg, host);
     assert_contains(err.msg, " since ");
-    assert_contains(err.msg, "open it read-only with --read-only");
+    assert_contains(err.msg, "(kwb log, show, report open it read-only)");
 
     store *ro = store_open(f->path, 1, &err);                  /* read-only while held */
     assert_non_null(ro);
