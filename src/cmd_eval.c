@@ -464,7 +464,14 @@ int cmd_eval(int argc, char **argv)
         fprintf(stderr, "kwb eval: %s\n", err.msg);
     else if (a.resume && resume_only_missing(rec, d, &set, &resume_dir, &err) != 0)
         fprintf(stderr, "kwb eval: %s\n", err.msg);
-    else if (a.filter && workload_set_filter(&set, d, a.filter) == 0)
+    else if (a.resume && set.count == 0) {
+        /* Killed after its last result but before it closed the run: close it now. */
+        code = evalrec_finish(rec, NULL, 0, &err) == 0 ? 0 : 2;
+        if (code)
+            fprintf(stderr, "kwb eval: %s\n", err.msg);
+        else
+            fprintf(stderr, "kwb: nothing left to run: the evaluation is complete (kwb show lists it)\n");
+    } else if (a.filter && workload_set_filter(&set, d, a.filter) == 0)
         fprintf(stderr, "kwb eval: no workload of %s matches '%s'\n", d->name, a.filter);
     else if (set.count == 0)
         fprintf(stderr, "kwb eval: %s has no workloads left to evaluate in %s\n", d->name, dataset);

@@ -176,8 +176,9 @@ int evalrec_finish(eval_recorder *r, const wl_result *res, int n, kwb_error *err
     int complete = run.n_done >= run.n_workloads;
     store_eval_run_free(&run);
     results_summary s = results_summarize(res, n);
-    char *outcome = xasprintf("%d of %d PASSED; mean latency %.4f ms", s.by_status[ST_PASSED], s.total,
-                              s.mean_latency_ms);
+    char *outcome = n ? xasprintf("%d of %d PASSED; mean latency %.4f ms", s.by_status[ST_PASSED], s.total,
+                                  s.mean_latency_ms)
+                      : xstrdup("completed on resume: every workload had been recorded");
     int rc = store_eval_finish(r->h.st, r->eval_run, complete ? "complete" : "interrupted", err);
     if (rc == 0 && r->round)
         rc = store_round_end(r->h.st, r->round, complete ? "done" : "interrupted", outcome, err);

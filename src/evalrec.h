@@ -44,7 +44,8 @@ void evalrec_record(eval_recorder *r, const wl_result *res);
  * The run and its round are running again. */
 int evalrec_resume(eval_recorder *r, char **dir, char ***done, int *ndone, kwb_error *err);
 /* Finishes the eval run (complete when every planned workload is recorded) and ends the
- * round with an outcome from RES[0..n). Returns -1 when rows could not be recorded. */
+ * round with an outcome from RES[0..n) (N 0: a resume that found nothing left to run).
+ * Returns -1 when rows could not be recorded. */
 int evalrec_finish(eval_recorder *r, const wl_result *res, int n, kwb_error *err);
 /* Releases the session and closes the workspace. */
 void evalrec_close(eval_recorder *r);

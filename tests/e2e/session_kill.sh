@@ -36,6 +36,13 @@ pass "20 kills: integrity_check ok, git fsck clean, $decisions decisions kept, $
 left=$(sqlite3 "$TMP/ws/kwb.db" "SELECT count(*) FROM eval_runs WHERE state != 'complete'" 2>&1)
 [ "$left" = "0" ] && pass "every evaluation finished after its resume" || fail "$left evaluation(s) not complete"
 [ "$resumed" -gt 0 ] && pass "at least one kill landed mid-evaluation" || fail "no kill landed mid-evaluation"
+# A kill after the last result but before the run was closed: --resume closes it.
+sqlite3 "$TMP/ws/kwb.db" "UPDATE eval_runs SET state = 'interrupted' WHERE id = (SELECT max(id) FROM eval_runs)"
+ev --resume >"$TMP/closing" 2>&1
+expect_code 0 "$?" "resume with nothing left to run"
+expect_grep 'nothing left to run' "$TMP/closing" "resume says so"
+left=$(sqlite3 "$TMP/ws/kwb.db" "SELECT count(*) FROM eval_runs WHERE state != 'complete'" 2>&1)
+[ "$left" = "0" ] && pass "and the run is complete" || fail "$left run(s) still open"
 "$KWB" log s >"$TMP/log" 2>&1
 expect_grep 'interrupted|done' "$TMP/log" "the log shows the rounds"
 finish
