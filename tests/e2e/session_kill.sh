@@ -37,7 +37,8 @@ left=$(sqlite3 "$TMP/ws/kwb.db" "SELECT count(*) FROM eval_runs WHERE state != '
 [ "$left" = "0" ] && pass "every evaluation finished after its resume" || fail "$left evaluation(s) not complete"
 [ "$resumed" -gt 0 ] && pass "at least one kill landed mid-evaluation" || fail "no kill landed mid-evaluation"
 # A kill after the last result but before the run was closed: --resume closes it.
-sqlite3 "$TMP/ws/kwb.db" "UPDATE eval_runs SET state = 'interrupted' WHERE id = (SELECT max(id) FROM eval_runs)"
+sqlite3 "$TMP/ws/kwb.db" "UPDATE eval_runs SET state = 'interrupted' WHERE id = (SELECT max(id) FROM eval_runs);
+    UPDATE rounds SET state = 'interrupted' WHERE id = (SELECT round_id FROM eval_runs ORDER BY id DESC LIMIT 1)"
 ev --resume >"$TMP/closing" 2>&1
 expect_code 0 "$?" "resume with nothing left to run"
 expect_grep 'nothing left to run' "$TMP/closing" "resume says so"
