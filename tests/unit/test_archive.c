@@ -8,6 +8,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,29 +34,6 @@ typedef struct fixture {
     char repo[300]; /* TMP/arch.git, made bare by open_bare() */
 } fixture;
 
-static void remove_tree(const char *path)
-{
-    struct stat sb;
-    if (lstat(path, &sb) != 0)
-        return;
-    if (S_ISDIR(sb.st_mode)) {
-        DIR *d = opendir(path);
-        struct dirent *e;
-        while (d && (e = readdir(d))) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char child[4096];
-            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-            remove_tree(child);
-        }
-        if (d)
-            closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
-
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
@@ -73,7 +52,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    remove_tree(f->tmp);
+    testutil_remove_tree(f->tmp);
     free(f);
     return 0;
 }

@@ -7,6 +7,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,45 +22,14 @@
 
 /* ---- a fresh directory under /tmp per test -------------------------------------------- */
 
-static void remove_tree(const char *path)
-{
-    struct stat sb;
-    if (lstat(path, &sb) != 0)
-        return;
-    if (S_ISDIR(sb.st_mode)) {
-        DIR *d = opendir(path);
-        struct dirent *e;
-        while (d && (e = readdir(d))) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char child[4096];
-            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-            remove_tree(child);
-        }
-        if (d)
-            closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
-
 static int setup(void **state)
 {
-    char *dir = strdup("/tmp/kwb-test-sol-XXXXXX");
-    if (!dir || !mkdtemp(dir)) {
-        free(dir);
-        return -1;
-    }
-    *state = dir;
-    return 0;
+    return testutil_tmpdir_setup(state, "/tmp/kwb-test-sol-XXXXXX");
 }
 
 static int teardown(void **state)
 {
-    remove_tree(*state);
-    free(*state);
-    return 0;
+    return testutil_tmpdir_teardown(state);
 }
 
 static void write_file(const char *path, const char *text)
