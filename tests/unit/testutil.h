@@ -27,9 +27,13 @@ static inline void testutil_remove_tree(const char *path)
     while (d && (e = readdir(d))) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
-        char child[4096];
-        snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+        size_t n = strlen(path) + strlen(e->d_name) + 2;
+        char *child = malloc(n);
+        if (!child)
+            break;
+        snprintf(child, n, "%s/%s", path, e->d_name);
         testutil_remove_tree(child);
+        free(child);
     }
     if (d)
         closedir(d);
