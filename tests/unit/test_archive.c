@@ -118,14 +118,6 @@ static void expect_output(const char *want, const char *fmt, ...)
     free(out);
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-    char *s = strbuf_read_file(path, len);
-    if (!s)
-        fail_msg("cannot read %s", path);
-    return s;
-}
-
 /* ---- candidates --------------------------------------------------------------------------- */
 
 static archive *open_bare(fixture *f)
@@ -217,7 +209,7 @@ static char *user_snapshot(const char *w)
         char path[512];
         snprintf(path, sizeof path, "%s/%s", w, files[i]);
         size_t len;
-        char *s = read_all(path, &len);
+        char *s = testutil_read_file(path, &len);
         strbuf_printf(&sb, "== %s %zu\n", files[i], len);
         for (size_t k = 0; k < len; k++) /* hex: the index holds NUL bytes */
             strbuf_printf(&sb, "%02x", (unsigned char)s[k]);
@@ -372,7 +364,7 @@ static void expect_file(const char *dir, const char *rel, const char *want, size
     char path[600];
     snprintf(path, sizeof path, "%s/%s", dir, rel);
     size_t got_len;
-    char *got = read_all(path, &got_len);
+    char *got = testutil_read_file(path, &got_len);
     assert_int_equal(got_len, len);
     assert_memory_equal(got, want, len);
     free(got);

@@ -43,23 +43,6 @@ static int count_entries(const char *dir)
     return n;
 }
 
-static char *path_in(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    assert_non_null(p);
-    snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
-static void write_raw(const char *path, const void *bytes, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(bytes, 1, n, f), n);
-    assert_int_equal(fclose(f), 0);
-}
-
 /* Writes a file made by hand: the little-endian length of header, header, then data. */
 static void craft(const char *path, const char *header, const void *data, size_t ndata)
 {
@@ -71,7 +54,7 @@ static void craft(const char *path, const char *header, const void *data, size_t
     memcpy(buf + 8, header, hn);
     if (ndata)
         memcpy(buf + 8 + hn, data, ndata);
-    write_raw(path, buf, 8 + hn + ndata);
+    testutil_write_file(path, buf, 8 + hn + ndata);
     free(buf);
 }
 
@@ -93,7 +76,7 @@ static void expect_open_error(const char *path, const char *want)
 static void expect_crafted_error(void **state, const char *header, const void *data, size_t n,
                                  const char *want)
 {
-    char *path = path_in(*state, "bad.safetensors");
+    char *path = testutil_path(*state, "bad.safetensors");
     craft(path, header, data, n);
     expect_open_error(path, want);
     free(path);
@@ -153,7 +136,7 @@ static void test_roundtrip_every_dtype(void **state)
         snprintf(names[t], sizeof names[t], "t_%s", dtype_safetensors_name((kwb_dtype)t));
         w[t] = (st_write_tensor){names[t], (kwb_dtype)t, 2, shape, data[t]};
     }
-    char *path = path_in(*state, "all.safetensors");
+    char *path = testutil_path(*state, "all.safetensors");
     roundtrip(path, w, DTYPE_COUNT);
     /* and each dtype alone, the only tensor of its file */
     for (int t = 0; t < DTYPE_COUNT; t++)
@@ -174,14 +157,14 @@ static void test_roundtrip_rank0_rank3_empty(void **state)
         {"empty", KWB_I64, 2, none, NULL},
         {"flag", KWB_BOOL, 0, NULL, "\x01"},
     };
-    char *path = path_in(*state, "ranks.safetensors");
+    char *path = testutil_path(*state, "ranks.safetensors");
     roundtrip(path, w, 4);
     free(path);
 }
 
 static void test_roundtrip_no_tensors(void **state)
 {
-    char *path = path_in(*state, "none.safetensors");
+    char *path = testutil_path(*state, "none.safetensors");
     roundtrip(path, NULL, 0);
     free(path);
 }
@@ -192,7 +175,7 @@ static void test_writer_exact_bytes(void **state)
     static const int64_t two[1] = {2};
     static const float x[2] = {1.0f, -2.0f};
     st_write_tensor w[] = {{"x", KWB_F32, 1, two, x}};
-    char *path = path_in(*state, "x.safetensors");
+    char *path = testutil_path(*state, "x.safetensors");
     kwb_error err = {{0}};
     assert_int_equal(safetensors_write(path, w, 1, &err), 0);
 
@@ -218,7 +201,7 @@ static void test_writer_key_order(void **state)
         {"alpha", KWB_I8, 1, one, "b"},
         {"mid", KWB_I8, 1, one, "c"},
     };
-    char *path = path_in(*state, "order.safetensors");
+    char *path = testutil_path(*state, "order.safetensors");
     kwb_error err = {{0}};
     assert_int_equal(safetensors_write(path, w, 3, &err), 0);
     safetensors *st = safetensors_open(path, &err);
@@ -238,8 +221,8 @@ static void test_writer_key_order(void **state)
 static void test_write_replaces(void **state)
 {
     static const int64_t one[1] = {1};
-    char *path = path_in(*state, "r.safetensors");
-    write_raw(path, "old junk", 8);
+    char *path = testutil_path(*state, "r.safetensors");
+    testutil_write_file(path, "old junk", 8);
     st_write_tensor w[] = {{"v", KWB_I32, 1, one, "\x2a\x00\x00\x00"}};
     roundtrip(path, w, 1);
     assert_int_equal(count_entries(*state), 1);
@@ -262,7 +245,7 @@ static void test_crafted_file(void **state)
         0x01, 0x00, 0x00, 0x00, 0xfe, 0xff, 0xff, 0xff, /* b: int32 1, -2 */
         0x38, 0x40, 0xc8,                               /* c: e4m3 1.0, 2.0, -4.0 */
     };
-    char *path = path_in(*state, "crafted.safetensors");
+    char *path = testutil_path(*state, "crafted.safetensors");
     craft(path, header, data, sizeof data);
     kwb_error err = {{0}};
     safetensors *st = safetensors_open(path, &err);
@@ -307,7 +290,7 @@ static void test_crafted_file(void **state)
 
 static void test_crafted_empty_header(void **state)
 {
-    char *path = path_in(*state, "empty.safetensors");
+    char *path = testutil_path(*state, "empty.safetensors");
     craft(path, "{}", NULL, 0);
     kwb_error err = {{0}};
     safetensors *st = safetensors_open(path, &err);
@@ -323,7 +306,7 @@ static void test_crafted_empty_header(void **state)
 
 static void test_missing_file(void **state)
 {
-    char *path = path_in(*state, "absent.safetensors");
+    char *path = testutil_path(*state, "absent.safetensors");
     expect_open_error(path, "cannot open: No such file or directory");
     expect_open_error(*state, "not a regular file");
     free(path);
@@ -331,29 +314,29 @@ static void test_missing_file(void **state)
 
 static void test_too_short(void **state)
 {
-    char *path = path_in(*state, "short.safetensors");
-    write_raw(path, "\x02\x00\x00\x00\x00", 5);
+    char *path = testutil_path(*state, "short.safetensors");
+    testutil_write_file(path, "\x02\x00\x00\x00\x00", 5);
     expect_open_error(path, "file too short (5 bytes)");
-    write_raw(path, "", 0);
+    testutil_write_file(path, "", 0);
     expect_open_error(path, "file too short (0 bytes)");
     free(path);
 }
 
 static void test_header_beyond_file(void **state)
 {
-    char *path = path_in(*state, "long.safetensors");
-    write_raw(path, "\x64\x00\x00\x00\x00\x00\x00\x00{}        ", 18);
+    char *path = testutil_path(*state, "long.safetensors");
+    testutil_write_file(path, "\x64\x00\x00\x00\x00\x00\x00\x00{}        ", 18);
     expect_open_error(path, "header length 100 goes beyond the end of the file (18 bytes)");
     free(path);
 }
 
 static void test_header_absurd(void **state)
 {
-    char *path = path_in(*state, "absurd.safetensors");
+    char *path = testutil_path(*state, "absurd.safetensors");
     /* 100,000,001 = 0x05f5e101 */
-    write_raw(path, "\x01\xe1\xf5\x05\x00\x00\x00\x00{}", 10);
+    testutil_write_file(path, "\x01\xe1\xf5\x05\x00\x00\x00\x00{}", 10);
     expect_open_error(path, "header length 100000001 is absurd (over 100 MB)");
-    write_raw(path, "\xff\xff\xff\xff\xff\xff\xff\xff{}", 10);
+    testutil_write_file(path, "\xff\xff\xff\xff\xff\xff\xff\xff{}", 10);
     expect_open_error(path, "header length 18446744073709551615 is absurd");
     free(path);
 }
@@ -388,7 +371,7 @@ static void test_rank_too_large(void **state)
                          "{\"x\": {\"dtype\": \"I8\", \"shape\": [1,1,1,1,1,1,1,1,1], \"data_offsets\": [0, 1]}}",
                          "0", 1, "tensor 'x': rank 9 is over the maximum of 8");
     /* rank 8 exactly is fine */
-    char *path = path_in(*state, "rank8.safetensors");
+    char *path = testutil_path(*state, "rank8.safetensors");
     craft(path, "{\"x\": {\"dtype\": \"I8\", \"shape\": [1,1,1,1,1,1,1,2], \"data_offsets\": [0, 2]}}",
           "01", 2);
     kwb_error err = {{0}};
@@ -446,9 +429,9 @@ static void test_offsets_malformed(void **state)
 
 static void test_size_mismatch(void **state)
 {
-    char *dir = path_in(*state, "blob");
+    char *dir = testutil_path(*state, "blob");
     assert_int_equal(mkdir(dir, 0700), 0);
-    char *path = path_in(dir, "x.safetensors");
+    char *path = testutil_path(dir, "x.safetensors");
     craft(path, "{\"seq_lens\": {\"dtype\": \"I64\", \"shape\": [4], \"data_offsets\": [0, 12]}}",
           "0123456789ab", 12);
     kwb_error err = {{0}};
@@ -487,8 +470,8 @@ static void test_lfs_pointer(void **state)
         "version https://git-lfs.github.com/spec/v1\n"
         "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
         "size 12345\n";
-    char *path = path_in(*state, "lfs.safetensors");
-    write_raw(path, pointer, strlen(pointer));
+    char *path = testutil_path(*state, "lfs.safetensors");
+    testutil_write_file(path, pointer, strlen(pointer));
     kwb_error err = {{0}};
     assert_null(safetensors_open(path, &err));
     char want[4096];
@@ -513,7 +496,7 @@ static void test_write_missing_directory(void **state)
 {
     static const int64_t one[1] = {1};
     st_write_tensor w[] = {{"v", KWB_I8, 1, one, "x"}};
-    char *path = path_in(*state, "no/such/dir/x.safetensors");
+    char *path = testutil_path(*state, "no/such/dir/x.safetensors");
     expect_write_error(path, w, 1, "cannot create");
     expect_write_error(path, w, 1, "No such file or directory");
     assert_int_equal(count_entries(*state), 0);
@@ -525,10 +508,10 @@ static void test_write_rename_fails(void **state)
 {
     static const int64_t one[1] = {1};
     st_write_tensor w[] = {{"v", KWB_I8, 1, one, "x"}};
-    char *path = path_in(*state, "occupied");
+    char *path = testutil_path(*state, "occupied");
     assert_int_equal(mkdir(path, 0700), 0);
-    char *inner = path_in(path, "keep");
-    write_raw(inner, "k", 1);
+    char *inner = testutil_path(path, "keep");
+    testutil_write_file(inner, "k", 1);
     expect_write_error(path, w, 1, "cannot rename");
     assert_int_equal(count_entries(*state), 1);
     assert_int_equal(count_entries(path), 1);
@@ -542,9 +525,9 @@ static void test_write_read_only_directory(void **state)
         skip(); /* root writes anywhere */
     static const int64_t one[1] = {1};
     st_write_tensor w[] = {{"v", KWB_I8, 1, one, "x"}};
-    char *dir = path_in(*state, "ro");
+    char *dir = testutil_path(*state, "ro");
     assert_int_equal(mkdir(dir, 0500), 0);
-    char *path = path_in(dir, "x.safetensors");
+    char *path = testutil_path(dir, "x.safetensors");
     expect_write_error(path, w, 1, "Permission denied");
     assert_int_equal(count_entries(dir), 0);
     free(path);
@@ -555,7 +538,7 @@ static void test_write_bad_tensors(void **state)
 {
     static const int64_t nine[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1}, neg[2] = {2, -1}, one[1] = {1};
     static const int64_t huge[2] = {INT64_MAX, 4};
-    char *path = path_in(*state, "bad.safetensors");
+    char *path = testutil_path(*state, "bad.safetensors");
     st_write_tensor rank9[] = {{"r", KWB_I8, 9, nine, "x"}};
     st_write_tensor negdim[] = {{"n", KWB_I8, 2, neg, "x"}};
     st_write_tensor dup[] = {{"d", KWB_I8, 1, one, "x"}, {"d", KWB_I8, 1, one, "y"}};

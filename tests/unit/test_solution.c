@@ -32,30 +32,6 @@ static int teardown(void **state)
     return testutil_tmpdir_teardown(state);
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    assert_int_equal(fputs(text, f) >= 0, 1);
-    assert_int_equal(fclose(f), 0);
-}
-
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    assert_true(n > 0);
-    rewind(f);
-    char *buf = malloc((size_t)n);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 /* ---- the shipped solutions ------------------------------------------------------------------ */
 
 static void expect_shipped(const char *variant, const char *name, const char *file)
@@ -80,7 +56,8 @@ static void expect_shipped(const char *variant, const char *name, const char *fi
     assert_string_equal(s->sources[0].path, file);
     /* the source is the file in the folder, byte for byte */
     size_t len;
-    char *want = read_all(src, &len);
+    char *want = testutil_read_file(src, &len);
+    assert_true(len > 0);
     assert_int_equal(s->sources[0].len, len);
     assert_memory_equal(s->sources[0].content, want, len);
     assert_int_equal(s->sources[0].content[len], '\0');
@@ -169,10 +146,10 @@ static const char *make_solution(const char *dir, const char *sub, sol_text t, i
              t.name, t.author, t.language, t.entry, t.dps, t.binding, t.src0, t.src1 ? "," : "",
              t.src1 ? t.src1 : "");
     snprintf(file, sizeof file, "%s/solution.json", path);
-    write_file(file, text);
+    testutil_write_text(file, text);
     if (!no_main) {
         snprintf(file, sizeof file, "%s/main.c", path);
-        write_file(file, MAIN_C);
+        testutil_write_text(file, MAIN_C);
     }
     return path;
 }
@@ -379,7 +356,7 @@ static void test_structure(void **state)
     snprintf(dir, sizeof dir, "%s/array", (const char *)*state);
     assert_int_equal(mkdir(dir, 0755), 0);
     snprintf(file, sizeof file, "%s/solution.json", dir);
-    write_file(file, "\n\n[\"name\"]\n");
+    testutil_write_text(file, "\n\n[\"name\"]\n");
     kwb_error err = {{0}};
     assert_null(solution_load(dir, &err));
     snprintf(want, sizeof want, "%s/solution.json:3: a solution must be a JSON object", dir);
@@ -388,7 +365,7 @@ static void test_structure(void **state)
     snprintf(dir, sizeof dir, "%s/nospec", (const char *)*state);
     assert_int_equal(mkdir(dir, 0755), 0);
     snprintf(file, sizeof file, "%s/solution.json", dir);
-    write_file(file, "{\"name\": \"n\", \"definition\": \"d\",\n \"author\": \"a\",\n \"sources\": [{\"path\": \"x.c\", \"content\": \"\"}]}\n");
+    testutil_write_text(file, "{\"name\": \"n\", \"definition\": \"d\",\n \"author\": \"a\",\n \"sources\": [{\"path\": \"x.c\", \"content\": \"\"}]}\n");
     assert_null(solution_load(dir, &err));
     snprintf(want, sizeof want, "%s/solution.json:1: missing object 'spec' {language, entry_point, binding}", dir);
     assert_string_equal(err.msg, want);

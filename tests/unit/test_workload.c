@@ -54,10 +54,7 @@ static const char *write_file(const char *dir, const char *name, const char *tex
 {
     static char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    assert_int_equal(fputs(text, f) >= 0, 1);
-    assert_int_equal(fclose(f), 0);
+    testutil_write_text(path, text);
     return path;
 }
 
