@@ -334,12 +334,34 @@ static json_t *tensor_desc(const st_write_tensor *w, uint64_t begin, uint64_t en
                      "shape", shape, "data_offsets", (json_int_t)begin, (json_int_t)end);
 }
 
-/* Builds the header JSON (keys in the given order), padded with spaces to a multiple of 8. */
+/* {"key": "value", ...} from NMETA pairs, or NULL with *err set. */
+static json_t *metadata_object(const char *path, const char *const *meta, size_t nmeta, kwb_error *err)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; i < nmeta; i++) {
+        const char *k = meta[2 * i], *v = meta[2 * i + 1];
+        if (!k || !v || json_object_set_new(o, k, json_string(v)) != 0) {
+            json_decref(o);
+            kwb_error_set(err, "%s: metadata entry %zu is missing or not valid UTF-8", path, i);
+            return NULL;
+        }
+    }
+    return o;
+}
+
+/* Builds the header JSON (metadata first, then keys in the given order), padded with
+ * spaces to a multiple of 8. */
 static char *build_header(const char *path, const st_write_tensor *tensors, size_t n,
-                          size_t *len, kwb_error *err)
+                          const char *const *meta, size_t nmeta, size_t *len, kwb_error *err)
 {
     json_t *root = json_object();
     uint64_t offset = 0, nbytes = 0;
+    if (nmeta > 0) {
+        json_t *m = metadata_object(path, meta, nmeta, err);
+        if (!m)
+            goto fail;
+        json_object_set_new(root, ST_METADATA, m);
+    }
     for (size_t i = 0; i < n; i++) {
         const st_write_tensor *w = &tensors[i];
         if (check_write_tensor(path, w, &nbytes, err) != 0)
@@ -400,8 +422,14 @@ static int write_file(const char *path, const char *tmp, const char *header, siz
 
 int safetensors_write(const char *path, const st_write_tensor *tensors, size_t n, kwb_error *err)
 {
+    return safetensors_write_meta(path, tensors, n, NULL, 0, err);
+}
+
+int safetensors_write_meta(const char *path, const st_write_tensor *tensors, size_t n, const char *const *meta,
+                           size_t nmeta, kwb_error *err)
+{
     size_t len;
-    char *header = build_header(path, tensors, n, &len, err);
+    char *header = build_header(path, tensors, n, meta, nmeta, &len, err);
     if (!header)
         return -1;
     char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());

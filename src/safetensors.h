@@ -50,5 +50,9 @@ void safetensors_close(safetensors *st);
 /* Writes N tensors to PATH atomically (a temporary file renamed into place), data in
  * the given order. Returns 0, or -1 and sets *err; nothing is left at PATH on failure. */
 int safetensors_write(const char *path, const st_write_tensor *tensors, size_t n, kwb_error *err);
+/* Same, with a "__metadata__" entry (first in the header) holding NMETA string pairs:
+ * META[2k] is a key, META[2k+1] its value. */
+int safetensors_write_meta(const char *path, const st_write_tensor *tensors, size_t n, const char *const *meta,
+                           size_t nmeta, kwb_error *err);
 
 #endif

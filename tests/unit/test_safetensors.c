@@ -8,7 +8,6 @@
 
 #include "testutil.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,19 +27,6 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     return testutil_tmpdir_teardown(state);
-}
-
-/* Entries of dir other than . and .. */
-static int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
 }
 
 /* Writes a file made by hand: the little-endian length of header, header, then data. */
@@ -141,7 +127,7 @@ static void test_roundtrip_every_dtype(void **state)
     /* and each dtype alone, the only tensor of its file */
     for (int t = 0; t < DTYPE_COUNT; t++)
         roundtrip(path, &w[t], 1);
-    assert_int_equal(count_entries(*state), 1);
+    assert_int_equal(testutil_count_entries(*state), 1);
     free(path);
 }
 
@@ -217,6 +203,29 @@ static void test_writer_key_order(void **state)
     free(path);
 }
 
+/* Metadata: the first entry of the header, string to string; the reader skips it. */
+static void test_writer_metadata(void **state)
+{
+    static const int64_t one[1] = {1};
+    st_write_tensor w[] = {{"t", KWB_I8, 1, one, "z"}};
+    const char *meta[] = {"workload", "w-1", "seed", "7"};
+    char *path = testutil_path(*state, "meta.safetensors");
+    kwb_error err = {{0}};
+    assert_int_equal(safetensors_write_meta(path, w, 1, meta, 2, &err), 0);
+    safetensors *st = safetensors_open(path, &err);
+    assert_non_null(st);
+    assert_int_equal(st->count, 1);
+    assert_memory_equal(safetensors_data(st, safetensors_find(st, "t")), "z", 1);
+    static const char head[] = "{\"__metadata__\":{\"workload\":\"w-1\",\"seed\":\"7\"},\"t\":";
+    assert_memory_equal(st->bytes + 8, head, strlen(head));
+    safetensors_close(st);
+
+    const char *bad[] = {"k", NULL};
+    assert_int_equal(safetensors_write_meta(path, w, 1, bad, 1, &err), -1);
+    assert_non_null(strstr(err.msg, "metadata entry 0"));
+    free(path);
+}
+
 /* Writing over an existing file replaces it and leaves no temporary behind. */
 static void test_write_replaces(void **state)
 {
@@ -225,7 +234,7 @@ static void test_write_replaces(void **state)
     testutil_write_file(path, "old junk", 8);
     st_write_tensor w[] = {{"v", KWB_I32, 1, one, "\x2a\x00\x00\x00"}};
     roundtrip(path, w, 1);
-    assert_int_equal(count_entries(*state), 1);
+    assert_int_equal(testutil_count_entries(*state), 1);
     free(path);
 }
 
@@ -499,7 +508,7 @@ static void test_write_missing_directory(void **state)
     char *path = testutil_path(*state, "no/such/dir/x.safetensors");
     expect_write_error(path, w, 1, "cannot create");
     expect_write_error(path, w, 1, "No such file or directory");
-    assert_int_equal(count_entries(*state), 0);
+    assert_int_equal(testutil_count_entries(*state), 0);
     free(path);
 }
 
@@ -513,8 +522,8 @@ static void test_write_rename_fails(void **state)
     char *inner = testutil_path(path, "keep");
     testutil_write_file(inner, "k", 1);
     expect_write_error(path, w, 1, "cannot rename");
-    assert_int_equal(count_entries(*state), 1);
-    assert_int_equal(count_entries(path), 1);
+    assert_int_equal(testutil_count_entries(*state), 1);
+    assert_int_equal(testutil_count_entries(path), 1);
     free(inner);
     free(path);
 }
@@ -529,7 +538,7 @@ static void test_write_read_only_directory(void **state)
     assert_int_equal(mkdir(dir, 0500), 0);
     char *path = testutil_path(dir, "x.safetensors");
     expect_write_error(path, w, 1, "Permission denied");
-    assert_int_equal(count_entries(dir), 0);
+    assert_int_equal(testutil_count_entries(dir), 0);
     free(path);
     free(dir);
 }
@@ -557,7 +566,7 @@ static void test_write_bad_tensors(void **state)
     expect_write_error(path, noname, 1, "a tensor has no name");
     expect_write_error(path, toobig, 1, "tensor 'h': shape is too large");
     expect_write_error(path, badutf8, 1, "not valid UTF-8");
-    assert_int_equal(count_entries(*state), 0);
+    assert_int_equal(testutil_count_entries(*state), 0);
     free(path);
 }
 
@@ -571,6 +580,7 @@ int main(void)
         T(test_roundtrip_no_tensors),
         T(test_writer_exact_bytes),
         T(test_writer_key_order),
+        T(test_writer_metadata),
         T(test_write_replaces),
         T(test_crafted_file),
         T(test_crafted_empty_header),

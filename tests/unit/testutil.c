@@ -62,6 +62,18 @@ int testutil_tmpdir_teardown(void **state)
     return 0;
 }
 
+int testutil_count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
 char *testutil_path(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;

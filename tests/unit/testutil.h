@@ -16,6 +16,9 @@ int testutil_tmpdir_setup(void **state, const char *template);
 /* cmocka teardown helper: removes the folder in *state and frees its name; returns 0. */
 int testutil_tmpdir_teardown(void **state);
 
+/* Entries of DIR other than . and ..; fails the test when DIR cannot be read. */
+int testutil_count_entries(const char *dir);
+
 /* Returns DIR/NAME in newly allocated memory, which the caller frees. */
 char *testutil_path(const char *dir, const char *name);
 
