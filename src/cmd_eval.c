@@ -38,6 +38,8 @@ typedef struct eval_args {
     int trials;
     double timeout_s;
     double max_time_s;
+    double min_time_s;
+    int graph;
     long long seed;
     int json;
     int quiet;
@@ -47,7 +49,8 @@ static void eval_usage(FILE *f)
 {
     fputs("usage: kwb eval --definition NAME --solution DIR [--baseline DIR] [--dataset DIR]\n"
           "                [--workloads FILTER] [--device cpu|cuda[:N]] [--devices all|LIST] [--hot]\n"
-          "                [--trials N] [--timeout S] [--max-time S] [--seed N] [--json] [--traces FILE]\n"
+          "                [--trials N] [--timeout S] [--min-time S] [--max-time S] [--graph N] [--seed N]\n"
+          "                [--json] [--traces FILE]\n"
           "                [--quiet] [--workspace DIR] [--session NAME [--parent CAND] [--name NAME]\n"
           "                [--direction TEXT] | --session NAME --resume]\n"
           "       (--against DIR is --baseline DIR: paired timing with a verdict per workload)\n",
@@ -79,11 +82,12 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         {"workloads", required_argument, NULL, 'w'},  {"device", required_argument, NULL, 'v'},
         {"trials", required_argument, NULL, 't'},     {"timeout", required_argument, NULL, 'T'},
         {"max-time", required_argument, NULL, 'm'},   {"seed", required_argument, NULL, 'S'},
+        {"min-time", required_argument, NULL, 'M'},   {"graph", required_argument, NULL, 'G'},
         {"json", no_argument, NULL, 'j'},             {"traces", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},            {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *a = (eval_args){.device = "cpu", .trials = 3, .timeout_s = 300, .max_time_s = -1, .seed = 1};
+    *a = (eval_args){.device = "cpu", .trials = 3, .timeout_s = 300, .max_time_s = -1, .min_time_s = -1, .seed = 1};
     double v;
     int c;
     optind = 1;
@@ -109,6 +113,17 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         case 't': if (parse_number("--trials", optarg, 1, &v)) return -1; a->trials = (int)v; break;
         case 'T': if (parse_number("--timeout", optarg, 0.001, &v)) return -1; a->timeout_s = v; break;
         case 'm': if (parse_number("--max-time", optarg, 0, &v)) return -1; a->max_time_s = v; break;
+        case 'M': if (parse_number("--min-time", optarg, 0, &v)) return -1; a->min_time_s = v; break;
+        case 'G':
+            if (parse_number("--graph", optarg, 1, &v))
+                return -1;
+            if (v > TIMING_GRAPH_MAX_CALLS || v != (int)v) {
+                fprintf(stderr, "kwb eval: --graph: '%s' is not a whole number of calls from 1 to %d\n", optarg,
+                        TIMING_GRAPH_MAX_CALLS);
+                return -1;
+            }
+            a->graph = (int)v;
+            break;
         case 'S': if (parse_number("--seed", optarg, 0, &v)) return -1; a->seed = (long long)v; break;
         case 'h': eval_usage(stdout); exit(0);
         default: eval_usage(stderr); return -1;
@@ -200,17 +215,20 @@ static job_solution job_entry(const char *role, const solution *s, const build_r
 }
 
 /* The timing policy of DEVICE: DESIGN.md section 7 on a GPU (cold L2, 0.5% noise after 10
- * samples and 0.5 s, at most 15 s), a lighter one on the CPU; options override. */
+ * samples and 0.5 s of GPU time, at most 15 s), a lighter one on the CPU; options override. */
 static void set_policy(const eval_args *a, const char *device, runner_job *job)
 {
     if (strncmp(device, "cuda", 4) == 0) {
-        job->timing = (timing_policy){0.1, 10, 0.5, 15.0, 0.005, 1};
-        job->reference_timing = (timing_policy){0.0, 3, 0.0, 1.0, 0.05, 1};
+        job->timing = (timing_policy){0.1, 10, 0.5, 15.0, 0.005, 1, 0};
+        job->reference_timing = (timing_policy){0.0, 3, 0.0, 1.0, 0.05, 1, 0};
     }
     if (a->max_time_s >= 0)
         job->timing.max_time_s = a->max_time_s;
-    if (a->hot)
+    if (a->min_time_s >= 0)
+        job->timing.min_time_s = a->min_time_s;
+    if (a->hot || a->graph > 0)  /* a replay's calls after the first find warm caches anyway */
         job->timing.cold = job->reference_timing.cold = 0;
+    job->timing.graph = a->graph;
     job->trials = a->trials;
     job->seed = (uint64_t)a->seed;
 }
@@ -305,7 +323,6 @@ static void gather(device_run *runs, int ndev, const workload_set *set, wl_resul
 
 typedef struct eval_outcome {
     char *hardware;
-    double peak_gbps;
 } eval_outcome;
 
 static void note_hello(eval_outcome *o, json_t *hello, const char *device)
@@ -314,7 +331,6 @@ static void note_hello(eval_outcome *o, json_t *hello, const char *device)
         return;
     const char *hw = json_string_value(json_object_get(hello, "device"));
     o->hardware = xstrdup(hw ? hw : device);
-    o->peak_gbps = json_number_value(json_object_get(json_object_get(hello, "peaks"), "copy_gbps"));
 }
 
 static int run_devices(const eval_args *a, const definition *d, workload_set *set, wl_result *res,
@@ -486,9 +502,9 @@ int cmd_eval(int argc, char **argv)
         else {
             char *hardware = out.hardware;
             if (a.json)
-                results_print_json(stdout, d, res, set.count, out.peak_gbps);
+                results_print_json(stdout, d, res, set.count);
             else
-                results_print_table(stdout, d, res, set.count, out.peak_gbps);
+                results_print_table(stdout, d, res, set.count);
             results_summary s = results_summarize(res, set.count);
             code = s.by_status[ST_PASSED] == s.total ? 0 : 1;
             if (a.traces && trace_write_file(a.traces, d, a.solution_dir, hardware ? hardware : a.device, res,

@@ -132,6 +132,54 @@ static int check_disjoint(const definition *d, const def_ctx *c)
     return 0;
 }
 
+/* Compiles the cost expression at /kwb/cost/KEY (when present) into *out. */
+static int parse_cost_expr(definition *d, json_t *cost, const char *key, costexpr **out, const def_ctx *c)
+{
+    json_t *v = json_object_get(cost, key);
+    char pointer[64];
+    snprintf(pointer, sizeof pointer, "/kwb/cost/%s", key);
+    if (!v)
+        return 0;
+    if (!json_is_string(v))
+        return def_fail(c, pointer, "kwb cost '%s' must be a string expression over the axes", key);
+    const char **names = xmalloc(((size_t)d->naxes + 1) * sizeof *names);
+    for (int i = 0; i < d->naxes; i++)
+        names[i] = d->axes[i].name;
+    kwb_error e = {{0}};
+    *out = costexpr_compile(json_string_value(v), names, d->naxes, &e);
+    free(names);
+    return *out ? 0 : def_fail(c, pointer, "kwb cost '%s': %s", key, e.msg);
+}
+
+/* kwb's extension: {"kwb": {"cost": {"bytes": EXPR, "flops": EXPR, "compute": "fp32"|"bf16"}}}. */
+static int parse_kwb_extension(definition *d, json_t *kwb, const def_ctx *c)
+{
+    if (!kwb)
+        return 0;
+    const char *key;
+    json_t *v;
+    if (!json_is_object(kwb))
+        return def_fail(c, "/kwb", "'kwb' must be an object");
+    json_object_foreach(kwb, key, v)
+        if (strcmp(key, "cost") != 0)
+            return def_fail(c, "/kwb", "unknown key 'kwb.%s' (known: cost)", key);
+    json_t *cost = json_object_get(kwb, "cost");
+    if (!cost)
+        return 0;
+    if (!json_is_object(cost))
+        return def_fail(c, "/kwb/cost", "'kwb.cost' must be an object");
+    json_object_foreach(cost, key, v)
+        if (strcmp(key, "bytes") != 0 && strcmp(key, "flops") != 0 && strcmp(key, "compute") != 0)
+            return def_fail(c, "/kwb/cost", "unknown key 'kwb.cost.%s' (known: bytes, flops, compute)", key);
+    const char *compute = json_string_value(json_object_get(cost, "compute"));
+    if (json_object_get(cost, "compute") && (!compute || (strcmp(compute, "fp32") && strcmp(compute, "bf16"))))
+        return def_fail(c, "/kwb/cost/compute", "kwb cost 'compute' must be \"fp32\" or \"bf16\"");
+    d->cost.compute = xstrdup(compute ? compute : "fp32");
+    if (parse_cost_expr(d, cost, "bytes", &d->cost.bytes, c) != 0)
+        return -1;
+    return parse_cost_expr(d, cost, "flops", &d->cost.flops, c);
+}
+
 static int parse_root(definition *d, json_t *root, const def_ctx *c)
 {
     if (!json_is_object(root))
@@ -149,7 +197,9 @@ static int parse_root(definition *d, json_t *root, const def_ctx *c)
         return -1;
     if (parse_tensors(d, json_object_get(root, "outputs"), "outputs", &d->outputs, &d->noutputs, c))
         return -1;
-    return check_disjoint(d, c);
+    if (check_disjoint(d, c) != 0)
+        return -1;
+    return parse_kwb_extension(d, json_object_get(root, "kwb"), c);
 }
 
 definition *definition_parse(const char *text, size_t len, const char *label, kwb_error *err)
@@ -205,7 +255,20 @@ void definition_free(definition *d)
     free(d->name);
     free(d->op_type);
     free(d->reference);
+    costexpr_free(d->cost.bytes);
+    costexpr_free(d->cost.flops);
+    free(d->cost.compute);
     free(d);
+}
+
+double definition_cost_bytes(const definition *d, const int64_t *axis_value)
+{
+    return d->cost.bytes ? costexpr_eval(d->cost.bytes, axis_value) : 0;
+}
+
+double definition_cost_flops(const definition *d, const int64_t *axis_value)
+{
+    return d->cost.flops ? costexpr_eval(d->cost.flops, axis_value) : 0;
 }
 
 int definition_axis_index(const definition *d, const char *name)

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "costexpr.h"
 #include "error.h"
 #include "kwb/kernel.h"
 
@@ -23,6 +24,14 @@ typedef struct def_tensor {
     int axis[KWB_MAX_RANK];     /* index into definition.axes, per dim */
 } def_tensor;
 
+/* The cost model from kwb's own "kwb": {"cost": {...}} extension of the definition:
+ * bytes that must move and FLOPs that must be done, over the axes. Absent parts are NULL. */
+typedef struct def_cost {
+    costexpr *bytes;
+    costexpr *flops;
+    char *compute;      /* the peak FLOPs count against: "fp32" (default) or "bf16" */
+} def_cost;
+
 typedef struct definition {
     char *path;         /* file it was read from, or a label */
     char *name;
@@ -34,6 +43,7 @@ typedef struct definition {
     int ninputs;
     def_tensor *outputs;
     int noutputs;
+    def_cost cost;
 } definition;
 
 /* Reads and validates the definition at PATH. Returns NULL and sets *err to
@@ -49,5 +59,9 @@ int definition_axis_index(const definition *d, const char *name);
 int definition_input_index(const definition *d, const char *name);
 /* Number of var axes. */
 int definition_var_axes(const definition *d);
+/* Bytes and FLOPs of the workload with axis values AXIS_VALUE (one per axis, consts
+ * included) from the cost model; 0 for a part the definition does not model. */
+double definition_cost_bytes(const definition *d, const int64_t *axis_value);
+double definition_cost_flops(const definition *d, const int64_t *axis_value);
 
 #endif

@@ -12,16 +12,19 @@ void protocol_job_defaults(runner_job *job)
     memset(job, 0, sizeof *job);
     job->trials = 3;
     job->check = check_policy_default();
-    job->timing = (timing_policy){0.02, 10, 0.05, 0.3, 0.02, 0};
-    job->reference_timing = (timing_policy){0.0, 3, 0.0, 0.3, 0.05, 0};
+    job->timing = (timing_policy){0.02, 10, 0.05, 0.3, 0.02, 0, 0};
+    job->reference_timing = (timing_policy){0.0, 3, 0.0, 0.3, 0.05, 0, 0};
     job->seed = 1;
 }
 
 static json_t *policy_json(const timing_policy *p)
 {
-    return json_pack("{s:f, s:i, s:f, s:f, s:f, s:b}", "warmup_s", p->warmup_s, "min_samples", p->min_samples,
-                     "min_time_s", p->min_time_s, "max_time_s", p->max_time_s, "rsd_target", p->rsd_target,
-                     "cold", p->cold);
+    json_t *o = json_pack("{s:f, s:i, s:f, s:f, s:f, s:b}", "warmup_s", p->warmup_s, "min_samples", p->min_samples,
+                          "min_time_s", p->min_time_s, "max_time_s", p->max_time_s, "rsd_target", p->rsd_target,
+                          "cold", p->cold);
+    if (p->graph > 0)
+        json_object_set_new(o, "graph", json_integer(p->graph));
+    return o;
 }
 
 char *protocol_job_encode(const runner_job *job)
@@ -41,6 +44,10 @@ char *protocol_job_encode(const runner_job *job)
                           "seed", (json_int_t)job->seed, "samples", job->want_samples);
     if (job->cache_dir)
         json_object_set_new(o, "cache", json_string(job->cache_dir));
+    if (job->dump_dir) {
+        json_object_set_new(o, "dump_dir", json_string(job->dump_dir));
+        json_object_set_new(o, "dump_trial", json_integer(job->dump_trial));
+    }
     char *line = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     return line;
@@ -49,12 +56,15 @@ char *protocol_job_encode(const runner_job *job)
 static int policy_decode(json_t *o, timing_policy *p, const char *what, kwb_error *err)
 {
     json_error_t jerr;
-    int cold = 0;
-    if (json_unpack_ex(o, &jerr, 0, "{s:F, s:i, s:F, s:F, s:F, s?b}", "warmup_s", &p->warmup_s, "min_samples",
+    int cold = 0, graph = 0;
+    if (json_unpack_ex(o, &jerr, 0, "{s:F, s:i, s:F, s:F, s:F, s?b, s?i}", "warmup_s", &p->warmup_s, "min_samples",
                        &p->min_samples, "min_time_s", &p->min_time_s, "max_time_s", &p->max_time_s,
-                       "rsd_target", &p->rsd_target, "cold", &cold) != 0)
+                       "rsd_target", &p->rsd_target, "cold", &cold, "graph", &graph) != 0)
         return kwb_error_set(err, "job: '%s': %s", what, jerr.text);
+    if (graph < 0 || graph > TIMING_GRAPH_MAX_CALLS)
+        return kwb_error_set(err, "job: '%s': graph must be 0 to %d calls per replay", what, TIMING_GRAPH_MAX_CALLS);
     p->cold = cold;
+    p->graph = graph;
     return 0;
 }
 
@@ -74,6 +84,19 @@ static int solutions_decode(json_t *arr, runner_job *job, kwb_error *err)
         s->so_path = xstrdup(so);
         s->symbol = xstrdup(symbol);
     }
+    return 0;
+}
+
+/* The optional dump fields: "dump_dir" (a string) and "dump_trial" (an integer >= 0). */
+static int dump_decode(json_t *o, runner_job *job, kwb_error *err)
+{
+    json_t *dir = json_object_get(o, "dump_dir"), *trial = json_object_get(o, "dump_trial");
+    if (dir && (!json_is_string(dir) || json_string_length(dir) == 0))
+        return kwb_error_set(err, "job: 'dump_dir' must be a folder name");
+    if (trial && (!json_is_integer(trial) || json_integer_value(trial) < 0 || json_integer_value(trial) > INT32_MAX))
+        return kwb_error_set(err, "job: 'dump_trial' must be a whole number >= 0");
+    job->dump_dir = dir ? xstrdup(json_string_value(dir)) : NULL;
+    job->dump_trial = trial ? (int)json_integer_value(trial) : 0;
     return 0;
 }
 
@@ -115,6 +138,8 @@ int protocol_job_decode(const char *line, runner_job *job, kwb_error *err)
         rc = solutions_decode(sols, job, err);
     }
     if (rc == 0)
+        rc = dump_decode(o, job, err);
+    if (rc == 0)
         rc = policy_decode(timing, &job->timing, "timing", err);
     if (rc == 0)
         rc = policy_decode(rtiming, &job->reference_timing, "reference_timing", err);
@@ -128,6 +153,7 @@ void protocol_job_free(runner_job *job)
     free(job->definition_path);
     free(job->dataset_root);
     free(job->cache_dir);
+    free(job->dump_dir);
     json_decref(job->workloads);
     for (int i = 0; i < job->nsolutions; i++) {
         free(job->solutions[i].role);
@@ -234,6 +260,8 @@ int protocol_event_parse(const char *line, runner_event *ev, kwb_error *err)
         timing_from_json(o, &ev->timing);
         ev->timer = json_string_value(json_object_get(o, "timer"));
         ev->gbps = num(o, "gbps");
+        ev->tflops = num(o, "tflops");
+        ev->roofline = num(o, "roofline");
     }
     return 0;
 }

@@ -4,7 +4,11 @@
  *   job:    {"proto":1, "type":"job", "device":"cpu", "definition":PATH, "dataset":ROOT,
  *            "workloads":[workload objects], "solutions":[{"role","name","so","symbol"}],
  *            "check":{"trials","atol","rtol","matched_ratio"},
- *            "timing":{policy}, "reference_timing":{policy}, "seed":N, "samples":bool}
+ *            "timing":{policy}, "reference_timing":{policy}, "seed":N, "samples":bool,
+ *            optional: "cache":DIR, "dump_dir":DIR, "dump_trial":N}
+ *           With "dump_dir" the job is a dump (kwb dump): per workload, the inputs of trial
+ *           "dump_trial" (default 0) and the reference's outputs go to DIR/UUID.safetensors;
+ *           no solution is loaded or timed, and workload-end carries "dump":PATH.
  *   events: hello, workload-start, check (per solution and trial), timing (per role),
  *           workload-end (status), error (job-level), bye.  Every event carries "proto":1.
  */
@@ -20,8 +24,9 @@
 
 #define KWB_PROTO 1
 
-/* When to stop sampling: after min_samples and min_time_s once the relative standard
- * deviation is under rsd_target, or at max_time_s. min_samples 0: do not time. */
+/* When to stop sampling: after min_samples and min_time_s of device time (the sum of the
+ * samples) once the relative standard deviation is under rsd_target, or at max_time_s of
+ * wall time. min_samples 0: do not time. */
 typedef struct timing_policy {
     double warmup_s;
     int min_samples;
@@ -29,7 +34,12 @@ typedef struct timing_policy {
     double max_time_s;
     double rsd_target;
     int cold;             /* flush caches before every sample */
+    int graph;            /* > 0: each sample replays a CUDA graph of this many back-to-back
+                           * calls and reports the time per call (warm caches); 0: off */
 } timing_policy;
+
+/* The most calls one graph replay may hold. */
+#define TIMING_GRAPH_MAX_CALLS 1000
 
 typedef struct job_solution {
     char *role;     /* "candidate" or "baseline" */
@@ -52,6 +62,8 @@ typedef struct runner_job {
     uint64_t seed;
     int want_samples;           /* timing events carry every sample */
     char *cache_dir;            /* where devices keep measured peaks; may be NULL */
+    char *dump_dir;             /* a dump job: the folder for UUID.safetensors; NULL otherwise */
+    int dump_trial;             /* a dump job: the trial whose inputs are dumped */
 } runner_job;
 
 typedef enum event_type {
@@ -71,6 +83,8 @@ typedef struct runner_event {
     stats_summary timing;
     const char *timer;          /* timing: which timer produced the figures */
     double gbps;                /* timing: bytes moved / median (0: unknown) */
+    double tflops;              /* timing: FLOPs done / median (0: unmodelled) */
+    double roofline;            /* timing: roofline floor / median (0: unknown) */
 } runner_event;
 
 /* Default policies: the CPU device's timing, 3 trials, FlashInfer-Bench's tolerances. */

@@ -66,40 +66,61 @@ static void format_ms(char *buf, size_t cap, int has, double ms)
         snprintf(buf, cap, "%.3f ms", ms);
 }
 
-/* The optional columns: bandwidth and share of peak, paired verdict. */
-static void print_extra_header(FILE *f, double peak_gbps, int has_verdict)
+/* Which optional columns a table has. */
+typedef struct extra_cols {
+    int gbps, tflops, roofline, verdict;
+} extra_cols;
+
+static void print_extra_header(FILE *f, const extra_cols *x)
 {
-    if (peak_gbps > 0)
-        fprintf(f, "  %8s  %5s", "GB/s", "%peak");
-    if (has_verdict)
+    if (x->gbps)
+        fprintf(f, "  %8s", "GB/s");
+    if (x->tflops)
+        fprintf(f, "  %7s", "TFLOP/s");
+    if (x->roofline)
+        fprintf(f, "  %5s", "roof");
+    if (x->verdict)
         fprintf(f, "  %-8s", "verdict");
     fputc('\n', f);
 }
 
-static void print_extra(FILE *f, const wl_result *r, double peak_gbps, int has_verdict)
+static void print_extra(FILE *f, const wl_result *r, const extra_cols *x)
 {
-    if (peak_gbps > 0 && r->gbps > 0)
-        fprintf(f, "  %8.1f  %4.0f%%", r->gbps, 100.0 * r->gbps / peak_gbps);
-    else if (peak_gbps > 0)
-        fprintf(f, "  %8s  %5s", "-", "-");
-    if (has_verdict)
+    char cell[32];
+    if (x->gbps) {
+        snprintf(cell, sizeof cell, r->gbps > 0 ? "%.1f" : "-", r->gbps);
+        fprintf(f, "  %8s", cell);
+    }
+    if (x->tflops) {
+        snprintf(cell, sizeof cell, r->tflops > 0 ? "%.2f" : "-", r->tflops);
+        fprintf(f, "  %7s", cell);
+    }
+    if (x->roofline) {
+        snprintf(cell, sizeof cell, r->roofline > 0 ? "%.0f%%" : "-", 100.0 * r->roofline);
+        fprintf(f, "  %5s", cell);
+    }
+    if (x->verdict)
         fprintf(f, "  %-8s", r->verdict[0] ? r->verdict : "-");
     fputc('\n', f);
 }
 
-void results_print_table(FILE *f, const definition *d, const wl_result *r, int n, double peak_gbps)
+void results_print_table(FILE *f, const definition *d, const wl_result *r, int n)
 {
-    int has_base = 0, has_verdict = 0;
+    int has_base = 0;
+    extra_cols x = {0};
     const char *timer = NULL;
     for (int i = 0; i < n; i++) {
         has_base |= r[i].has_baseline;
-        has_verdict |= r[i].verdict[0] != '\0';
+        x.gbps |= r[i].gbps > 0;
+        x.tflops |= r[i].tflops > 0;
+        x.roofline |= r[i].roofline > 0;
+        x.verdict |= r[i].verdict[0] != '\0';
         if (r[i].timer[0])
             timer = r[i].timer;
     }
     fprintf(f, "%-8s  %-22s  %-19s  %11s  %11s  %8s  %9s  %9s", "uuid", "axes", "status", "latency",
             has_base ? "baseline" : "reference", "speedup", "max_abs", "max_rel");
-    print_extra_header(f, peak_gbps, has_verdict);
+    print_extra_header(f, &x);
     for (int i = 0; i < n; i++) {
         char axes[128], lat[32], cmp[32], sp[32];
         workload_axes_string(r[i].wl, d, axes, sizeof axes);
@@ -112,7 +133,7 @@ void results_print_table(FILE *f, const definition *d, const wl_result *r, int n
         snprintf(sp, sizeof sp, s > 0 ? "%.2fx" : "-", s);
         fprintf(f, "%-8.8s  %-22.22s  %-19s  %11s  %11s  %8s  %9.2e  %9.2e", r[i].wl->uuid, axes,
                 status_name(r[i].status), lat, cmp, sp, r[i].max_abs, r[i].max_rel);
-        print_extra(f, &r[i], peak_gbps, has_verdict);
+        print_extra(f, &r[i], &x);
         if (r[i].message)
             fprintf(f, "          %s\n", r[i].message);
     }
@@ -136,7 +157,7 @@ static json_t *timing_json(const stats_summary *s)
                      "iqr_ms", s->iqr, "rsd", s->rsd, "count", (json_int_t)s->n);
 }
 
-static json_t *result_json(const definition *d, const wl_result *r, double peak_gbps)
+static json_t *result_json(const definition *d, const wl_result *r)
 {
     json_t *axes = json_object();
     for (int a = 0; a < d->naxes; a++)
@@ -157,22 +178,23 @@ static json_t *result_json(const definition *d, const wl_result *r, double peak_
         json_object_set_new(o, "speedup", json_real(results_speedup(r)));
     if (r->timer[0])
         json_object_set_new(o, "timer", json_string(r->timer));
-    if (r->gbps > 0) {
+    if (r->gbps > 0)
         json_object_set_new(o, "gbps", json_real(r->gbps));
-        if (peak_gbps > 0)
-            json_object_set_new(o, "peak_share", json_real(r->gbps / peak_gbps));
-    }
+    if (r->tflops > 0)
+        json_object_set_new(o, "tflops", json_real(r->tflops));
+    if (r->roofline > 0)
+        json_object_set_new(o, "roofline", json_real(r->roofline));
     if (r->verdict[0])
         json_object_set_new(o, "verdict", json_pack("{s:s, s:f, s:f, s:f}", "kind", r->verdict, "ratio", r->ratio,
                                                     "lo", r->ratio_lo, "hi", r->ratio_hi));
     return o;
 }
 
-void results_print_json(FILE *f, const definition *d, const wl_result *r, int n, double peak_gbps)
+void results_print_json(FILE *f, const definition *d, const wl_result *r, int n)
 {
     json_t *arr = json_array();
     for (int i = 0; i < n; i++)
-        json_array_append_new(arr, result_json(d, &r[i], peak_gbps));
+        json_array_append_new(arr, result_json(d, &r[i]));
     results_summary s = results_summarize(r, n);
     json_t *counts = json_object();
     for (int st = 0; st < ST_COUNT; st++)

@@ -20,8 +20,10 @@ typedef struct wl_result {
     int has_baseline_status;
     eval_status baseline_status;
     char *log;                  /* tail of the runner's output, for failures */
-    char timer[16];             /* which timer produced the latencies ("cupti", "events", ...) */
-    double gbps;                /* candidate: minimum bytes moved / median latency */
+    char timer[32];             /* which timer produced the latencies ("cupti", "events/graph20", ...) */
+    double gbps;                /* candidate: bytes of the cost model (else the tensors' bytes) / median */
+    double tflops;              /* candidate: FLOPs of the cost model / median; 0 when unmodelled */
+    double roofline;            /* candidate: roofline floor / median, in (0, 1]; 0 when unknown */
     char verdict[16];           /* paired gate against the baseline: faster/same/slower/unclear */
     double ratio, ratio_lo, ratio_hi;   /* candidate/baseline median ratio and its interval */
 } wl_result;
@@ -42,11 +44,11 @@ void results_set_status(wl_result *r, eval_status st, const char *message);
 double results_speedup(const wl_result *r);
 /* Summarizes N results. */
 results_summary results_summarize(const wl_result *r, int n);
-/* Prints the per-workload table and the summary line to F; PEAK_GBPS > 0 adds achieved
- * bandwidth and its share of that measured peak. */
-void results_print_table(FILE *f, const definition *d, const wl_result *r, int n, double peak_gbps);
-/* Prints the results as one JSON document to F (bandwidth share against PEAK_GBPS when > 0). */
-void results_print_json(FILE *f, const definition *d, const wl_result *r, int n, double peak_gbps);
+/* Prints the per-workload table and the summary line to F, with achieved bandwidth, FLOP
+ * rate and roofline share where the runner measured them. */
+void results_print_table(FILE *f, const definition *d, const wl_result *r, int n);
+/* Prints the results as one JSON document to F. */
+void results_print_json(FILE *f, const definition *d, const wl_result *r, int n);
 /* Frees what r owns. */
 void results_free(wl_result *r);
 

@@ -63,6 +63,8 @@ static void on_timing(wl_result *r, const runner_event *ev)
         r->candidate = ev->timing;
         r->has_candidate = 1;
         r->gbps = ev->gbps;
+        r->tflops = ev->tflops;
+        r->roofline = ev->roofline;
         snprintf(r->timer, sizeof r->timer, "%s", ev->timer ? ev->timer : "");
     } else if (strcmp(ev->role, "baseline") == 0) {
         r->baseline = ev->timing;

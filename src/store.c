@@ -190,6 +190,10 @@ static const char *const migrations[] = {
     "CREATE INDEX log_session ON log(session_id, id);"
     "PRAGMA application_id = 1802986033;" /* KWB_APPLICATION_ID */
     "PRAGMA user_version = 1;",
+    /* 1 -> 2: the roofline of each timed row (cost model of the definition). */
+    "ALTER TABLE evaluations ADD COLUMN tflops REAL;"
+    "ALTER TABLE evaluations ADD COLUMN roofline REAL;"
+    "PRAGMA user_version = 2;",
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 
@@ -322,8 +326,8 @@ static const char *const migrations[] = {
       " max_rel, matched_ratio, cand_median, cand_mean, cand_min, cand_iqr, cand_count,"           \
       " base_median, base_mean, base_min, base_iqr, base_count, ref_median, ref_mean, ref_min,"    \
       " ref_iqr, ref_count, baseline_status, timer, gbps, verdict, ratio, ratio_lo, ratio_hi,"     \
-      " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"     \
-      " ?, ?, ?, ?, ?, ?, ?, ?, ?)")                                                               \
+      " created_at, tflops, roofline) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"  \
+      " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")                                          \
     X(ROW_UUIDS, "SELECT workload_uuid FROM evaluations WHERE eval_run_id = ? ORDER BY id")        \
     X(ROW_TABLE,                                                                                   \
       "SELECT id, workload_uuid, status, message, cand_median, base_median, ref_median, max_abs,"  \
@@ -1519,9 +1523,9 @@ static int insert_row(store *st, int64_t run, const wl_result *r, int64_t *id, k
     if (bind_summary(s, 9, r->has_candidate, &r->candidate) != SQLITE_OK ||
         bind_summary(s, 14, r->has_baseline, &r->baseline) != SQLITE_OK ||
         bind_summary(s, 19, r->has_reference, &r->reference) != SQLITE_OK ||
-        bind_at(s, 24, "ttdtdddd", r->has_baseline_status ? status_name(r->baseline_status) : NULL,
+        bind_at(s, 24, "ttdtdddddd", r->has_baseline_status ? status_name(r->baseline_status) : NULL,
                 r->timer[0] ? r->timer : NULL, r->gbps, r->verdict[0] ? r->verdict : NULL, r->ratio,
-                r->ratio_lo, r->ratio_hi, now()) != SQLITE_OK)
+                r->ratio_lo, r->ratio_hi, now(), r->tflops, r->roofline) != SQLITE_OK)
         return db_error(st, err);
     if (step(st, s, err) < 0)
         return -1;

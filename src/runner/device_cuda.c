@@ -155,8 +155,9 @@ static int held_call(device *d, device_call call, void *ctx, int which, kwb_erro
     return rc;
 }
 
-static int cuda_sample(device *d, const timing_policy *pol, device_call call, void *ctx, int which,
-                       device_sample *out, kwb_error *err)
+/* One sample of CALL: cold caches if asked, the held-stream call, CUPTI span and events. */
+static int timed_sample(device *d, const timing_policy *pol, device_call call, void *ctx, int which,
+                        device_sample *out, kwb_error *err)
 {
     cuda_priv *p = priv(d);
     if (pol->cold && cuda_flush_caches(d, err) != 0)
@@ -181,6 +182,69 @@ static int cuda_sample(device *d, const timing_policy *pol, device_call call, vo
     out->clock_mhz = probe_clock_mhz(d);
     out->throttled = out->clock_mhz > 0 && out->clock_mhz < THROTTLE_SHARE * p->clock_khz / 1e3;
     return 0;
+}
+
+/* A captured graph of back-to-back calls, launched as one call. */
+typedef struct graph_replay {
+    cudaGraphExec_t exec;
+    cudaStream_t stream;
+} graph_replay;
+
+static int launch_replay(void *ctx, int which, kwb_error *err)
+{
+    graph_replay *g = ctx;
+    (void)which;
+    cudaError_t rc = cudaGraphLaunch(g->exec, g->stream);
+    return rc == cudaSuccess ? 0 : kwb_error_set(err, "graph replay: %s", cudaGetErrorString(rc));
+}
+
+/* Captures CALLS calls of callee WHICH on the device's stream into g->exec. A call that
+ * synchronizes, allocates or uses another stream cannot be captured: that is an error
+ * that names graph mode, not the candidate's fault in eager mode. */
+static int capture_replay(device *d, device_call call, void *ctx, int which, int calls, graph_replay *g,
+                          kwb_error *err)
+{
+    cuda_priv *p = priv(d);
+    cudaGraph_t graph = NULL;
+    g->stream = p->stream;
+    g->exec = NULL;
+    if (cuda_fail(d, cudaStreamBeginCapture(p->stream, cudaStreamCaptureModeThreadLocal), "graph capture", err))
+        return -1;
+    int rc = 0;
+    for (int i = 0; i < calls && rc == 0; i++)
+        rc = call(ctx, which, err);
+    cudaError_t end = cudaStreamEndCapture(p->stream, &graph);
+    if (rc == 0 && end != cudaSuccess)
+        rc = kwb_error_set(err, "graph replay: the call cannot be captured in a CUDA graph (%s); time it "
+                                "without --graph", cudaGetErrorString(end));
+    if (rc == 0 && cudaGraphInstantiate(&g->exec, graph, 0) != cudaSuccess)
+        rc = kwb_error_set(err, "graph replay: cudaGraphInstantiate failed");
+    if (graph)
+        cudaGraphDestroy(graph);
+    cudaGetLastError();  /* a failed capture leaves a non-sticky error behind */
+    return rc;
+}
+
+static int cuda_sample(device *d, const timing_policy *pol, device_call call, void *ctx, int which,
+                       device_sample *out, kwb_error *err)
+{
+    graph_replay g = {NULL, NULL};
+    if (pol->graph > 0) {
+        if (capture_replay(d, call, ctx, which, pol->graph, &g, err) != 0)
+            return -1;
+        call = launch_replay;
+        ctx = &g;
+    }
+    int rc = timed_sample(d, pol, call, ctx, which, out, err);
+    if (g.exec) {
+        cudaGraphExecDestroy(g.exec);
+        if (rc == 0) {
+            out->ms /= pol->graph;
+            if (out->event_ms > 0)
+                out->event_ms /= pol->graph;
+        }
+    }
+    return rc;
 }
 
 static const char *cuda_timer(device *d)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -14,6 +15,8 @@
 #include "dtype.h"
 #include "protocol.h"
 #include "rng.h"
+#include "roofline.h"
+#include "safetensors.h"
 #include "runner/device.h"
 #include "runner/inputs.h"
 #include "runner/timing.h"
@@ -47,6 +50,7 @@ typedef struct runner_ctx {
     callee sols[2];
     int nsols;
     const workload *wl;
+    roofline_peaks peaks;      /* measured by the device (none on the cpu) */
     trial_inputs in;
     kwb_arg *args;             /* inputs then outputs of the call being made */
     int nargs;
@@ -182,7 +186,8 @@ static int run_reference(runner_ctx *r, int trial, kwb_error *err)
     return g;
 }
 
-static int trial_run(runner_ctx *r, int trial, kwb_error *err)
+/* Makes the inputs of TRIAL and runs the reference on them. */
+static int inputs_and_reference(runner_ctx *r, int trial, kwb_error *err)
 {
     if (inputs_make(&r->in, r->dev, r->def, r->wl, r->job.dataset_root, r->job.seed, trial, err) != 0)
         return -1;
@@ -190,6 +195,13 @@ static int trial_run(runner_ctx *r, int trial, kwb_error *err)
         kwb_error_prefix(err, "reference");
         return -1;
     }
+    return 0;
+}
+
+static int trial_run(runner_ctx *r, int trial, kwb_error *err)
+{
+    if (inputs_and_reference(r, trial, err) != 0)
+        return -1;
     for (int s = 0; s < r->nsols; s++) {
         if (r->sols[s].status != ST_PASSED)
             continue;
@@ -233,17 +245,33 @@ static double min_bytes(const runner_ctx *r)
     return bytes;
 }
 
-static void emit_timing(runner_ctx *r, const char *role, const timing_series *s)
+/* Adds the roofline figures of a call that took MEDIAN_MS to EV. */
+static void set_roofline(runner_ctx *r, json_t *ev, double median_ms)
+{
+    roofline_point pt = roofline_of(r->def, r->wl->axis_value, min_bytes(r), median_ms, &r->peaks);
+    json_object_set_new(ev, "bytes", json_real(pt.bytes));
+    if (pt.flops > 0)
+        json_object_set_new(ev, "flops", json_real(pt.flops));
+    if (pt.gbps > 0)
+        json_object_set_new(ev, "gbps", json_real(pt.gbps));
+    if (pt.tflops > 0)
+        json_object_set_new(ev, "tflops", json_real(pt.tflops));
+    if (pt.share > 0)
+        json_object_set_new(ev, "roofline", json_real(pt.share));
+}
+
+static void emit_timing(runner_ctx *r, const char *role, const timing_series *s, const timing_policy *p)
 {
     json_t *ev = protocol_event_new("timing");
     json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
     json_object_set_new(ev, "role", json_string(role));
-    json_object_set_new(ev, "timer", json_string(r->dev->ops->timer(r->dev)));
+    if (p->graph > 0)
+        json_object_set_new(ev, "timer", json_sprintf("%s/graph%d", r->dev->ops->timer(r->dev), p->graph));
+    else
+        json_object_set_new(ev, "timer", json_string(r->dev->ops->timer(r->dev)));
     protocol_event_set_timing(ev, &s->summary);
-    double bytes = min_bytes(r);
-    json_object_set_new(ev, "bytes", json_real(bytes));
-    if (s->summary.median > 0)
-        json_object_set_new(ev, "gbps", json_real(bytes / (s->summary.median * 1e-3) / 1e9));
+    json_object_set_new(ev, "device_s", json_real(s->device_s));
+    set_roofline(r, ev, s->summary.median);
     if (s->event_summary.n > 0) {
         json_object_set_new(ev, "events_median_ms", json_real(s->event_summary.median));
         json_object_set_new(ev, "events_min_ms", json_real(s->event_summary.min));
@@ -270,7 +298,7 @@ static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy 
         r->has_gate = rc == 0;
     for (int i = 0; i < n; i++) {
         if (rc == 0)
-            emit_timing(r, who[i]->role, &series[i]);
+            emit_timing(r, who[i]->role, &series[i], p);
         timing_series_free(&series[i]);
     }
     return rc;
@@ -340,6 +368,165 @@ static void free_all_outputs(runner_ctx *r)
         outputs_free(&r->sols[s].out, r->dev);
 }
 
+/* ---- dump jobs (kwb dump): one trial's inputs and the reference's outputs to a file ---- */
+
+/* DUMP_DIR/UUID.safetensors, or NULL with *err set when the uuid cannot name a file. */
+static char *dump_path(const runner_ctx *r, kwb_error *err)
+{
+    const char *u = r->wl->uuid;
+    if (u[0] == '\0' || u[0] == '.' || strchr(u, '/')) {
+        kwb_error_set(err, "workload uuid '%s' cannot name a file", u);
+        return NULL;
+    }
+    return xasprintf("%s/%s.safetensors", r->job.dump_dir, u);
+}
+
+/* Scalar argument A as the bytes of one element of its dtype (BUF holds 8). */
+static void scalar_bytes(const kwb_arg *a, unsigned char *buf)
+{
+    memset(buf, 0, 8);
+    if (dtype_is_float(a->dtype))
+        dtype_store(buf, a->dtype, 0, a->f);
+    else if (a->dtype == KWB_I64)
+        memcpy(buf, &a->i, sizeof a->i);  /* exact beyond 2^53 */
+    else
+        dtype_store(buf, a->dtype, 0, (double)a->i);
+}
+
+/* Scalar argument A's exact value as text: %.17g for a float, the integer otherwise. */
+static char *scalar_text(const kwb_arg *a)
+{
+    if (dtype_is_float(a->dtype))
+        return xasprintf("%.17g", a->f);
+    return xasprintf("%lld", (long long)a->i);
+}
+
+/* The name of the device's hardware from its hello facts ("" when it gives none). */
+static char *hardware_name(runner_ctx *r)
+{
+    json_t *facts = json_object();
+    r->dev->ops->describe(r->dev, facts);
+    const char *hw = json_string_value(json_object_get(facts, "device"));
+    char *name = xstrdup(hw ? hw : "");
+    json_decref(facts);
+    return name;
+}
+
+/* What one dump file is made of. */
+typedef struct dump_parts {
+    st_write_tensor *tensors;            /* inputs, then outputs */
+    size_t ntensors;
+    const char **meta;                   /* key, value, key, value ... */
+    size_t nmeta;                        /* pairs */
+    char **owned;                        /* strings the parts point at */
+    size_t nowned;
+    int64_t (*shapes)[KWB_MAX_RANK];     /* per output */
+    unsigned char (*scalars)[8];         /* per input: a scalar's element */
+} dump_parts;
+
+static const char *keep(dump_parts *p, char *s)
+{
+    p->owned[p->nowned++] = s;
+    return s;
+}
+
+/* in.NAME per input (a scalar as a 0-dim tensor of its dtype), out.NAME per reference output. */
+static void dump_tensors(runner_ctx *r, dump_parts *p)
+{
+    const definition *d = r->def;
+    for (int i = 0; i < d->ninputs; i++) {
+        const kwb_arg *a = &r->in.args[i];
+        if (a->rank < 0)
+            scalar_bytes(a, p->scalars[i]);
+        p->tensors[p->ntensors++] = (st_write_tensor){keep(p, xasprintf("in.%s", a->name)), a->dtype,
+                                                      a->rank < 0 ? 0 : a->rank, a->shape,
+                                                      a->rank < 0 ? p->scalars[i] : r->in.bufs[i].host};
+    }
+    for (int o = 0; o < d->noutputs; o++) {
+        const def_tensor *t = &d->outputs[o];
+        workload_shape(r->wl, t, p->shapes[o]);
+        p->tensors[p->ntensors++] = (st_write_tensor){keep(p, xasprintf("out.%s", t->name)), t->dtype, t->rank,
+                                                      p->shapes[o], r->ref.out.bufs[o].host};
+    }
+}
+
+static void meta_add(dump_parts *p, const char *key, const char *value)
+{
+    p->meta[2 * p->nmeta] = key;
+    p->meta[2 * p->nmeta++ + 1] = value;
+}
+
+/* What the file is (definition, workload, device, seed, trial), and each scalar input's exact
+ * value (scalar.NAME), which its dtype may round. */
+static void dump_metadata(runner_ctx *r, dump_parts *p)
+{
+    meta_add(p, "format", "kwb-dump");
+    meta_add(p, "definition", r->def->name);
+    meta_add(p, "workload", r->wl->uuid);
+    meta_add(p, "device", r->job.device);
+    meta_add(p, "hardware", keep(p, hardware_name(r)));
+    meta_add(p, "seed", keep(p, xasprintf("%llu", (unsigned long long)r->job.seed)));
+    meta_add(p, "trial", keep(p, xasprintf("%d", r->job.dump_trial)));
+    meta_add(p, "runner_version", KWB_RUNNER_VERSION);
+    for (int i = 0; i < r->def->ninputs; i++)
+        if (r->in.args[i].rank < 0)
+            meta_add(p, keep(p, xasprintf("scalar.%s", r->in.args[i].name)), keep(p, scalar_text(&r->in.args[i])));
+}
+
+/* Writes the inputs and the reference's outputs of the trial just run to PATH. */
+static int dump_write(runner_ctx *r, const char *path, kwb_error *err)
+{
+    size_t nin = (size_t)r->def->ninputs, n = nin + (size_t)r->def->noutputs;
+    dump_parts p = {.tensors = xcalloc(n, sizeof *p.tensors),
+                    .meta = xcalloc(2 * (8 + nin), sizeof *p.meta),
+                    .owned = xcalloc(n + 3 + 2 * nin, sizeof *p.owned),
+                    .shapes = xcalloc(n, sizeof *p.shapes),
+                    .scalars = xcalloc(nin + 1, sizeof *p.scalars)};
+    dump_tensors(r, &p);
+    dump_metadata(r, &p);
+    int rc = safetensors_write_meta(path, p.tensors, p.ntensors, p.meta, p.nmeta, err);
+    for (size_t i = 0; i < p.nowned; i++)
+        free(p.owned[i]);
+    free(p.owned);
+    free(p.tensors);
+    free(p.meta);
+    free(p.shapes);
+    free(p.scalars);
+    return rc;
+}
+
+/* The dump of the workload in flight; OK is 0 when its outputs could not be allocated
+ * (*err says why). Ends with workload-end: PASSED with "dump":PATH, or RUNTIME_ERROR. */
+static void dump_workload(runner_ctx *r, int ok, kwb_error *err)
+{
+    char *path = ok ? dump_path(r, err) : NULL;
+    ok = path && inputs_and_reference(r, r->job.dump_trial, err) == 0 && dump_write(r, path, err) == 0;
+    json_t *ev = protocol_event_new("workload-end");
+    json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
+    json_object_set_new(ev, "status", json_string(status_name(ok ? ST_PASSED : ST_RUNTIME_ERROR)));
+    if (ok)
+        json_object_set_new(ev, "dump", json_string(path));
+    else
+        json_object_set_new(ev, "message", json_string(err->msg));
+    emit(r, ev);
+    free(path);
+}
+
+/* The trials of the workload in flight, then its timing, then workload-end; OK as above. */
+static void check_workload(runner_ctx *r, int ok, kwb_error *err)
+{
+    for (int t = 0; ok && t < r->job.trials && r->sols[0].status == ST_PASSED; t++) {
+        if (t > 0)
+            inputs_free(&r->in, r->dev);
+        ok = trial_run(r, t, err) == 0;
+    }
+    if (!ok)
+        fail(&r->sols[0], ST_RUNTIME_ERROR, "harness: %s", err->msg);
+    else if (r->sols[0].status == ST_PASSED)
+        time_workload(r);
+    emit_workload_end(r);
+}
+
 static void run_workload(runner_ctx *r, json_t *wobj)
 {
     workload w;
@@ -357,16 +544,10 @@ static void run_workload(runner_ctx *r, json_t *wobj)
     for (int s = 0; s < r->nsols; s++)
         reset_callee(&r->sols[s]);
     int ok = alloc_all_outputs(r, &err) == 0;
-    for (int t = 0; ok && t < r->job.trials && r->sols[0].status == ST_PASSED; t++) {
-        if (t > 0)
-            inputs_free(&r->in, r->dev);
-        ok = trial_run(r, t, &err) == 0;
-    }
-    if (!ok)
-        fail(&r->sols[0], ST_RUNTIME_ERROR, "harness: %s", err.msg);
-    else if (r->sols[0].status == ST_PASSED)
-        time_workload(r);
-    emit_workload_end(r);
+    if (r->job.dump_dir)
+        dump_workload(r, ok, &err);
+    else
+        check_workload(r, ok, &err);
     inputs_free(&r->in, r->dev);
     free_all_outputs(r);
     r->wl = NULL;
@@ -425,12 +606,22 @@ static int setup(runner_ctx *r, kwb_error *err)
     r->dev = device_open(r->job.device, r->job.cache_dir, err);
     if (!r->dev)
         return -1;
+    json_t *facts = json_object();
+    r->dev->ops->describe(r->dev, facts);
+    r->peaks = roofline_peaks_from_facts(facts);
+    json_decref(facts);
     r->ref.fn = (entry_fn)r->dev->ops->reference(r->dev, r->def->name);
     r->ref.role = "reference";
     if (!r->ref.fn)
         return kwb_error_set(err, "no %s reference for definition '%s' in this runner", r->job.device, r->def->name);
     r->nargs = r->def->ninputs + r->def->noutputs;
     r->args = xcalloc((size_t)r->nargs, sizeof *r->args);
+    if (r->job.dump_dir) {  /* a dump calls the reference alone */
+        struct stat sb;
+        if (stat(r->job.dump_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            return kwb_error_set(err, "dump_dir %s: not a folder", r->job.dump_dir);
+        return 0;
+    }
     return load_solutions(r, err);
 }
 

@@ -30,13 +30,12 @@ static int warm_up(device *dev, const timing_policy *p, int n, device_call call,
     return 0;
 }
 
-/* True when every series has enough samples and is quiet enough. */
-static int settled(const timing_policy *p, int n, timing_series *series, double elapsed)
+/* True when every series has enough samples, enough device time and is quiet enough. */
+static int settled(const timing_policy *p, int n, timing_series *series)
 {
-    if (elapsed < p->min_time_s)
-        return 0;
     for (int w = 0; w < n; w++)
-        if ((int)series[w].n < p->min_samples || stats_rsd(series[w].ms, series[w].n) > p->rsd_target)
+        if ((int)series[w].n < p->min_samples || series[w].device_s < p->min_time_s ||
+            stats_rsd(series[w].ms, series[w].n) > p->rsd_target)
             return 0;
     return 1;
 }
@@ -87,13 +86,15 @@ int timing_measure(device *dev, const timing_policy *p, int n, device_call call,
             device_sample x = {0};
             if (dev->ops->sample(dev, p, call, ctx, which, &x, err) != 0)
                 return -1;
-            if (x.throttled)
+            if (x.throttled) {
                 series[which].dropped++;
-            else
+            } else {
                 series_add(&series[which], &x);
+                series[which].device_s += x.ms * 1e-3 * (p->graph > 0 ? p->graph : 1);
+            }
         }
         double elapsed = proc_now() - start;
-        if ((settled(p, n, series, elapsed) && gate_decided(n, series, gate, round)) || elapsed >= p->max_time_s)
+        if ((settled(p, n, series) && gate_decided(n, series, gate, round)) || elapsed >= p->max_time_s)
             break;
     }
     for (int w = 0; w < n; w++)

@@ -18,6 +18,7 @@ typedef struct timing_series {
     size_t cap;
     size_t dropped;      /* samples dropped as throttled */
     double clock_mhz;    /* mean SM clock over kept samples (0: unknown) */
+    double device_s;     /* device time of the kept samples, in seconds (graph: all calls) */
     stats_summary summary;
     stats_summary event_summary;
 } timing_series;
@@ -28,8 +29,9 @@ typedef struct timing_series {
 #define TIMING_GATE_RESAMPLES 2000
 
 /* Samples N callees (1 or 2) under policy P through the device's sample(): warm-up, then
- * rounds A B, B A, ... until every series has min_samples and the policy's minimum time
- * has passed with its rsd under target, or max_time_s. Throttled samples are dropped.
+ * rounds A B, B A, ... until every series has min_samples and min_time_s of device time
+ * (the sum of its samples, as nvbench counts) with its rsd under target, or until
+ * max_time_s of wall time. Throttled samples are dropped.
  * With two callees (0 the candidate, 1 the baseline) and GATE not NULL, the paired verdict
  * is decided once the noise has settled, and sampling goes on while it is unclear, up to
  * max_time_s. Fills series[0..n). Returns 0, or -1 with *err set when a call failed. */

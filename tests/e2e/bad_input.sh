@@ -94,6 +94,13 @@ expect_code 2 "$code" "unknown definition: exit 2"
 expect_grep "no no_such_definition.json under definitions/" "$TMP/u3.err" "unknown definition: said"
 code=$(run u4 --definition "$DEF" --solution "$KERNELS/fast" --workloads batch_size=3)
 expect_code 2 "$code" "filter matching nothing: exit 2"
+code=$(run u6 --definition "$DEF" --solution "$KERNELS/fast" --graph 2.5)
+expect_code 2 "$code" "fractional --graph: exit 2"
+expect_grep "not a whole number of calls from 1 to 1000" "$TMP/u6.err" "fractional --graph: said"
+code=$(run u7 --definition "$DEF" --solution "$KERNELS/fast" --graph 0)
+expect_code 2 "$code" "--graph 0: exit 2"
+code=$(run u8 --definition "$DEF" --solution "$KERNELS/fast" --min-time -1)
+expect_code 2 "$code" "negative --min-time: exit 2"
 "$KWB" frobnicate >/dev/null 2>"$TMP/u5.err"
 expect_code 2 "$?" "unknown command: exit 2"
 

@@ -24,6 +24,13 @@ expect_grep '^10 workloads: 10 PASSED; mean latency [0-9.]+ ms; speedup vs refer
 [ "$(wc -l <"$TMP/t.jsonl")" -eq 10 ] && pass "ten trace lines" || fail "ten trace lines"
 expect_grep '"definition": ?"gdn_decode_qk4_v8_d128_k_last".*"evaluation": ?\{"status": ?"PASSED"' "$TMP/t.jsonl" "trace shape"
 
+# Graph replay (on the cpu: calls back to back, time per call) and the cost model's figures.
+"$KWB" eval --definition "$DEF" --solution "$KERNELS/fast" --workloads 901e5104 --trials 1 --max-time 0.05 \
+    --graph 4 --quiet --json >"$TMP/graph.json" 2>"$TMP/graph.err"
+expect_code 0 "$?" "--graph 4: PASSED"
+expect_grep '"gbps": [0-9]' "$TMP/graph.json" "cost model: bandwidth"
+expect_grep '"tflops": [0-9]' "$TMP/graph.json" "cost model: FLOP rate"
+
 # The baseline passes on its own too.
 "$KWB" eval --definition "$DEF" --solution "$KERNELS/baseline" --workloads batch_size=4 --trials 1 --max-time 0.01 \
     --quiet >"$TMP/base.out" 2>&1

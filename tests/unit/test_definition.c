@@ -295,6 +295,43 @@ static void expect_parse_error(const char *text, int line, const char *want)
     assert_null(strchr(err.msg, '\n'));
 }
 
+/* The GDN decode cost model: at batch 64, the state read and written dominates (64 MiB). */
+static void test_cost_model(void **state)
+{
+    (void)state;
+    definition *d = load_ok(DEFS "/gdn/" GDN_DECODE ".json");
+    assert_string_equal(d->cost.compute, "fp32");
+    int64_t ax[6] = {64, 1, 4, 4, 8, 128};   /* batch_size seq_len num_q/k/v_heads head_size */
+    double state_bytes = 64.0 * 8 * 128 * 128 * 4 * 2;
+    double io_bytes = 64.0 * (8 * 128 * 2 + 8 * 128 * 2 * 2 + 8 * 2 * 2) + 8 * 4 * 2;
+    assert_true(definition_cost_bytes(d, ax) == state_bytes + io_bytes);
+    assert_true(definition_cost_flops(d, ax) == 64.0 * 8 * 7 * 128 * 128);
+    definition_free(d);
+    /* without the extension: no cost, nothing modelled */
+    d = load_ok(FIX "/tiny.json");
+    assert_null(d->cost.bytes);
+    assert_true(definition_cost_bytes(d, ax) == 0 && definition_cost_flops(d, ax) == 0);
+    definition_free(d);
+}
+
+static void test_cost_errors(void **state)
+{
+    (void)state;
+    const char *head = "{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}},\n"
+                       " \"inputs\": {\"x\": {\"shape\": [\"n\"], \"dtype\": \"float32\"}}, \"outputs\": {\"y\": {\"shape\": [\"n\"], \"dtype\": \"float32\"}},";
+    char text[512];
+    snprintf(text, sizeof text, "%s\"kwb\": {\"cost\": {\n\"bytes\": \"n * m\"}}}", head);
+    expect_parse_error(text, 3, "kwb cost 'bytes': column 5: 'm' is not an axis");
+    snprintf(text, sizeof text, "%s\"kwb\": {\"cost\": {\"bytes\": \"n\",\n \"flops\": 7}}}", head);
+    expect_parse_error(text, 3, "'flops' must be a string");
+    snprintf(text, sizeof text, "%s\"kwb\": {\"costs\": {}}}", head);
+    expect_parse_error(text, 2, "unknown key 'kwb.costs'");
+    snprintf(text, sizeof text, "%s\"kwb\": {\"cost\": {\"compute\": \"fp8\"}}}", head);
+    expect_parse_error(text, 2, "'compute' must be");
+    snprintf(text, sizeof text, "%s\"kwb\": {\"cost\": {\"byte\": \"n\"}}}", head);
+    expect_parse_error(text, 2, "unknown key 'kwb.cost.byte'");
+}
+
 static void test_invalid_json(void **state)
 {
     (void)state;
@@ -409,6 +446,8 @@ int main(void)
         cmocka_unit_test(test_duplicate_key),
         cmocka_unit_test(test_structure_errors),
         cmocka_unit_test(test_axis_name_with_slash),
+        cmocka_unit_test(test_cost_model),
+        cmocka_unit_test(test_cost_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -293,6 +293,54 @@ static void test_job_decode_defaults_optional(void **state)
     protocol_job_free(&back);
 }
 
+static void edit_dump_trial_negative(json_t *o) { json_object_set_new(o, "dump_trial", json_integer(-1)); }
+static void edit_dump_trial_text(json_t *o) { json_object_set_new(o, "dump_trial", json_string("0")); }
+static void edit_dump_dir_number(json_t *o) { json_object_set_new(o, "dump_dir", json_integer(3)); }
+static void edit_dump_dir_empty(json_t *o) { json_object_set_new(o, "dump_dir", json_string("")); }
+static void edit_dump(json_t *o)
+{
+    json_object_set_new(o, "dump_dir", json_string("/tmp/dump here"));
+    json_object_set_new(o, "dump_trial", json_integer(4));
+}
+
+/* The optional dump fields: absent by default (and from a plain job's line), round trip,
+ * and rejections; a job with only dump_dir dumps trial 0. */
+static void test_job_dump_fields(void **state)
+{
+    (void)state;
+    runner_job job, back;
+    kwb_error err;
+    full_job(&job);
+    char *line = protocol_job_encode(&job);
+    assert_null(strstr(line, "dump"));
+    assert_int_equal(protocol_job_decode(line, &back, &err), 0);
+    assert_null(back.dump_dir);
+    assert_int_equal(back.dump_trial, 0);
+    protocol_job_free(&back);
+    free(line);
+
+    job.dump_dir = strdup("/tmp/dump here");
+    job.dump_trial = 4;
+    line = protocol_job_encode(&job);
+    assert_has(line, "\"dump_dir\":\"/tmp/dump here\",\"dump_trial\":4");
+    assert_int_equal(protocol_job_decode(line, &back, &err), 0);
+    assert_string_equal(back.dump_dir, "/tmp/dump here");
+    assert_int_equal(back.dump_trial, 4);
+    free(line);
+    protocol_job_free(&back);
+    protocol_job_free(&job);
+
+    assert_int_equal(decode_edited(edit_dump, &err), 0);
+    assert_int_equal(decode_edited(edit_dump_trial_negative, &err), -1);
+    assert_has(err.msg, "dump_trial");
+    assert_int_equal(decode_edited(edit_dump_trial_text, &err), -1);
+    assert_has(err.msg, "dump_trial");
+    assert_int_equal(decode_edited(edit_dump_dir_number, &err), -1);
+    assert_has(err.msg, "dump_dir");
+    assert_int_equal(decode_edited(edit_dump_dir_empty, &err), -1);
+    assert_has(err.msg, "dump_dir");
+}
+
 static void test_event_new(void **state)
 {
     (void)state;
@@ -498,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_job_round_trip),
         cmocka_unit_test(test_job_decode_rejects),
         cmocka_unit_test(test_job_decode_defaults_optional),
+        cmocka_unit_test(test_job_dump_fields),
         cmocka_unit_test(test_event_new),
         cmocka_unit_test(test_event_timing_round_trip),
         cmocka_unit_test(test_event_parse_fields),
