@@ -6,26 +6,15 @@
 #define KWB_GDN_DECODE_ARGS_H
 
 #include <stdint.h>
-#include <string.h>
 
-#include "kwb/kernel.h"
-
-enum { GDN_NQ = 4, GDN_NK = 4, GDN_NV = 8, GDN_D = 128 };
+#include "../gdn_common.h"
 
 /* Argument positions: the inputs, then the outputs, in definition order. */
 enum { ARG_Q, ARG_K, ARG_V, ARG_STATE, ARG_A_LOG, ARG_A, ARG_DT_BIAS, ARG_B, ARG_SCALE,
        ARG_OUTPUT, ARG_NEW_STATE, GDN_NARGS };
 
 /* A dimension equal to batch_size, the definition's only var axis. */
-#define GDN_BATCH (-1)
-
-/* What the definition says of one argument; rank -1 is the scalar `scale`. */
-typedef struct gdn_spec {
-    const char *name;
-    kwb_dtype dtype;
-    int rank;
-    int64_t shape[4];
-} gdn_spec;
+#define GDN_BATCH GDN_VAR(0)
 
 static const gdn_spec gdn_specs[GDN_NARGS] = {
     {"q", KWB_BF16, 4, {GDN_BATCH, 1, GDN_NQ, GDN_D}},
@@ -41,28 +30,6 @@ static const gdn_spec gdn_specs[GDN_NARGS] = {
     {"new_state", KWB_F32, 4, {GDN_BATCH, GDN_NV, GDN_D, GDN_D}},
 };
 
-/* Returns 0 when ARG matches SPEC with batch_size BATCH, else -1. A tensor needs data unless
- * it is empty; `state` may have none, which stands for PyTorch's None (all zeros). */
-static inline int gdn_check_arg(const kwb_arg *arg, const gdn_spec *spec, int64_t batch)
-{
-    if (arg->name == NULL || strcmp(arg->name, spec->name) != 0)
-        return -1;
-    if (arg->dtype != spec->dtype || arg->rank != spec->rank)
-        return -1;
-    if (spec->rank < 0)
-        return 0;
-    int64_t count = 1;
-    for (int d = 0; d < spec->rank; d++) {
-        int64_t want = spec->shape[d] == GDN_BATCH ? batch : spec->shape[d];
-        if (arg->shape[d] != want)
-            return -1;
-        count *= want;
-    }
-    if (arg->data == NULL && count > 0 && strcmp(spec->name, "state") != 0)
-        return -1;
-    return 0;
-}
-
 /* Returns 0 when the arguments match the definition, storing batch_size in *batch. */
 static inline int gdn_check_args(const kwb_arg *args, int nargs, int64_t *batch)
 {
@@ -71,10 +38,7 @@ static inline int gdn_check_args(const kwb_arg *args, int nargs, int64_t *batch)
     if (args[ARG_Q].rank != 4 || args[ARG_Q].shape[0] < 0)
         return -1;
     *batch = args[ARG_Q].shape[0];
-    for (int i = 0; i < GDN_NARGS; i++)
-        if (gdn_check_arg(&args[i], &gdn_specs[i], *batch) != 0)
-            return -1;
-    return 0;
+    return gdn_check_table(args, gdn_specs, GDN_NARGS, batch);
 }
 
 #endif

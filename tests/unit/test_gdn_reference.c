@@ -14,8 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runner/references.h"
 #include "dtype.h"
+#include "gdn_testutil.h"
+#include "runner/references.h"
 
 #ifndef TOP_SRCDIR
 #error "TOP_SRCDIR must name the absolute source directory"
@@ -39,19 +40,6 @@ static size_t qk_count(const gdn_case *c) { return (size_t)c->batch * NQ * D; }
 static size_t v_count(const gdn_case *c) { return (size_t)c->batch * NV * D; }
 static size_t gate_count(const gdn_case *c) { return (size_t)c->batch * NV; }
 static size_t state_count(const gdn_case *c) { return (size_t)c->batch * NV * D * D; }
-
-static void set_arg(kwb_arg *arg, const char *name, kwb_dtype dtype, void *data, int rank,
-                    int64_t d0, int64_t d1, int64_t d2, int64_t d3)
-{
-    memset(arg, 0, sizeof *arg);
-    arg->name = name;
-    arg->dtype = dtype;
-    arg->rank = rank;
-    arg->data = data;
-    int64_t dims[4] = {d0, d1, d2, d3};
-    for (int i = 0; i < rank; i++)
-        arg->shape[i] = dims[i];
-}
 
 /* Allocates zeroed tensors for BATCH and fills the argument array; scale is 0 (default). */
 static void case_init(gdn_case *c, int64_t batch)
@@ -98,36 +86,6 @@ static void case_set_scale(gdn_case *c, double scale)
     c->args[8].f = scale;
 }
 
-/* ---- random inputs: a local LCG and Box-Muller normals ------------------------------- */
-
-typedef struct lcg {
-    uint64_t s;
-} lcg;
-
-static double lcg_uniform(lcg *r)   /* in (0, 1) */
-{
-    r->s = r->s * 6364136223846793005ull + 1442695040888963407ull;
-    return ((double)(r->s >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-}
-
-static double lcg_normal(lcg *r)
-{
-    double u1 = lcg_uniform(r), u2 = lcg_uniform(r);
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
-
-static void fill_bf16(uint16_t *x, size_t n, lcg *r)
-{
-    for (size_t i = 0; i < n; i++)
-        x[i] = dtype_f32_to_bf16((float)lcg_normal(r));
-}
-
-static void fill_f32(float *x, size_t n, lcg *r)
-{
-    for (size_t i = 0; i < n; i++)
-        x[i] = (float)lcg_normal(r);
-}
-
 /* Standard normal inputs, as FlashInfer-Bench draws random floats. */
 static void case_fill_random(gdn_case *c, uint64_t seed)
 {
@@ -140,11 +98,6 @@ static void case_fill_random(gdn_case *c, uint64_t seed)
     fill_bf16(c->a, gate_count(c), &r);
     fill_f32(c->dt_bias, NV, &r);
     fill_bf16(c->b, gate_count(c), &r);
-}
-
-static uint16_t bf16(double x)
-{
-    return dtype_f32_to_bf16((float)x);
 }
 
 static double out_at(const gdn_case *c, size_t i)
@@ -350,16 +303,6 @@ static void test_random_against_naive(void **unused)
 }
 
 /* ---- (d) the C solutions, built and loaded at run time ------------------------------- */
-
-/* FlashInfer-Bench's element rule: fails only when both the absolute and the relative
- * error exceed their tolerances; NaN never passes. */
-static int close_enough(double x, double ref, double atol, double rtol)
-{
-    if (isnan(x) || isnan(ref))
-        return 0;
-    double d = fabs(x - ref);
-    return d <= atol || d / (fabs(ref) + 1e-8) <= rtol;
-}
 
 /* Builds SOURCE (a path under KERNEL_DIR) as the harness does, in a fresh temporary
  * directory, and loads it; returns the dlopen handle and stores its entry in *entry. */
