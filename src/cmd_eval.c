@@ -2,6 +2,7 @@
 #include "cmd_eval.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "check.h"
 #include "evalrec.h"
 #include "paths.h"
 #include "proc.h"
@@ -40,6 +42,7 @@ typedef struct eval_args {
     double max_time_s;
     double min_time_s;
     int graph;
+    check_policy check;     /* --atol, --rtol, --matched-ratio; NAN where not given */
     long long seed;
     int json;
     int quiet;
@@ -50,6 +53,7 @@ static void eval_usage(FILE *f)
     fputs("usage: kwb eval --definition NAME --solution DIR [--baseline DIR] [--dataset DIR]\n"
           "                [--workloads FILTER] [--device cpu|cuda[:N]] [--devices all|LIST] [--hot]\n"
           "                [--trials N] [--timeout S] [--min-time S] [--max-time S] [--graph N] [--seed N]\n"
+          "                [--atol X] [--rtol X] [--matched-ratio R]\n"
           "                [--json] [--traces FILE]\n"
           "                [--quiet] [--workspace DIR] [--session NAME [--parent CAND] [--name NAME]\n"
           "                [--direction TEXT] | --session NAME --resume]\n"
@@ -85,9 +89,12 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         {"min-time", required_argument, NULL, 'M'},   {"graph", required_argument, NULL, 'G'},
         {"json", no_argument, NULL, 'j'},             {"traces", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},            {"help", no_argument, NULL, 'h'},
+        {"atol", required_argument, NULL, 'a'},       {"rtol", required_argument, NULL, 'r'},
+        {"matched-ratio", required_argument, NULL, 'x'},
         {NULL, 0, NULL, 0},
     };
-    *a = (eval_args){.device = "cpu", .trials = 3, .timeout_s = 300, .max_time_s = -1, .min_time_s = -1, .seed = 1};
+    *a = (eval_args){.device = "cpu", .trials = 3, .timeout_s = 300, .max_time_s = -1, .min_time_s = -1, .seed = 1,
+                     .check = {NAN, NAN, NAN}};
     double v;
     int c;
     optind = 1;
@@ -125,6 +132,17 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
             a->graph = (int)v;
             break;
         case 'S': if (parse_number("--seed", optarg, 0, &v)) return -1; a->seed = (long long)v; break;
+        case 'a': if (parse_number("--atol", optarg, 0, &a->check.atol)) return -1; break;
+        case 'r': if (parse_number("--rtol", optarg, 0, &a->check.rtol)) return -1; break;
+        case 'x':
+            if (parse_number("--matched-ratio", optarg, 0, &v))
+                return -1;
+            if (v > 1) {
+                fprintf(stderr, "kwb eval: --matched-ratio: '%s' is not a ratio from 0 to 1\n", optarg);
+                return -1;
+            }
+            a->check.required_ratio = v;
+            break;
         case 'h': eval_usage(stdout); exit(0);
         default: eval_usage(stderr); return -1;
         }
@@ -141,9 +159,8 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
     return 0;
 }
 
-/* Loads and builds the solution in DIR for definition NAME; 1 = built, 0 = compile error. */
-static int prepare_solution(const char *dir, const char *name, const build_options *bo, solution **sol,
-                            build_result *br, kwb_error *err)
+int cmd_eval_prepare_solution(const char *dir, const char *name, const build_options *bo, solution **sol,
+                              build_result *br, kwb_error *err)
 {
     *sol = solution_load(dir, err);
     if (!*sol)
@@ -214,10 +231,29 @@ static job_solution job_entry(const char *role, const solution *s, const build_r
     return j;
 }
 
-/* The timing policy of DEVICE: DESIGN.md section 7 on a GPU (cold L2, 0.5% noise after 10
- * samples and 0.5 s of GPU time, at most 15 s), a lighter one on the CPU; options override. */
-static void set_policy(const eval_args *a, const char *device, runner_job *job)
+/* The check policy: FlashInfer-Bench's defaults, then the definition's "kwb.check" (the
+ * contest's per-definition settings), then --atol, --rtol and --matched-ratio. */
+static check_policy check_for(const eval_args *a, const definition *d)
 {
+    check_policy p = check_policy_default();
+    const double from_def[3] = {d->check.atol, d->check.rtol, d->check.matched_ratio};
+    const double from_user[3] = {a->check.atol, a->check.rtol, a->check.required_ratio};
+    double *field[3] = {&p.atol, &p.rtol, &p.required_ratio};
+    for (int i = 0; i < 3; i++) {
+        if (!isnan(from_def[i]))
+            *field[i] = from_def[i];
+        if (!isnan(from_user[i]))
+            *field[i] = from_user[i];
+    }
+    return p;
+}
+
+/* The timing policy of DEVICE: DESIGN.md section 7 on a GPU (cold L2, 0.5% noise after 10
+ * samples and 0.5 s of GPU time, at most 15 s), a lighter one on the CPU; options override.
+ * The check policy: check_for(). */
+static void set_policy(const eval_args *a, const definition *d, const char *device, runner_job *job)
+{
+    job->check = check_for(a, d);
     if (strncmp(device, "cuda", 4) == 0) {
         job->timing = (timing_policy){0.1, 10, 0.5, 15.0, 0.005, 1, 0};
         job->reference_timing = (timing_policy){0.0, 3, 0.0, 1.0, 0.05, 1, 0};
@@ -358,7 +394,7 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
         job->cache_dir = cache;
         for (int s = 0; s < nsols; s++)
             job->solutions[job->nsolutions++] = sols[s];
-        set_policy(a, names[k], job);
+        set_policy(a, d, names[k], job);
         runs[k].client = (runclient){.runner_path = runner, .timeout_s = a->timeout_s, .job = job};
         runs[k].client.progress = progress;
         runs[k].client.progress_ctx = &prog;
@@ -405,9 +441,9 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
     build_options_default(&bo);
     solution *sol = NULL, *base = NULL;
     build_result br = {0}, bbr = {0};
-    int rc = prepare_solution(solution_dir, d->name, &bo, &sol, &br, err);
+    int rc = cmd_eval_prepare_solution(solution_dir, d->name, &bo, &sol, &br, err);
     if (rc == 1 && a->baseline_dir)
-        rc = prepare_solution(a->baseline_dir, d->name, &bo, &base, &bbr, err) == 1 ? 1 : -1;
+        rc = cmd_eval_prepare_solution(a->baseline_dir, d->name, &bo, &base, &bbr, err) == 1 ? 1 : -1;
     if (rc >= 0 && record_start(a, rec, sol, &br, set->count, err) != 0)
         rc = -1;
     if (rc == 0) {

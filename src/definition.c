@@ -1,7 +1,9 @@
 #include "definition.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,7 +134,8 @@ static int check_disjoint(const definition *d, const def_ctx *c)
     return 0;
 }
 
-/* Compiles the cost expression at /kwb/cost/KEY (when present) into *out. */
+/* Compiles the cost expression at /kwb/cost/KEY (when present) into *out: its names are the
+ * axes, then the from_inputs values. */
 static int parse_cost_expr(definition *d, json_t *cost, const char *key, costexpr **out, const def_ctx *c)
 {
     json_t *v = json_object_get(cost, key);
@@ -142,42 +145,138 @@ static int parse_cost_expr(definition *d, json_t *cost, const char *key, costexp
         return 0;
     if (!json_is_string(v))
         return def_fail(c, pointer, "kwb cost '%s' must be a string expression over the axes", key);
-    const char **names = xmalloc(((size_t)d->naxes + 1) * sizeof *names);
+    int n = d->naxes + d->cost.nfrom_inputs;
+    const char **names = xmalloc(((size_t)n + 1) * sizeof *names);
     for (int i = 0; i < d->naxes; i++)
         names[i] = d->axes[i].name;
+    for (int i = 0; i < d->cost.nfrom_inputs; i++)
+        names[d->naxes + i] = d->cost.from_inputs[i];
     kwb_error e = {{0}};
-    *out = costexpr_compile(json_string_value(v), names, d->naxes, &e);
+    *out = costexpr_compile(json_string_value(v), names, n, &e);
     free(names);
     return *out ? 0 : def_fail(c, pointer, "kwb cost '%s': %s", key, e.msg);
 }
 
-/* kwb's extension: {"kwb": {"cost": {"bytes": EXPR, "flops": EXPR, "compute": "fp32"|"bf16"}}}. */
-static int parse_kwb_extension(definition *d, json_t *kwb, const def_ctx *c)
+/* A name an expression can use: a letter or '_', then letters, digits and '_'. */
+static int is_identifier(const char *s)
 {
-    if (!kwb)
+    if (!(isalpha((unsigned char)*s) || *s == '_'))
         return 0;
+    while (isalnum((unsigned char)*s) || *s == '_')
+        s++;
+    return *s == '\0';
+}
+
+/* cost.from_inputs: distinct names, none an axis, whose values the runner computes per call. */
+static int parse_from_inputs(definition *d, json_t *list, const def_ctx *c)
+{
+    if (!list)
+        return 0;
+    if (!json_is_array(list))
+        return def_fail(c, "/kwb/cost/from_inputs", "kwb cost 'from_inputs' must be a list of names");
+    d->cost.from_inputs = xcalloc(json_array_size(list) + 1, sizeof *d->cost.from_inputs);
+    size_t i;
+    json_t *v;
+    json_array_foreach(list, i, v) {
+        const char *name = json_string_value(v);
+        char pointer[64];
+        snprintf(pointer, sizeof pointer, "/kwb/cost/from_inputs/%zu", i);
+        if (!name || !is_identifier(name))
+            return def_fail(c, pointer, "kwb cost 'from_inputs' entry %zu must be a name (a letter or '_', then "
+                                        "letters, digits, '_')", i);
+        int taken = definition_axis_index(d, name) >= 0;
+        for (int k = 0; k < d->cost.nfrom_inputs; k++)
+            taken |= strcmp(d->cost.from_inputs[k], name) == 0;
+        if (taken)
+            return def_fail(c, pointer, "kwb cost 'from_inputs': '%s' is an axis or listed twice", name);
+        d->cost.from_inputs[d->cost.nfrom_inputs++] = xstrdup(name);
+    }
+    return 0;
+}
+
+/* Fails unless OBJ, the member at the dotted PATH ("kwb.cost"), is an object whose keys are all
+ * among the NULL-terminated KNOWN. */
+static int expect_object(json_t *obj, const char *path, const char *const *known, const def_ctx *c)
+{
+    char pointer[64], list[256] = "";
+    snprintf(pointer, sizeof pointer, "/%s", path);
+    for (char *p = pointer; *p; p++)
+        *p = *p == '.' ? '/' : *p;
+    if (!json_is_object(obj))
+        return def_fail(c, pointer, "'%s' must be an object", path);
+    for (int i = 0; known[i]; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", known[i]);
     const char *key;
     json_t *v;
-    if (!json_is_object(kwb))
-        return def_fail(c, "/kwb", "'kwb' must be an object");
-    json_object_foreach(kwb, key, v)
-        if (strcmp(key, "cost") != 0)
-            return def_fail(c, "/kwb", "unknown key 'kwb.%s' (known: cost)", key);
-    json_t *cost = json_object_get(kwb, "cost");
+    json_object_foreach(obj, key, v) {
+        int i = 0;
+        while (known[i] && strcmp(known[i], key) != 0)
+            i++;
+        if (!known[i])
+            return def_fail(c, pointer, "unknown key '%s.%s' (known: %s)", path, key, list);
+    }
+    return 0;
+}
+
+/* {"cost": {"bytes": EXPR, "flops": EXPR, "compute": "fp32"|"bf16", "from_inputs": [NAME...]}}. */
+static int parse_cost(definition *d, json_t *cost, const def_ctx *c)
+{
+    static const char *const known[] = {"bytes", "flops", "compute", "from_inputs", NULL};
     if (!cost)
         return 0;
-    if (!json_is_object(cost))
-        return def_fail(c, "/kwb/cost", "'kwb.cost' must be an object");
-    json_object_foreach(cost, key, v)
-        if (strcmp(key, "bytes") != 0 && strcmp(key, "flops") != 0 && strcmp(key, "compute") != 0)
-            return def_fail(c, "/kwb/cost", "unknown key 'kwb.cost.%s' (known: bytes, flops, compute)", key);
+    if (expect_object(cost, "kwb.cost", known, c) != 0)
+        return -1;
     const char *compute = json_string_value(json_object_get(cost, "compute"));
     if (json_object_get(cost, "compute") && (!compute || (strcmp(compute, "fp32") && strcmp(compute, "bf16"))))
         return def_fail(c, "/kwb/cost/compute", "kwb cost 'compute' must be \"fp32\" or \"bf16\"");
     d->cost.compute = xstrdup(compute ? compute : "fp32");
-    if (parse_cost_expr(d, cost, "bytes", &d->cost.bytes, c) != 0)
+    if (parse_from_inputs(d, json_object_get(cost, "from_inputs"), c) != 0 ||
+        parse_cost_expr(d, cost, "bytes", &d->cost.bytes, c) != 0)
         return -1;
     return parse_cost_expr(d, cost, "flops", &d->cost.flops, c);
+}
+
+/* Reads /kwb/check/KEY (when present) into *out: a number from LO to HI (HI infinite: no bound). */
+static int parse_check_number(json_t *check, const char *key, double lo, double hi, double *out, const def_ctx *c)
+{
+    json_t *v = json_object_get(check, key);
+    char pointer[64];
+    snprintf(pointer, sizeof pointer, "/kwb/check/%s", key);
+    if (!v)
+        return 0;
+    double x = json_number_value(v);
+    if (!json_is_number(v) || x < lo || x > hi)
+        return isinf(hi) ? def_fail(c, pointer, "kwb check '%s' must be a number >= %g", key, lo)
+                         : def_fail(c, pointer, "kwb check '%s' must be a number from %g to %g", key, lo, hi);
+    *out = x;
+    return 0;
+}
+
+/* {"check": {"atol": X, "rtol": X, "matched_ratio": R}}: tolerances >= 0, a ratio from 0 to 1. */
+static int parse_check(definition *d, json_t *check, const def_ctx *c)
+{
+    static const char *const known[] = {"atol", "rtol", "matched_ratio", NULL};
+    if (!check)
+        return 0;
+    if (expect_object(check, "kwb.check", known, c) != 0)
+        return -1;
+    if (parse_check_number(check, "atol", 0, INFINITY, &d->check.atol, c) != 0 ||
+        parse_check_number(check, "rtol", 0, INFINITY, &d->check.rtol, c) != 0)
+        return -1;
+    return parse_check_number(check, "matched_ratio", 0, 1, &d->check.matched_ratio, c);
+}
+
+/* kwb's extension: {"kwb": {"cost": {...}, "check": {...}}}. */
+static int parse_kwb_extension(definition *d, json_t *kwb, const def_ctx *c)
+{
+    static const char *const known[] = {"check", "cost", NULL};
+    if (!kwb)
+        return 0;
+    if (expect_object(kwb, "kwb", known, c) != 0)
+        return -1;
+    if (parse_check(d, json_object_get(kwb, "check"), c) != 0)
+        return -1;
+    return parse_cost(d, json_object_get(kwb, "cost"), c);
 }
 
 static int parse_root(definition *d, json_t *root, const def_ctx *c)
@@ -212,6 +311,7 @@ definition *definition_parse(const char *text, size_t len, const char *label, kw
     }
     definition *d = xcalloc(1, sizeof *d);
     d->path = xstrdup(label);
+    d->check = (def_check){NAN, NAN, NAN};
     def_ctx c = {label, text, len, err};
     int rc = parse_root(d, root, &c);
     json_decref(root);
@@ -258,17 +358,20 @@ void definition_free(definition *d)
     costexpr_free(d->cost.bytes);
     costexpr_free(d->cost.flops);
     free(d->cost.compute);
+    for (int i = 0; i < d->cost.nfrom_inputs; i++)
+        free(d->cost.from_inputs[i]);
+    free(d->cost.from_inputs);
     free(d);
 }
 
-double definition_cost_bytes(const definition *d, const int64_t *axis_value)
+double definition_cost_bytes(const definition *d, const int64_t *values)
 {
-    return d->cost.bytes ? costexpr_eval(d->cost.bytes, axis_value) : 0;
+    return d->cost.bytes ? costexpr_eval(d->cost.bytes, values) : 0;
 }
 
-double definition_cost_flops(const definition *d, const int64_t *axis_value)
+double definition_cost_flops(const definition *d, const int64_t *values)
 {
-    return d->cost.flops ? costexpr_eval(d->cost.flops, axis_value) : 0;
+    return d->cost.flops ? costexpr_eval(d->cost.flops, values) : 0;
 }
 
 int definition_axis_index(const definition *d, const char *name)

@@ -25,12 +25,25 @@ typedef struct def_tensor {
 } def_tensor;
 
 /* The cost model from kwb's own "kwb": {"cost": {...}} extension of the definition:
- * bytes that must move and FLOPs that must be done, over the axes. Absent parts are NULL. */
+ * bytes that must move and FLOPs that must be done, over the axes and the values named in
+ * "from_inputs" (computed per call from the inputs by the runner: runner/references.h,
+ * cost_values_fn). Absent parts are NULL. */
 typedef struct def_cost {
     costexpr *bytes;
     costexpr *flops;
     char *compute;      /* the peak FLOPs count against: "fp32" (default) or "bf16" */
+    char **from_inputs; /* names of the values computed from the inputs */
+    int nfrom_inputs;
 } def_cost;
+
+/* The check policy from the "kwb": {"check": {"atol", "rtol", "matched_ratio"}} extension: the
+ * tolerances the definition's outputs are held to unless the user says otherwise (the
+ * contest's per-definition settings); NAN where the definition does not set one. */
+typedef struct def_check {
+    double atol;
+    double rtol;
+    double matched_ratio;
+} def_check;
 
 typedef struct definition {
     char *path;         /* file it was read from, or a label */
@@ -44,6 +57,7 @@ typedef struct definition {
     def_tensor *outputs;
     int noutputs;
     def_cost cost;
+    def_check check;
 } definition;
 
 /* Reads and validates the definition at PATH. Returns NULL and sets *err to
@@ -59,9 +73,9 @@ int definition_axis_index(const definition *d, const char *name);
 int definition_input_index(const definition *d, const char *name);
 /* Number of var axes. */
 int definition_var_axes(const definition *d);
-/* Bytes and FLOPs of the workload with axis values AXIS_VALUE (one per axis, consts
- * included) from the cost model; 0 for a part the definition does not model. */
-double definition_cost_bytes(const definition *d, const int64_t *axis_value);
-double definition_cost_flops(const definition *d, const int64_t *axis_value);
+/* Bytes and FLOPs of a call from the cost model, VALUES holding one value per axis (consts
+ * included), then one per cost.from_inputs name; 0 for a part the definition does not model. */
+double definition_cost_bytes(const definition *d, const int64_t *values);
+double definition_cost_flops(const definition *d, const int64_t *values);
 
 #endif

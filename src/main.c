@@ -5,6 +5,7 @@
 
 #include "cmd_dump.h"
 #include "cmd_eval.h"
+#include "cmd_profile.h"
 #include "cmd_store.h"
 #include "config.h"
 
@@ -17,6 +18,7 @@ typedef struct command {
 static const command commands[] = {
     {"eval", cmd_eval, "evaluate a solution on every workload of a definition"},
     {"dump", cmd_dump, "write workloads' inputs and reference outputs as safetensors"},
+    {"profile", cmd_profile, "one workload under Nsight Compute: per-kernel figures and the bottleneck"},
     {"init", cmd_init, "make a workspace: a session store and a candidate archive"},
     {"sessions", cmd_sessions, "list the workspace's sessions"},
     {"log", cmd_log, "a session's rounds, decisions and best latency after each"},

@@ -36,31 +36,37 @@ int64_t rng_uniform(uint64_t k, uint64_t i, int64_t lo, int64_t hi)
 
 /* Stores the low dtype_size(t) bytes of each rng_formula_value as that width's unsigned
  * integer, in host byte order (what dtype_store writes). Nothing for an unknown type. */
-void rng_fill(void *data, kwb_dtype t, size_t n, uint64_t k)
+void rng_fill_part(void *data, kwb_dtype t, size_t first, size_t n, uint64_t k)
 {
     unsigned char *p = data;
+    const size_t end = first + n;
     switch (dtype_size(t)) {
     case 1:
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = first; i < end; i++)
             p[i] = (uint8_t)rng_formula_value(t, k, i);
         return;
     case 2:
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = first; i < end; i++) {
             uint16_t w = (uint16_t)rng_formula_value(t, k, i);
             memcpy(p + 2 * i, &w, 2);
         }
         return;
     case 4:
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = first; i < end; i++) {
             uint32_t w = (uint32_t)rng_formula_value(t, k, i);
             memcpy(p + 4 * i, &w, 4);
         }
         return;
     case 8:
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = first; i < end; i++) {
             uint64_t w = rng_formula_value(t, k, i);
             memcpy(p + 8 * i, &w, 8);
         }
         return;
     }
+}
+
+void rng_fill(void *data, kwb_dtype t, size_t n, uint64_t k)
+{
+    rng_fill_part(data, t, 0, n, k);
 }

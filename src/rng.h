@@ -32,5 +32,8 @@ int64_t rng_uniform(uint64_t k, uint64_t i, int64_t lo, int64_t hi);
  * fp8 N(0,1) clamped to [-2, 2] then cast; int8 uniform in [-128, 128); other ints
  * uniform in [-1024, 1024); bool 0 or 1. */
 void rng_fill(void *data, kwb_dtype t, size_t n, uint64_t k);
+/* Elements [FIRST, FIRST + N) of rng_fill(DATA, T, ..., K) alone, at their places from DATA (the
+ * same bytes the whole fill writes there): a large fill in parts, e.g. one per thread. */
+void rng_fill_part(void *data, kwb_dtype t, size_t first, size_t n, uint64_t k);
 
 #endif

@@ -12,12 +12,12 @@ roofline_peaks roofline_peaks_from_facts(json_t *facts)
     return pk;
 }
 
-roofline_point roofline_of(const definition *d, const int64_t *axis_value, double fallback_bytes, double median_ms,
+roofline_point roofline_of(const definition *d, const int64_t *values, double fallback_bytes, double median_ms,
                            const roofline_peaks *pk)
 {
     roofline_point r = {0};
-    r.bytes = d->cost.bytes ? definition_cost_bytes(d, axis_value) : fallback_bytes;
-    r.flops = definition_cost_flops(d, axis_value);
+    r.bytes = d->cost.bytes && values ? definition_cost_bytes(d, values) : fallback_bytes;
+    r.flops = values ? definition_cost_flops(d, values) : 0;
     if (!(median_ms > 0) || !isfinite(r.bytes) || !isfinite(r.flops) || r.bytes < 0 || r.flops < 0)
         return (roofline_point){0};
     double s = median_ms * 1e-3;

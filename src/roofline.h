@@ -26,10 +26,11 @@ typedef struct roofline_point {
 
 /* The peaks in a device's hello facts ({"peaks": {"copy_gbps", "fp32_tflops", "bf16_tflops"}}). */
 roofline_peaks roofline_peaks_from_facts(json_t *facts);
-/* The position of a call of definition D on a workload with axis values AXIS_VALUE that took
- * MEDIAN_MS: bytes from the cost model, else FALLBACK_BYTES (every tensor once); FLOPs from the
- * cost model only. */
-roofline_point roofline_of(const definition *d, const int64_t *axis_value, double fallback_bytes, double median_ms,
+/* The position of a call of definition D that took MEDIAN_MS, VALUES being what the cost model
+ * reads (the axis values, then the cost.from_inputs values; see definition_cost_bytes), or NULL
+ * when they are unknown: bytes from the cost model, else FALLBACK_BYTES (every tensor once);
+ * FLOPs from the cost model only. */
+roofline_point roofline_of(const definition *d, const int64_t *values, double fallback_bytes, double median_ms,
                            const roofline_peaks *pk);
 
 #endif

@@ -76,9 +76,14 @@ static void cuda_release(device *d, void *p)
         cudaFree(p);
 }
 
+/* cudaMemcpy from pageable memory may return before the DMA has landed, and the device's
+ * stream does not wait for the legacy stream: wait here, so that a kernel launched next
+ * never races the tail of the upload (poison written after the kernel's output). */
 static int cuda_upload(device *d, void *dst, const void *src, size_t n, kwb_error *err)
 {
-    return cuda_fail(d, cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice), "upload", err);
+    if (cuda_fail(d, cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice), "upload", err))
+        return -1;
+    return cuda_fail(d, cudaDeviceSynchronize(), "upload", err);
 }
 
 static int cuda_download(device *d, void *dst, const void *src, size_t n, kwb_error *err)

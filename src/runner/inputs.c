@@ -50,12 +50,21 @@ static int load_blob(void *host, const def_tensor *t, const wl_input *in, const 
     return rc;
 }
 
-/* With KWB_CHECK_RNG set: the device's values must equal the host generator's, bit for bit. */
-static int check_generator(const void *got, kwb_dtype t, size_t n, uint64_t key, kwb_error *err)
+/* With KWB_CHECK_RNG set: the device's values of input ARG (N elements) must equal the host
+ * generator's bit for bit: HOST_GEN's, or rng_fill's when it is NULL. */
+static int check_generator(const void *got, const kwb_arg *arg, size_t n, uint64_t key, input_gen_fn host_gen,
+                           kwb_error *err)
 {
-    size_t bytes = n * dtype_size(t);
+    size_t bytes = n * dtype_size(arg->dtype);
     unsigned char *want = xmalloc(bytes);
-    rng_fill(want, t, n, key);
+    kwb_arg host = *arg;
+    host.data = want;
+    if (!host_gen)
+        rng_fill(want, arg->dtype, n, key);
+    else if (host_gen(&host, key, NULL) != 0) {
+        free(want);
+        return kwb_error_set(err, "the host generator refused the input");
+    }
     const unsigned char *g = got;
     size_t i = 0;
     while (i < bytes && g[i] == want[i])
@@ -79,6 +88,17 @@ static void make_scalar(kwb_arg *arg, const def_tensor *t, const wl_input *in, u
         arg->i = t->dtype == KWB_BOOL ? (int64_t)(rng_bits(key, 0) >> 63) : rng_uniform(key, 0, -1024, 1024);
         arg->f = (double)arg->i;
     }
+}
+
+/* Fills the N elements of input ARG on DEV from KEY: with its definition's own generator GEN
+ * (references_find_generator), or the dtype's random draw when GEN is NULL. */
+static int fill_input(device *dev, const kwb_arg *arg, input_gen_fn gen, size_t n, uint64_t key, kwb_error *err)
+{
+    if (!gen)
+        return dev->ops->fill_random(dev, arg->data, arg->dtype, n, key, err);
+    if (gen(arg, key, dev->ops->stream(dev)) != 0)
+        return kwb_error_set(err, "its generator refused it or could not start");
+    return dev->ops->sync(dev, err);
 }
 
 static int make_input(trial_inputs *in, int i, device *dev, const definition *d, const workload *w, const char *root,
@@ -108,10 +128,12 @@ static int make_input(trial_inputs *in, int i, device *dev, const definition *d,
     }
     /* Generated where it lives; the host keeps the pristine copy the checks compare with. */
     size_t n = b->nbytes / dtype_size(t->dtype);
-    if (dev->ops->fill_random(dev, b->dev, t->dtype, n, key, err) != 0 ||
-        dev->ops->download(dev, b->host, b->dev, b->nbytes, err) != 0)
+    input_gen_fn gen = references_find_generator(dev->ops->kind, d->name, t->name);
+    if (fill_input(dev, arg, gen, n, key, err) != 0 || dev->ops->download(dev, b->host, b->dev, b->nbytes, err) != 0)
         return -1;
-    return getenv("KWB_CHECK_RNG") ? check_generator(b->host, t->dtype, n, key, err) : 0;
+    if (!getenv("KWB_CHECK_RNG"))
+        return 0;
+    return check_generator(b->host, arg, n, key, gen ? references_find_generator("cpu", d->name, t->name) : NULL, err);
 }
 
 int inputs_make(trial_inputs *in, device *dev, const definition *d, const workload *w, const char *root,

@@ -110,10 +110,40 @@ static void describe_mismatch(runner_ctx *r, const callee *c, int o, const check
              st->matched_ratio, r->job.check.required_ratio, st->nonfinite ? "; NaN or a stray infinity" : "");
 }
 
+/* The call's arguments with host data: this trial's inputs (the pristine copies), then C's
+ * fetched outputs. The caller frees the array. */
+static kwb_arg *host_args(runner_ctx *r, const callee *c)
+{
+    kwb_arg *a = xcalloc((size_t)r->nargs, sizeof *a);
+    outputs_bind(&c->out, &r->in, r->def, r->wl, a);
+    for (int i = 0; i < r->nargs; i++)
+        if (a[i].rank >= 0)
+            a[i].data = i < r->in.n ? r->in.bufs[i].host : c->out.bufs[i - r->in.n].host;
+    return a;
+}
+
+/* Compares C's fetched outputs with the reference's by the definition's own CHECK (the top-k
+ * score equivalence); records a mismatch. */
+static void compare_own(runner_ctx *r, callee *c, output_check_fn check, check_stats *trial_stats)
+{
+    kwb_arg *got = host_args(r, c), *want = host_args(r, &r->ref);
+    char msg[1024] = "";
+    if (check(got, r->nargs, want + r->in.n, &r->job.check, trial_stats, msg, sizeof msg) != 0)
+        fail(c, ST_INCORRECT_NUMERICAL, "%s", msg[0] ? msg : "the definition's own check failed");
+    check_stats_merge(&c->stats, trial_stats);
+    free(got);
+    free(want);
+}
+
 /* Compares C's fetched outputs with the reference's; records a mismatch. */
 static void compare_outputs(runner_ctx *r, callee *c, check_stats *trial_stats)
 {
     memset(trial_stats, 0, sizeof *trial_stats);
+    output_check_fn own = references_find_check(r->def->name);
+    if (own) {
+        compare_own(r, c, own, trial_stats);
+        return;
+    }
     for (int o = 0; o < r->def->noutputs; o++) {
         const def_tensor *t = &r->def->outputs[o];
         check_stats st;
@@ -245,10 +275,34 @@ static double min_bytes(const runner_ctx *r)
     return bytes;
 }
 
+/* What the cost model reads for the workload in flight: its axis values, then the values the
+ * definition names in cost.from_inputs, computed from this trial's inputs (host copies) by the
+ * definition's cost-values function; NULL when there is none or it fails. The caller frees it. */
+static int64_t *cost_values(runner_ctx *r)
+{
+    const definition *d = r->def;
+    int64_t *v = xcalloc((size_t)(d->naxes + d->cost.nfrom_inputs) + 1, sizeof *v);
+    memcpy(v, r->wl->axis_value, sizeof *v * (size_t)d->naxes);
+    if (d->cost.nfrom_inputs == 0)
+        return v;
+    cost_values_fn fn = references_find_cost_values(d->name);
+    kwb_arg *host = host_args(r, &r->ref);   /* the inputs come first */
+    int rc = fn ? fn(host, r->in.n, (const char *const *)d->cost.from_inputs, d->cost.nfrom_inputs, v + d->naxes)
+                : -1;
+    free(host);
+    if (rc != 0) {
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
 /* Adds the roofline figures of a call that took MEDIAN_MS to EV. */
 static void set_roofline(runner_ctx *r, json_t *ev, double median_ms)
 {
-    roofline_point pt = roofline_of(r->def, r->wl->axis_value, min_bytes(r), median_ms, &r->peaks);
+    int64_t *values = cost_values(r);
+    roofline_point pt = roofline_of(r->def, values, min_bytes(r), median_ms, &r->peaks);
+    free(values);
     json_object_set_new(ev, "bytes", json_real(pt.bytes));
     if (pt.flops > 0)
         json_object_set_new(ev, "flops", json_real(pt.flops));

@@ -14,8 +14,11 @@ An element passes under FlashInfer-Bench's rule (`--rule fib`, the default, as k
 it fails only when |got-want| > atol AND |got-want|/(|want|+1e-8) > rtol, in float32; under
 `--rule allclose` it passes when |got-want| <= atol + rtol*|want|. NaN never passes; an infinity
 passes only where `want` has the same one. An output passes when its matched ratio is at least
---matched-ratio (default 1). Prints a table and `N passed, N failed` (workloads); exit status 0
-when all passed, 1 otherwise, 2 for bad input, 77 when PyTorch (or its CUDA device) is missing.
+--matched-ratio (default 1). atol, rtol and the ratio default to the definition's own
+"kwb": {"check": ...} settings where it has them, as in kwb eval. The DSA top-k's indices are
+compared by score equivalence instead, as kwb's check does it: valid, reachable and distinct
+indices whose sorted true scores match the other set's rank by rank. Prints a table and
+`N passed, N failed` (workloads); exit status 0 when all passed, 1 otherwise, 2 for bad input, 77 when PyTorch (or its CUDA device) is missing.
 Tests only: kwb itself never runs Python.
 """
 import argparse
@@ -63,7 +66,7 @@ class Dump:
             raise DumpError(f"{path}: header is not JSON: {e}")
         self.meta = header.pop("__metadata__", {}) or {}
         self.entries = {}
-        body = data[8 + n:]
+        body = memoryview(data)[8 + n:]  # no copies: MoE dumps hold 1.4 GB of weights
         for name, desc in header.items():
             begin, end = desc["data_offsets"]
             if not 0 <= begin <= end <= len(body):
@@ -115,6 +118,80 @@ def compare(got, want, args):
         notes.append(f"{nonfinite} NaN or unmatched inf")
     passed = matched >= args.matched_ratio and nonfinite == 0
     return passed, diff.max().item(), rel.max().item(), matched, "; ".join(notes)
+
+
+def topk_scores(dump, indices):
+    """DSA top-k: the true scores (float64) of the global token INDICES [B, K] from the dump's
+    inputs (q, the deep_gemm FP8 K cache, weights); -inf where an index is padding or outside
+    the cache (topk_problems reports those)."""
+    q = dump.tensor("in.q_index_fp8").float().double()
+    cache = dump.tensor("in.k_index_cache_fp8").view(torch.uint8)
+    pages, page_size, _, row = cache.shape
+    dim = row - 4
+    flat = cache.reshape(pages, page_size * row)
+    codes = flat[:, :page_size * dim].reshape(pages, page_size, dim)
+    scales = flat[:, page_size * dim:].contiguous().view(torch.float32).reshape(pages, page_size)
+    valid = (indices >= 0) & (indices < pages * page_size)  # the others count as padding here
+    safe = torch.where(valid, indices, torch.zeros_like(indices)).long()
+    page, offset = safe // page_size, safe % page_size
+    k = codes[page, offset].contiguous().view(torch.float8_e4m3fn).float().double()  # [B, K, dim]
+    k = k * scales[page, offset].double().unsqueeze(2)
+    per_head = torch.einsum("bhd,bkd->bhk", q, k).relu()
+    scores = (per_head * dump.tensor("in.weights").double().unsqueeze(2)).sum(dim=1)
+    scores[~valid] = float("-inf")
+    return scores
+
+
+def topk_problems(dump, indices):
+    """DSA top-k: why INDICES [B, K] are not a valid choice (unreachable through block_table and
+    seq_lens, repeated, or negative but not -1), as a list of strings."""
+    lens = dump.tensor("in.seq_lens").long()
+    table = dump.tensor("in.block_table").long()
+    page_size = dump.tensor("in.k_index_cache_fp8").shape[1]
+    valid = indices >= 0
+    safe = indices.long().clamp(min=0)
+    slots = torch.arange(table.shape[1])
+    in_use = slots.unsqueeze(0) < (lens.unsqueeze(1) + page_size - 1) // page_size  # [B, M]
+    at = (safe // page_size).unsqueeze(2) == table.unsqueeze(1)  # [B, K, M]
+    position = slots.view(1, 1, -1) * page_size + (safe % page_size).unsqueeze(2)
+    reachable = (at & in_use.unsqueeze(1) & (position < lens.view(-1, 1, 1))).any(dim=2)
+    problems = []
+    for b in range(indices.shape[0]):
+        bad = (valid[b] & ~reachable[b]) | (indices[b] < -1)
+        if bad.any():
+            problems.append(f"row {b}: {int(bad.sum())} unreachable index(es), first {int(indices[b][bad][0])}")
+        chosen = indices[b][valid[b]].sort().values
+        if (chosen[1:] == chosen[:-1]).any():
+            problems.append(f"row {b}: a repeated index")
+    return problems
+
+
+def compare_topk(dump, got, want, args):
+    """compare() for the DSA top-k's indices: score equivalence, not index equality (kwb's check,
+    kernels/dsa_topk_.../cpu/check.c): valid, reachable, unique indices whose sorted true scores
+    match the sorted true scores of WANT's set, rank by rank, under the tolerance rule."""
+    if tuple(got.shape) != tuple(want.shape):
+        return False, float("nan"), float("nan"), 0.0, f"shape {tuple(got.shape)}, want {tuple(want.shape)}"
+    got, want = got.detach().cpu(), want.detach().cpu()
+    problems = topk_problems(dump, got) + [f"reference: {p}" for p in topk_problems(dump, want)]
+    g = topk_scores(dump, got).sort(dim=1, descending=True).values
+    w = topk_scores(dump, want).sort(dim=1, descending=True).values
+    ok, diff, rel, nonfinite = element_check(g, w, args.rule, args.atol, args.rtol)
+    matched = ok.double().mean().item() if ok.numel() else 1.0
+    same = int((got.sort(dim=1).values == want.sort(dim=1).values).all(dim=1).sum())
+    notes = [f"by score; {same} of {got.shape[0]} rows the same set"] + problems
+    if nonfinite:
+        notes.append(f"{nonfinite} rank(s) padded on one side only")
+    passed = not problems and nonfinite == 0 and matched >= args.matched_ratio
+    return passed, diff.max().item() if diff.numel() else 0.0, rel.max().item() if rel.numel() else 0.0, matched, \
+        "; ".join(notes)
+
+
+def compare_output(definition, dump, name, got, want, args):
+    """compare() for one output; the DSA top-k's indices by score equivalence, with DUMP's inputs."""
+    if definition["name"].startswith("dsa_topk_indexer") and name == "topk_indices":
+        return compare_topk(dump, got, want, args)
+    return compare(got, want, args)
 
 
 def load_reference(definition):
@@ -236,7 +313,7 @@ def run_against_pytorch(definition, folder, args, table):
                 table.error(uuid, name, str(e))
                 all_ok = False
                 continue
-            ok, mabs, mrel, matched, note = compare(got, want, args)
+            ok, mabs, mrel, matched, note = compare_output(definition, dump, name, got, want, args)
             table.row(uuid, name, got.numel(), mabs, mrel, matched, ok, note)
             all_ok &= ok
         table.workload(all_ok)
@@ -269,7 +346,7 @@ def run_cross(definition, a_dir, b_dir, args, table):
         all_ok = not differ
         for name in definition["outputs"]:
             want, got = a.tensor("out." + name), b.tensor("out." + name)
-            ok, mabs, mrel, matched, note = compare(got, want, args)
+            ok, mabs, mrel, matched, note = compare_output(definition, a, name, got, want, args)
             table.row(uuid, name, got.numel(), mabs, mrel, matched, ok, note)
             all_ok &= ok
         table.workload(all_ok)
@@ -283,9 +360,9 @@ def main():
     p.add_argument("--definition", required=True, help="the definition JSON file")
     p.add_argument("folder", nargs="?", help="a folder of dumps")
     p.add_argument("--cross", nargs=2, metavar=("A", "B"), help="two folders of dumps to compare")
-    p.add_argument("--atol", type=float, default=1e-2)
-    p.add_argument("--rtol", type=float, default=1e-2)
-    p.add_argument("--matched-ratio", type=float, default=1.0)
+    p.add_argument("--atol", type=float, help="default: the definition's kwb.check, else 1e-2")
+    p.add_argument("--rtol", type=float, help="default: the definition's kwb.check, else 1e-2")
+    p.add_argument("--matched-ratio", type=float, help="default: the definition's kwb.check, else 1")
     p.add_argument("--rule", choices=("fib", "allclose"), default="fib")
     p.add_argument("--torch-device", default="cuda", help="where PyTorch runs the reference (default cuda)")
     p.add_argument("--verbose", action="store_true", help="tracebacks of failing references")
@@ -301,6 +378,11 @@ def main():
     try:
         with open(args.definition) as f:
             definition = json.load(f)
+        check = definition.get("kwb", {}).get("check", {})  # the definition's own settings, as kwb eval
+        for name, key, default in (("atol", "atol", 1e-2), ("rtol", "rtol", 1e-2),
+                                   ("matched_ratio", "matched_ratio", 1.0)):
+            if getattr(args, name) is None:
+                setattr(args, name, float(check.get(key, default)))
         print(f"# {definition['name']}: rule {args.rule}, atol {args.atol:g}, rtol {args.rtol:g}, "
               f"matched ratio {args.matched_ratio:g}; torch {torch.__version__}")
         table = Table()

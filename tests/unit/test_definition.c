@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,22 +315,75 @@ static void test_cost_model(void **state)
     definition_free(d);
 }
 
+/* A one-axis definition (n; x -> y) whose "kwb" member is KWB (from line 2 on) must fail at LINE
+ * with a message containing WANT. */
+static void expect_kwb_error(const char *kwb, int line, const char *want)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}},\n \"inputs\": {\"x\": {\"shape\": [\"n\"], "
+             "\"dtype\": \"float32\"}}, \"outputs\": {\"y\": {\"shape\": [\"n\"], \"dtype\": \"float32\"}}, "
+             "\"kwb\": %s}", kwb);
+    expect_parse_error(text, line, want);
+}
+
 static void test_cost_errors(void **state)
 {
     (void)state;
-    const char *head = "{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}},\n"
-                       " \"inputs\": {\"x\": {\"shape\": [\"n\"], \"dtype\": \"float32\"}}, \"outputs\": {\"y\": {\"shape\": [\"n\"], \"dtype\": \"float32\"}},";
-    char text[512];
-    snprintf(text, sizeof text, "%s\"kwb\": {\"cost\": {\n\"bytes\": \"n * m\"}}}", head);
-    expect_parse_error(text, 3, "kwb cost 'bytes': column 5: 'm' is not an axis");
-    snprintf(text, sizeof text, "%s\"kwb\": {\"cost\": {\"bytes\": \"n\",\n \"flops\": 7}}}", head);
-    expect_parse_error(text, 3, "'flops' must be a string");
-    snprintf(text, sizeof text, "%s\"kwb\": {\"costs\": {}}}", head);
-    expect_parse_error(text, 2, "unknown key 'kwb.costs'");
-    snprintf(text, sizeof text, "%s\"kwb\": {\"cost\": {\"compute\": \"fp8\"}}}", head);
-    expect_parse_error(text, 2, "'compute' must be");
-    snprintf(text, sizeof text, "%s\"kwb\": {\"cost\": {\"byte\": \"n\"}}}", head);
-    expect_parse_error(text, 2, "unknown key 'kwb.cost.byte'");
+    expect_kwb_error("{\"cost\": {\n\"bytes\": \"n * m\"}}", 3, "kwb cost 'bytes': column 5: 'm' is not an axis");
+    expect_kwb_error("{\"cost\": {\"bytes\": \"n\",\n \"flops\": 7}}", 3, "'flops' must be a string");
+    expect_kwb_error("{\"costs\": {}}", 2, "unknown key 'kwb.costs'");
+    expect_kwb_error("{\"cost\": {\"compute\": \"fp8\"}}", 2, "'compute' must be");
+    expect_kwb_error("{\"cost\": {\"byte\": \"n\"}}", 2, "unknown key 'kwb.cost.byte'");
+}
+
+/* The MoE definition: the contest's check settings, and a cost model over values taken from the
+ * routing (from_inputs). Axes: seq_len, then 8 consts; then local_pairs, routed_tokens,
+ * active_experts. */
+static void test_moe_check_and_cost(void **state)
+{
+    (void)state;
+    definition *d = load_ok(DEFS "/moe/" MOE ".json");
+    assert_true(d->check.atol == 1 && d->check.rtol == 0.3 && d->check.matched_ratio == 0.9);
+    assert_int_equal(d->cost.nfrom_inputs, 3);
+    assert_string_equal(d->cost.from_inputs[0], "local_pairs");
+    assert_string_equal(d->cost.compute, "bf16");
+    int64_t v[12] = {7, 256, 32, 7168, 2048, 4096, 56, 16, 32, 10, 5, 9};
+    double weights = 4096.0 * 7168 + 7168.0 * 2048 + 4 * (32.0 * 56 + 56.0 * 16);
+    assert_true(definition_cost_flops(d, v) == 10 * 2 * (4096.0 * 7168 + 7168.0 * 2048));
+    assert_true(definition_cost_bytes(d, v) == 9 * weights + 5 * (7168.0 + 4 * 56) + 7 * (4 * 256.0 + 2 * 7168) + 512);
+    definition_free(d);
+    /* without the extension: nothing set */
+    d = load_ok(FIX "/tiny.json");
+    assert_true(isnan(d->check.atol) && isnan(d->check.rtol) && isnan(d->check.matched_ratio));
+    assert_int_equal(d->cost.nfrom_inputs, 0);
+    definition_free(d);
+}
+
+static void test_check_and_from_inputs_errors(void **state)
+{
+    (void)state;
+    expect_kwb_error("{\"check\": {\"atol\": 1,\n\"rtol\": -0.3}}", 3, "kwb check 'rtol' must be a number >= 0");
+    expect_kwb_error("{\"check\": {\n\n\"matched_ratio\": 1.5}}", 4,
+                     "kwb check 'matched_ratio' must be a number from 0 to 1");
+    expect_kwb_error("{\"check\": {\"atol\": \"1\"}}", 2, "kwb check 'atol' must be a number");
+    expect_kwb_error("\n{\"check\": {\"ratio\": 0.9}}", 3, "unknown key 'kwb.check.ratio' (known: atol, rtol, matched_ratio)");
+    expect_kwb_error("{\"check\": [1]}", 2, "'kwb.check' must be an object");
+    expect_kwb_error("{\"cost\": {\"from_inputs\": [\"pairs\",\n \"2x\"]}}", 3, "'from_inputs' entry 1 must be a name");
+    expect_kwb_error("{\"cost\": {\"from_inputs\": [\n\"n\"]}}", 3, "'n' is an axis or listed twice");
+    expect_kwb_error("{\"cost\": {\"from_inputs\": \"pairs\"}}", 2, "'from_inputs' must be a list of names");
+    expect_kwb_error("{\"cost\": {\"from_inputs\": [\"pairs\"],\n\"flops\": \"n * pair\"}}", 3,
+                     "kwb cost 'flops': column 5: 'pair' is not an axis");
+    /* a name from_inputs declares is usable */
+    const char *text = "{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}}, \"inputs\": {\"x\": {\"shape\": [\"n\"], "
+                       "\"dtype\": \"float32\"}}, \"outputs\": {\"y\": {\"shape\": [\"n\"], \"dtype\": \"float32\"}}, "
+                       "\"kwb\": {\"cost\": {\"from_inputs\": [\"pairs\"], \"flops\": \"n * pairs\"}}}";
+    kwb_error err = {{0}};
+    definition *d = definition_parse(text, strlen(text), "L", &err);
+    assert_non_null(d);
+    int64_t v[2] = {3, 5};
+    assert_true(definition_cost_flops(d, v) == 15);
+    definition_free(d);
 }
 
 static void test_invalid_json(void **state)
@@ -448,6 +502,8 @@ int main(void)
         cmocka_unit_test(test_axis_name_with_slash),
         cmocka_unit_test(test_cost_model),
         cmocka_unit_test(test_cost_errors),
+        cmocka_unit_test(test_moe_check_and_cost),
+        cmocka_unit_test(test_check_and_from_inputs_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -314,6 +314,29 @@ static void test_fill_prefix(void **state)
     }
 }
 
+/* A fill in parts (rng_fill_part) writes the bytes of the whole fill, and nothing else. */
+static void test_fill_parts(void **state)
+{
+    (void)state;
+    const size_t n = 1001;
+    for (int t = 0; t < DTYPE_COUNT; t++) {
+        size_t sz = dtype_size((kwb_dtype)t);
+        unsigned char *whole = malloc(n * sz), *parts = malloc((n + 1) * sz);
+        memset(parts, 0x5a, (n + 1) * sz);
+        uint64_t k = rng_key(16, "parts", 0, t);
+        rng_fill(whole, (kwb_dtype)t, n, k);
+        rng_fill_part(parts, (kwb_dtype)t, 500, n - 500, k);
+        rng_fill_part(parts, (kwb_dtype)t, 0, 3, k);
+        rng_fill_part(parts, (kwb_dtype)t, 3, 497, k);
+        if (memcmp(whole, parts, n * sz) != 0)
+            fail_msg("%s: parts differ from the whole", dtype_name((kwb_dtype)t));
+        for (size_t i = n * sz; i < (n + 1) * sz; i++)
+            assert_int_equal(parts[i], 0x5a);
+        free(whole);
+        free(parts);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_fill_ints),
         cmocka_unit_test(test_fill_bool),
         cmocka_unit_test(test_fill_prefix),
+        cmocka_unit_test(test_fill_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
