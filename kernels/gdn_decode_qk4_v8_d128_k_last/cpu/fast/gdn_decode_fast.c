@@ -24,9 +24,11 @@
 #define NQ 4            /* q and k heads */
 #define NV 8            /* value heads */
 #define D 128           /* head size (K = V = 128) */
-#define LANES 8         /* independent float accumulators per dot product */
-#define MAX_THREADS 8
-#define MIN_PAIRS_THREADED 64
+/* Knobs for `kwb run --agent tuner`: independent float accumulators per dot product, the
+ * most threads, and the fewest (batch, head) pairs worth threading. */
+#define LANES 8 /* kwb:tune LANES {1,2,4,8,16} */
+#define MAX_THREADS 8 /* kwb:tune MAX_THREADS {1,2,4,8} */
+#define MIN_PAIRS_THREADED 64 /* kwb:tune MIN_PAIRS_THREADED {16,32,64,128} */
 
 /* bfloat16 bits to float (exact). */
 static float bf16_to_f32(uint16_t h)
@@ -60,9 +62,13 @@ static void widen_bf16(float *restrict dst, const uint16_t *restrict src)
         dst[i] = bf16_to_f32(src[i]);
 }
 
-static float sum_lanes(const float *acc)
+/* The sum of the LANES accumulators as a pairwise tree (LANES a power of two). */
+static float sum_lanes(float *acc)
 {
-    return ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+    for (int w = LANES / 2; w > 0; w /= 2)
+        for (int j = 0; j < w; j++)
+            acc[j] += acc[j + w];
+    return acc[0];
 }
 
 /* k . (g * row) */

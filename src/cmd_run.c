@@ -1,0 +1,500 @@
+/* cmd_run.c - `kwb run`: the round loop of DESIGN.md section 1 without the terminal UI.
+ *
+ * Each round: the tuner proposes one direction (a knob change) from the current best
+ * candidate; the human accepts it (y/n/e on stdin) or, with --auto, the policy does; the
+ * candidate folder is written with its diff; a child `kwb eval --session` builds it, checks
+ * every workload and times it paired against the best (A B B A, a verdict per workload), and
+ * records everything; then `kwb decide` promotes it (every workload PASSED, none slower, at
+ * least one faster) or rejects it with the reason. Directions and their decisions are stored
+ * too, so a rejected one is not proposed again. Children are kwb itself: a crash in one round
+ * is that round's failure, and the session in the store is never left half-written. */
+#include "cmd_run.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "solution.h"
+#include "strbuf.h"
+#include "tuner.h"
+#include "wsopen.h"
+#include "xalloc.h"
+
+typedef struct run_args {
+    const char *definition;
+    const char *solution;
+    const char *session;
+    const char *workspace;
+    const char *agent;
+    const char *device;
+    const char *filter;
+    const char *max_time;
+    int rounds;
+    int auto_mode;
+    int plateau;
+} run_args;
+
+static void run_usage(FILE *f)
+{
+    fputs("usage: kwb run --definition NAME --solution DIR --session NAME [--rounds N] [--agent tuner]\n"
+          "               [--auto] [--device cpu|cuda[:N]] [--workloads FILTER] [--max-time S]\n"
+          "               [--plateau N] [--workspace DIR]\n",
+          f);
+}
+
+static int parse_run_args(int argc, char **argv, run_args *a)
+{
+    static const struct option opts[] = {
+        {"definition", required_argument, NULL, 'd'}, {"solution", required_argument, NULL, 's'},
+        {"session", required_argument, NULL, 'S'},    {"workspace", required_argument, NULL, 'W'},
+        {"agent", required_argument, NULL, 'a'},      {"device", required_argument, NULL, 'v'},
+        {"workloads", required_argument, NULL, 'w'},  {"max-time", required_argument, NULL, 'm'},
+        {"rounds", required_argument, NULL, 'r'},     {"auto", no_argument, NULL, 'A'},
+        {"plateau", required_argument, NULL, 'p'},    {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    *a = (run_args){.agent = "tuner", .device = "cpu", .rounds = 5, .plateau = 3};
+    int c;
+    char *end;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': a->definition = optarg; break;
+        case 's': a->solution = optarg; break;
+        case 'S': a->session = optarg; break;
+        case 'W': a->workspace = optarg; break;
+        case 'a': a->agent = optarg; break;
+        case 'v': a->device = optarg; break;
+        case 'w': a->filter = optarg; break;
+        case 'm': a->max_time = optarg; break;
+        case 'A': a->auto_mode = 1; break;
+        case 'r':
+        case 'p': {
+            long v = strtol(optarg, &end, 10);
+            if (*optarg == '\0' || *end != '\0' || v < 1 || v > 10000) {
+                fprintf(stderr, "kwb run: --%s: '%s' is not a whole number from 1 to 10000\n",
+                        c == 'r' ? "rounds" : "plateau", optarg);
+                return -1;
+            }
+            *(c == 'r' ? &a->rounds : &a->plateau) = (int)v;
+            break;
+        }
+        case 'h': run_usage(stdout); exit(0);
+        default: run_usage(stderr); return -1;
+        }
+    }
+    if (optind < argc || !a->definition || !a->solution || !a->session) {
+        fprintf(stderr, "kwb run: %s\n",
+                optind < argc ? "unexpected argument" : "--definition, --solution and --session are required");
+        run_usage(stderr);
+        return -1;
+    }
+    if (strcmp(a->agent, "tuner") != 0) {
+        fprintf(stderr, "kwb run: unknown agent '%s' (this version has the built-in tuner only)\n", a->agent);
+        return -1;
+    }
+    return 0;
+}
+
+/* The path of this kwb, for its children. */
+static char *self_path(void)
+{
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0)
+        return xstrdup("kwb");
+    buf[n] = '\0';
+    return xstrdup(buf);
+}
+
+/* Runs kwb ARGV (argv[0] replaced by this kwb) with stdout into OUT_PATH (NULL: inherited).
+ * Returns its exit code, 128+signal, or -1 with *err set. */
+static int run_kwb(char **argv, const char *out_path, kwb_error *err)
+{
+    char *self = self_path();
+    argv[0] = self;
+    proc_io io = proc_io_default();
+    FILE *out = NULL;
+    if (out_path && !(out = fopen(out_path, "w"))) {
+        free(self);
+        return kwb_error_set(err, "%s: cannot write: %s", out_path, strerror(errno));
+    }
+    if (out)
+        io.stdout_fd = fileno(out);
+    pid_t pid = proc_spawn(argv, &io, err);
+    if (out)
+        fclose(out);
+    free(self);
+    if (pid < 0)
+        return -1;
+    int status = 0;
+    proc_wait(pid, -1, &status);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* What one child eval found, from its --json output. */
+typedef struct eval_summary {
+    int total, passed, faster, slower;
+    double mean_ms;
+    char first_failure[256];
+} eval_summary;
+
+static int read_summary(const char *path, eval_summary *s, kwb_error *err)
+{
+    memset(s, 0, sizeof *s);
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr);
+    if (!doc)
+        return kwb_error_set(err, "%s:%d: the evaluation's JSON: %s", path, jerr.line, jerr.text);
+    json_t *wls = json_object_get(doc, "workloads"), *w;
+    size_t i;
+    json_array_foreach(wls, i, w) {
+        const char *st = json_string_value(json_object_get(w, "status"));
+        const char *v = json_string_value(json_object_get(json_object_get(w, "verdict"), "kind"));
+        s->total++;
+        if (st && strcmp(st, "PASSED") == 0)
+            s->passed++;
+        else if (!s->first_failure[0])
+            snprintf(s->first_failure, sizeof s->first_failure, "%.8s %s", json_string_value(json_object_get(w, "uuid")),
+                     st ? st : "?");
+        s->faster += v && strcmp(v, "faster") == 0;
+        s->slower += v && strcmp(v, "slower") == 0;
+    }
+    s->mean_ms = json_number_value(json_object_get(json_object_get(doc, "summary"), "mean_latency_ms"));
+    json_decref(doc);
+    return 0;
+}
+
+/* The run's state between rounds. */
+typedef struct run_state {
+    run_args a;
+    ws_handle h;
+    int64_t session;
+    char *folder;           /* WORKSPACE/run/SESSION: candidate folders and eval outputs */
+    char *best_dir;
+    char *best_name;
+    double best_ms;
+    char **tried;           /* direction ids already decided */
+    int ntried;
+    int since_gain;
+} run_state;
+
+/* Records a note on the session (a failure to record is said, not fatal). */
+__attribute__((format(printf, 2, 3)))
+static void note(run_state *r, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "kwb run: %s\n", text);
+    kwb_error err = {{0}};
+    if (r->session && store_note_add(r->h.st, r->session, 0, 0, text, NULL, &err) != 0)
+        fprintf(stderr, "kwb run: note not recorded: %s\n", err.msg);
+}
+
+/* Evaluates DIR as candidate NAME (parent and paired baseline: the best, when there is
+ * one), recorded in the session; fills *s. */
+static int evaluate(run_state *r, const char *dir, const char *name, const char *direction, eval_summary *s,
+                    kwb_error *err)
+{
+    char *out = xasprintf("%s/%s.json", r->folder, name);
+    char *argv[32];
+    int n = 0;
+    argv[n++] = NULL;
+    argv[n++] = "eval";
+    argv[n++] = "--definition", argv[n++] = (char *)r->a.definition;
+    argv[n++] = "--solution", argv[n++] = (char *)dir;
+    argv[n++] = "--session", argv[n++] = (char *)r->a.session;
+    argv[n++] = "--name", argv[n++] = (char *)name;
+    argv[n++] = "--direction", argv[n++] = (char *)direction;
+    argv[n++] = "--device", argv[n++] = (char *)r->a.device;
+    argv[n++] = "--json";
+    argv[n++] = "--quiet";
+    if (r->a.workspace)
+        argv[n++] = "--workspace", argv[n++] = (char *)r->a.workspace;
+    if (r->a.filter)
+        argv[n++] = "--workloads", argv[n++] = (char *)r->a.filter;
+    if (r->a.max_time)
+        argv[n++] = "--max-time", argv[n++] = (char *)r->a.max_time;
+    if (r->best_dir) {
+        argv[n++] = "--parent", argv[n++] = r->best_name;
+        argv[n++] = "--against", argv[n++] = r->best_dir;
+    }
+    argv[n] = NULL;
+    int code = run_kwb(argv, out, err);
+    int rc = code < 0 ? -1 : (code > 1 ? kwb_error_set(err, "kwb eval of %s ended with code %d", name, code)
+                                       : read_summary(out, s, err));
+    free(out);
+    return rc;
+}
+
+/* `kwb decide NAME promote|reject --reason REASON` in a child. */
+static int decide(run_state *r, const char *name, int promote, const char *reason, kwb_error *err)
+{
+    char *argv[12] = {NULL, "decide", (char *)name, promote ? "promote" : "reject", "--session",
+                      (char *)r->a.session, "--reason", (char *)reason};
+    int n = 8;
+    if (r->a.workspace)
+        argv[n++] = "--workspace", argv[n++] = (char *)r->a.workspace;
+    argv[n] = NULL;
+    int code = run_kwb(argv, NULL, err);
+    return code == 0 ? 0 : code < 0 ? -1 : kwb_error_set(err, "kwb decide %s ended with code %d", name, code);
+}
+
+/* Asks the human QUESTION; returns the first letter answered, or 'q' at the end of input. */
+static int ask(const char *question)
+{
+    fprintf(stderr, "%s ", question);
+    fflush(stderr);
+    char line[64];
+    if (!fgets(line, sizeof line, stdin))
+        return 'q';
+    if (!isatty(0))
+        fprintf(stderr, "%s", line);  /* the answer, as a terminal would have echoed it */
+    return line[0] == '\n' ? 'y' : line[0];
+}
+
+/* Opens $EDITOR (default vi) on PATH and waits. */
+static void edit(const char *path)
+{
+    const char *editor = getenv("EDITOR");
+    char *argv[] = {(char *)(editor && *editor ? editor : "vi"), (char *)path, NULL};
+    proc_io io = proc_io_default();
+    io.stdin_fd = 0;
+    kwb_error err = {{0}};
+    pid_t pid = proc_spawn(argv, &io, &err);
+    int status;
+    if (pid > 0)
+        proc_wait(pid, -1, &status);
+    else
+        fprintf(stderr, "kwb run: %s\n", err.msg);
+}
+
+/* Remembers direction ID as decided, in memory and in the store. */
+static void record_direction(run_state *r, const tuner_proposal *p, const char *decision, const char *reason)
+{
+    kwb_error err = {{0}};
+    int64_t id;
+    if (store_direction_add(r->h.st, r->session, 0, "tuner", p->id, p->title, &id, &err) != 0 ||
+        store_direction_decide(r->h.st, id, decision, reason, &err) != 0)
+        fprintf(stderr, "kwb run: direction not recorded: %s\n", err.msg);
+    r->tried = xrealloc(r->tried, (size_t)(r->ntried + 1) * sizeof *r->tried);
+    r->tried[r->ntried++] = xstrdup(p->id);
+}
+
+/* The directions decided in earlier runs of the session (their titles are the ids). */
+static void load_tried(run_state *r)
+{
+    store_direction *d = NULL;
+    int n = 0;
+    kwb_error err = {{0}};
+    if (store_direction_list(r->h.st, r->session, 0, &d, &n, &err) != 0)
+        return;
+    for (int i = 0; i < n; i++)
+        if (d[i].skill && strcmp(d[i].skill, "tuner") == 0 && strcmp(d[i].state, "proposed") != 0) {
+            r->tried = xrealloc(r->tried, (size_t)(r->ntried + 1) * sizeof *r->tried);
+            r->tried[r->ntried++] = xstrdup(d[i].title);
+        }
+    store_direction_list_free(d, n);
+}
+
+/* The decision for a candidate's evaluation against the best; REASON gets why. */
+static int verdict_of(const eval_summary *s, char *reason, size_t cap)
+{
+    if (s->passed < s->total)
+        snprintf(reason, cap, "%d of %d workloads failed (first: %s)", s->total - s->passed, s->total, s->first_failure);
+    else if (s->slower > 0)
+        snprintf(reason, cap, "slower on %d of %d workloads", s->slower, s->total);
+    else if (s->faster == 0)
+        snprintf(reason, cap, "faster on no workload (paired gate)");
+    else {
+        snprintf(reason, cap, "all %d PASSED; faster on %d, slower on none; mean %.4f ms", s->total, s->faster,
+                 s->mean_ms);
+        return 1;
+    }
+    return 0;
+}
+
+/* One round; returns 1 when it ran, 0 when there is nothing left to try, -1 on error. */
+static int one_round(run_state *r, int number, kwb_error *err)
+{
+    solution *best = solution_load(r->best_dir, err);
+    if (!best)
+        return -1;
+    tuner_knob *k;
+    int nk, rc = 0;
+    if (tuner_scan(best, &k, &nk, err) != 0) {
+        solution_free(best);
+        return -1;
+    }
+    tuner_proposal p;
+    for (;;) {
+        if (!tuner_propose(k, nk, (const char *const *)r->tried, r->ntried, &p)) {
+            note(r, "round %d: the tuner has no untried knob value left (%d knobs)", number, nk);
+            break;
+        }
+        int answer = 'y';
+        if (!r->a.auto_mode) {
+            fprintf(stderr, "  %s  %s\n", p.id, p.title);
+            answer = ask("accept this direction? [y]es / [n]o / [q]uit");
+        }
+        if (answer == 'q')
+            break;
+        if (answer != 'y') {
+            record_direction(r, &p, "rejected", "declined by the human");
+            continue;
+        }
+        char *name = xasprintf("r%d-%s-%s", number, p.knob->name, p.to);
+        char *dir = xasprintf("%s/%s", r->folder, name);
+        strbuf diff;
+        strbuf_init(&diff);
+        rc = tuner_apply(best, &p, dir, &diff, err) == 0 ? 1 : -1;
+        if (rc == 1) {
+            fprintf(stderr, "kwb run: round %d: %s\n%s", number, p.title, diff.s);
+            if (!r->a.auto_mode) {
+                int review = ask("build and evaluate it? [y]es / [n]o / [e]dit first");
+                if (review == 'e') {
+                    char *src = xasprintf("%s/%s", dir, best->sources[p.knob->source].path);
+                    edit(src);
+                    free(src);
+                } else if (review != 'y') {
+                    record_direction(r, &p, "rejected", "candidate declined at review");
+                    rc = 1;
+                    goto done;
+                }
+            }
+            eval_summary s;
+            char reason[512];
+            if (evaluate(r, dir, name, p.id, &s, err) != 0) {
+                note(r, "round %d: %s: %s", number, name, err->msg);
+                record_direction(r, &p, "rejected", "evaluation failed");
+                decide(r, name, 0, "evaluation failed", err);
+            } else {
+                int promote = verdict_of(&s, reason, sizeof reason);
+                record_direction(r, &p, promote ? "accepted" : "rejected", reason);
+                if (decide(r, name, promote, reason, err) != 0)
+                    note(r, "round %d: %s: %s", number, name, err->msg);
+                note(r, "round %d: %s %s: %s", number, name, promote ? "promoted" : "rejected", reason);
+                if (promote) {
+                    /* going back to the value it left would be a cycle: never propose it */
+                    tuner_proposal back = p;
+                    snprintf(back.id, sizeof back.id, "tune.%s=%s", p.knob->name, p.knob->value);
+                    snprintf(back.title, sizeof back.title, "set %s back to %s", p.knob->name, p.knob->value);
+                    record_direction(r, &back, "rejected", "cycle: the value this knob was promoted from");
+                    free(r->best_dir);
+                    free(r->best_name);
+                    r->best_dir = xstrdup(dir);
+                    r->best_name = xstrdup(name);
+                    r->best_ms = s.mean_ms;
+                    r->since_gain = 0;
+                } else {
+                    r->since_gain++;
+                }
+            }
+        }
+    done:
+        strbuf_free(&diff);
+        free(dir);
+        free(name);
+        break;
+    }
+    tuner_knobs_free(k, nk);
+    solution_free(best);
+    return rc;
+}
+
+/* Evaluates the starting solution as the session's first candidate and promotes it when
+ * every workload passes. */
+static int start(run_state *r, kwb_error *err)
+{
+    eval_summary s;
+    if (evaluate(r, r->a.solution, "start", "start", &s, err) != 0)
+        return -1;
+    if (s.passed < s.total)
+        return kwb_error_set(err, "the starting solution %s does not pass: %d of %d workloads failed (first: %s)",
+                             r->a.solution, s.total - s.passed, s.total, s.first_failure);
+    if (decide(r, "start", 1, "starting point of the run", err) != 0)
+        return -1;
+    r->best_dir = xstrdup(r->a.solution);
+    r->best_name = xstrdup("start");
+    r->best_ms = s.mean_ms;
+    note(r, "start: %s, mean %.4f ms over %d workloads", r->a.solution, s.mean_ms, s.total);
+    return 0;
+}
+
+static int make_folder(const char *path, kwb_error *err)
+{
+    char *copy = xstrdup(path);
+    for (char *s = strchr(copy + 1, '/');; s = strchr(s + 1, '/')) {
+        if (s)
+            *s = '\0';
+        if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
+            kwb_error_set(err, "%s: cannot make the folder: %s", copy, strerror(errno));
+            free(copy);
+            return -1;
+        }
+        if (!s)
+            break;
+        *s = '/';
+    }
+    free(copy);
+    return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    run_state r;
+    memset(&r, 0, sizeof r);
+    if (parse_run_args(argc, argv, &r.a) != 0)
+        return 2;
+    kwb_error err = {{0}};
+    if (wsopen(r.a.workspace, 0, &r.h, &err) != 0) {
+        fprintf(stderr, "kwb run: %s\n", err.msg);
+        return 2;
+    }
+    r.folder = xasprintf("%s/run/%s", r.h.ws.root, r.a.session);
+    int code = 0;
+    if (make_folder(r.folder, &err) != 0 || start(&r, &err) != 0 ||
+        wsopen_session(&r.h, r.a.session, &r.session, &err) != 0) {
+        fprintf(stderr, "kwb run: %s\n", err.msg);
+        code = 2;
+    }
+    if (code == 0)
+        load_tried(&r);
+    int promoted = 0;
+    for (int n = 1; code == 0 && n <= r.a.rounds; n++) {
+        double before = r.best_ms;
+        int rc = one_round(&r, n, &err);
+        if (rc < 0) {
+            fprintf(stderr, "kwb run: round %d: %s\n", n, err.msg);
+            code = 1;
+        } else if (rc == 0) {
+            break;
+        }
+        promoted += r.best_ms < before;
+        if (r.since_gain >= r.a.plateau)
+            note(&r, "supervisor: %d rounds without a gain (best %s, mean %.4f ms): change the direction family, the "
+                     "agent or the reference", r.since_gain, r.best_name, r.best_ms);
+    }
+    if (code == 0)
+        fprintf(stderr, "kwb run: %d candidate(s) promoted; best %s, mean %.4f ms (kwb log, kwb report show the "
+                        "trajectory)\n", promoted, r.best_name, r.best_ms);
+    for (int i = 0; i < r.ntried; i++)
+        free(r.tried[i]);
+    free(r.tried);
+    free(r.best_dir);
+    free(r.best_name);
+    free(r.folder);
+    wsclose(&r.h);
+    return code;
+}

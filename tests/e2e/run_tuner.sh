@@ -1,0 +1,54 @@
+#!/bin/bash
+# kwb run, headless, with the built-in tuner on the CPU demo: from the fast solution with its
+# LANES knob turned down to 1, five rounds with --auto promote at least one candidate; the
+# session's log and report show the trajectory; every round's direction, decision and eval
+# are in the store; a rejected or promoted-from value is never proposed again; human mode
+# reads y/n from stdin; bad arguments exit 2.
+. "$top_srcdir/tests/lib.sh"
+export KWB_WORKSPACE="$TMP/ws"
+"$KWB" init "$TMP/ws" >/dev/null 2>&1 || fail "init"
+cp -r "$KERNELS/fast" "$TMP/start"
+sed -i 's/^#define LANES 8 /#define LANES 1 /' "$TMP/start/gdn_decode_fast.c"
+grep -q '^#define LANES 1 /\* kwb:tune LANES' "$TMP/start/gdn_decode_fast.c" && pass "start: LANES 1" || fail "start: LANES 1"
+run() { "$KWB" run --definition "$DEF" --workloads batch_size=16 --max-time 0.05 "$@"; }
+
+run --solution "$TMP/start" --session auto --auto --agent tuner --rounds 5 >"$TMP/auto.out" 2>"$TMP/auto.err"
+expect_code 0 "$?" "auto: five rounds"
+expect_grep '^kwb run: [1-9][0-9]* candidate\(s\) promoted; best r[0-9]-' "$TMP/auto.err" "auto: a candidate promoted"
+expect_grep 'round [1-5]: r[1-5]-[A-Z_]+-[0-9]+ promoted: all 7 PASSED; faster on [1-7], slower on none' "$TMP/auto.err" \
+    "auto: the promotion's evidence"
+expect_grep '^\+#define LANES 2 ' "$TMP/auto.err" "auto: the diff is shown"
+"$KWB" log auto >"$TMP/log.out" 2>&1
+expect_grep '^1 +start +done +start' "$TMP/log.out" "log: the start is round 1"
+expect_grep '^[2-6] +tune\.[A-Z_]+=[0-9]+ +done +(r[1-5]-[A-Z_]+-[0-9]+) +\1 ' "$TMP/log.out" "log: a round whose candidate became the best"
+[ "$(grep -c '^[0-9]' "$TMP/log.out")" -eq 6 ] && pass "log: six rounds (start + 5)" || fail "log: six rounds"
+"$KWB" report auto --format md --output "$TMP/report.md" >/dev/null 2>&1
+expect_code 0 "$?" "report"
+best=$(sed -n 's/^kwb run: .* promoted; best \(r[0-9]-[A-Z_]*-[0-9]*\),.*/\1/p' "$TMP/auto.err")
+expect_grep "$best" "$TMP/report.md" "report: the trajectory names the promoted candidate"
+db="$TMP/ws/kwb.db"
+[ "$(sqlite3 "$db" "SELECT count(*) FROM directions")" -ge 6 ] && pass "store: directions" || fail "store: directions"
+[ "$(sqlite3 "$db" "SELECT count(*) FROM directions WHERE title = 'tune.LANES=1' AND state = 'rejected'")" -ge 1 ] &&
+    pass "store: the promoted-from value is barred (no cycle)" || fail "store: cycle bar"
+[ "$(sqlite3 "$db" "SELECT count(*) FROM eval_runs")" -eq 6 ] && pass "store: six eval runs" || fail "store: eval runs"
+[ "$(sqlite3 "$db" "SELECT count(*) FROM decisions")" -ge 6 ] && pass "store: decisions" || fail "store: decisions"
+grep -q 'round [0-9]: set LANES [0-9]* -> 1$' "$TMP/auto.err" && fail "no round went back to LANES 1" ||
+    pass "no round went back to LANES 1"
+
+# A second run of the session skips what was tried; human mode: decline the first direction, accept the next.
+printf 'n\ny\ny\n' | run --solution "$TMP/start" --session human --rounds 1 >"$TMP/human.out" 2>"$TMP/human.err"
+expect_code 0 "$?" "human: one round"
+[ "$(sqlite3 "$db" "SELECT count(*) FROM directions d JOIN sessions s ON s.id = d.session_id WHERE s.name = 'human' AND d.state = 'rejected' AND d.title = 'tune.LANES=2'")" -eq 1 ] &&
+    pass "human: the declined direction is recorded" || fail "human: declined direction"
+expect_grep 'round 1: set MAX_THREADS 8 -> 4' "$TMP/human.err" "human: the next direction is evaluated"
+
+run --solution "$TMP/start" --session x --rounds 0 >/dev/null 2>"$TMP/bad1.err"
+expect_code 2 "$?" "--rounds 0: exit 2"
+expect_grep 'not a whole number from 1 to 10000' "$TMP/bad1.err" "--rounds 0: said"
+run --solution "$TMP/start" --session x --agent gpt >/dev/null 2>"$TMP/bad2.err"
+expect_code 2 "$?" "unknown agent: exit 2"
+sed -i 's/^#define LANES 1 .*/#define LANES 2 \/* kwb:tune LANES {1,4,8} *\//' "$TMP/start/gdn_decode_fast.c"
+run --solution "$TMP/start" --session bad --auto --rounds 1 >/dev/null 2>"$TMP/bad3.err"
+expect_code 1 "$?" "a knob off its list: the round fails"
+expect_grep 'gdn_decode_fast.c:[0-9]+: knob LANES is 2, which is not one of \{1,4,8\}' "$TMP/bad3.err" "knob error names file and line"
+finish
