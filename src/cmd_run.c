@@ -24,6 +24,7 @@
 #include "proc.h"
 #include "solution.h"
 #include "strbuf.h"
+#include "supervisor.h"
 #include "tuner.h"
 #include "wsopen.h"
 #include "xalloc.h"
@@ -184,8 +185,16 @@ typedef struct run_state {
     double best_ms;
     char **tried;           /* direction ids already decided */
     int ntried;
-    int since_gain;
+    sv_round *hist;         /* the rounds so far, for the supervisor (directions owned) */
+    int nhist;
 } run_state;
+
+/* Adds a finished round to the supervisor's history. */
+static void remember_round(run_state *r, const char *direction, int promoted)
+{
+    r->hist = xrealloc(r->hist, (size_t)(r->nhist + 1) * sizeof *r->hist);
+    r->hist[r->nhist++] = (sv_round){xstrdup(direction), promoted, r->best_ms};
+}
 
 /* Records a note on the session (a failure to record is said, not fatal). */
 __attribute__((format(printf, 2, 3)))
@@ -396,10 +405,8 @@ static int one_round(run_state *r, int number, kwb_error *err)
                     r->best_dir = xstrdup(dir);
                     r->best_name = xstrdup(name);
                     r->best_ms = s.mean_ms;
-                    r->since_gain = 0;
-                } else {
-                    r->since_gain++;
                 }
+                remember_round(r, p.id, promote);
             }
         }
     done:
@@ -482,13 +489,18 @@ int cmd_run(int argc, char **argv)
             break;
         }
         promoted += r.best_ms < before;
-        if (r.since_gain >= r.a.plateau)
-            note(&r, "supervisor: %d rounds without a gain (best %s, mean %.4f ms): change the direction family, the "
-                     "agent or the reference", r.since_gain, r.best_name, r.best_ms);
+        sv_policy policy = {r.a.plateau, r.a.plateau, 0.02};
+        char advice[2048];
+        if (rc > 0 && sv_advise(r.hist, r.nhist, &policy, advice, sizeof advice) > 0)
+            for (char *line = strtok(advice, "\n"); line; line = strtok(NULL, "\n"))
+                note(&r, "supervisor: %s", line);
     }
     if (code == 0)
         fprintf(stderr, "kwb run: %d candidate(s) promoted; best %s, mean %.4f ms (kwb log, kwb report show the "
                         "trajectory)\n", promoted, r.best_name, r.best_ms);
+    for (int i = 0; i < r.nhist; i++)
+        free((char *)r.hist[i].direction);
+    free(r.hist);
     for (int i = 0; i < r.ntried; i++)
         free(r.tried[i]);
     free(r.tried);

@@ -12,12 +12,13 @@ sed -i 's/^#define LANES 8 /#define LANES 1 /' "$TMP/start/gdn_decode_fast.c"
 grep -q '^#define LANES 1 /\* kwb:tune LANES' "$TMP/start/gdn_decode_fast.c" && pass "start: LANES 1" || fail "start: LANES 1"
 run() { "$KWB" run --definition "$DEF" --workloads batch_size=16 --max-time 0.05 "$@"; }
 
-run --solution "$TMP/start" --session auto --auto --agent tuner --rounds 5 >"$TMP/auto.out" 2>"$TMP/auto.err"
+run --solution "$TMP/start" --session auto --auto --agent tuner --rounds 5 --plateau 1 >"$TMP/auto.out" 2>"$TMP/auto.err"
 expect_code 0 "$?" "auto: five rounds"
 expect_grep '^kwb run: [1-9][0-9]* candidate\(s\) promoted; best r[0-9]-' "$TMP/auto.err" "auto: a candidate promoted"
 expect_grep 'round [1-5]: r[1-5]-[A-Z_]+-[0-9]+ promoted: all 7 PASSED; faster on [1-7], slower on none' "$TMP/auto.err" \
     "auto: the promotion's evidence"
 expect_grep '^\+#define LANES 2 ' "$TMP/auto.err" "auto: the diff is shown"
+expect_grep '^kwb run: supervisor: plateau: [0-9]+ rounds without a gain' "$TMP/auto.err" "auto: the supervisor notes a plateau"
 "$KWB" log auto >"$TMP/log.out" 2>&1
 expect_grep '^1 +start +done +start' "$TMP/log.out" "log: the start is round 1"
 expect_grep '^[2-6] +tune\.[A-Z_]+=[0-9]+ +done +(r[1-5]-[A-Z_]+-[0-9]+) +\1 ' "$TMP/log.out" "log: a round whose candidate became the best"
