@@ -21,7 +21,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bottleneck.h"
 #include "proc.h"
+#include "regimes.h"
 #include "solution.h"
 #include "strbuf.h"
 #include "supervisor.h"
@@ -146,7 +148,52 @@ typedef struct eval_summary {
     int total, passed, faster, slower;
     double mean_ms;
     char first_failure[256];
+    char evidence[1024];    /* regimes and their bottleneck class, one clause each */
 } eval_summary;
+
+/* The classify step: the workloads of DOC grouped into regimes by their first axis, each with
+ * the class its latency-weighted roofline share gives (bottleneck.h's fallback rule). */
+static void classify(json_t *doc, char *out, size_t cap)
+{
+    json_t *wls = json_object_get(doc, "workloads"), *w;
+    size_t n = json_array_size(wls), i;
+    double *key = calloc(n + 1, sizeof *key), *lat = calloc(n + 1, sizeof *lat), *roof = calloc(n + 1, sizeof *roof);
+    int *assign = calloc(n + 1, sizeof *assign);
+    const char *axis = "size";
+    json_array_foreach(wls, i, w) {
+        json_t *axes = json_object_get(w, "axes");
+        const char *name;
+        json_t *v;
+        json_object_foreach(axes, name, v) {
+            axis = name;
+            key[i] = (double)json_integer_value(v);
+            break;
+        }
+        lat[i] = json_number_value(json_object_get(json_object_get(w, "latency"), "median_ms"));
+        roof[i] = json_number_value(json_object_get(w, "roofline"));
+    }
+    regime rg[REGIMES_MAX];
+    int k = regimes_split(key, lat, (int)n, rg, assign);
+    out[0] = '\0';
+    for (int g = 0; g < k; g++) {
+        double wsum = 0, rsum = 0;
+        for (i = 0; i < n; i++)
+            if (assign[i] == g && lat[i] > 0)
+                wsum += lat[i], rsum += lat[i] * roof[i];
+        bottleneck_input in = bottleneck_input_empty();
+        in.roofline_share = wsum > 0 ? rsum / wsum : 0;
+        in.memory_floor = 1;
+        bottleneck b = bottleneck_classify(&in);
+        size_t used = strlen(out);
+        snprintf(out + used, cap - used, "%s%s %g-%g (%d workloads, %.0f%% of latency): %s%s%s%s", g ? "; " : "", axis,
+                 rg[g].key_lo, rg[g].key_hi, rg[g].count, 100.0 * rg[g].share, b.cls, b.evidence[0] ? " (" : "",
+                 b.evidence, b.evidence[0] ? ")" : "");
+    }
+    free(key);
+    free(lat);
+    free(roof);
+    free(assign);
+}
 
 static int read_summary(const char *path, eval_summary *s, kwb_error *err)
 {
@@ -170,6 +217,7 @@ static int read_summary(const char *path, eval_summary *s, kwb_error *err)
         s->slower += v && strcmp(v, "slower") == 0;
     }
     s->mean_ms = json_number_value(json_object_get(json_object_get(doc, "summary"), "mean_latency_ms"));
+    classify(doc, s->evidence, sizeof s->evidence);
     json_decref(doc);
     return 0;
 }
@@ -389,6 +437,7 @@ static int one_round(run_state *r, int number, kwb_error *err)
                 record_direction(r, &p, "rejected", "evaluation failed");
                 decide(r, name, 0, "evaluation failed", err);
             } else {
+                note(r, "round %d: %s: measured; %s", number, name, s.evidence);
                 int promote = verdict_of(&s, reason, sizeof reason);
                 record_direction(r, &p, promote ? "accepted" : "rejected", reason);
                 if (decide(r, name, promote, reason, err) != 0)
@@ -430,12 +479,13 @@ static int start(run_state *r, kwb_error *err)
     if (s.passed < s.total)
         return kwb_error_set(err, "the starting solution %s does not pass: %d of %d workloads failed (first: %s)",
                              r->a.solution, s.total - s.passed, s.total, s.first_failure);
-    if (decide(r, "start", 1, "starting point of the run", err) != 0)
+    if (decide(r, "start", 1, "starting point of the run", err) != 0 ||
+        wsopen_session(&r->h, r->a.session, &r->session, err) != 0)
         return -1;
     r->best_dir = xstrdup(r->a.solution);
     r->best_name = xstrdup("start");
     r->best_ms = s.mean_ms;
-    note(r, "start: %s, mean %.4f ms over %d workloads", r->a.solution, s.mean_ms, s.total);
+    note(r, "start: %s, mean %.4f ms over %d workloads; %s", r->a.solution, s.mean_ms, s.total, s.evidence);
     return 0;
 }
 
@@ -471,8 +521,7 @@ int cmd_run(int argc, char **argv)
     }
     r.folder = xasprintf("%s/run/%s", r.h.ws.root, r.a.session);
     int code = 0;
-    if (make_folder(r.folder, &err) != 0 || start(&r, &err) != 0 ||
-        wsopen_session(&r.h, r.a.session, &r.session, &err) != 0) {
+    if (make_folder(r.folder, &err) != 0 || start(&r, &err) != 0) {
         fprintf(stderr, "kwb run: %s\n", err.msg);
         code = 2;
     }

@@ -15,7 +15,61 @@ enum { CPU_FLUSH_BYTES = 64 << 20 };  /* larger than any LLC a CI or workstation
 
 typedef struct cpu_priv {
     unsigned char *flush_buf;
+    double copy_gbps;       /* measured on first describe(); 0 until then or when it failed */
 } cpu_priv;
+
+enum { PEAK_BYTES = 64 << 20, PEAK_MAX_THREADS = 64 };
+
+typedef struct copy_part {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t n;
+} copy_part;
+
+static void *copy_part_run(void *arg)
+{
+    copy_part *c = arg;
+    memcpy(c->dst, c->src, c->n);
+    return NULL;
+}
+
+/* Copy bandwidth of the machine (bytes read + written per second, 1e9), one slice of a
+ * 64 MiB copy per online CPU, best of three; what a multithreaded solution can reach. */
+static double measure_copy_gbps(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int nt = cpus < 1 ? 1 : cpus > PEAK_MAX_THREADS ? PEAK_MAX_THREADS : (int)cpus;
+    unsigned char *a = malloc(PEAK_BYTES), *b = malloc(PEAK_BYTES);
+    double best = 0;
+    if (a && b) {
+        memset(a, 1, PEAK_BYTES);
+        memset(b, 2, PEAK_BYTES);
+        for (int rep = 0; rep < 3; rep++) {
+            copy_part parts[PEAK_MAX_THREADS];
+            pthread_t tids[PEAK_MAX_THREADS];
+            int started[PEAK_MAX_THREADS] = {0};
+            double t0 = proc_now();
+            for (int t = 0; t < nt; t++) {
+                size_t lo = (size_t)PEAK_BYTES * (size_t)t / (size_t)nt, hi = (size_t)PEAK_BYTES * (size_t)(t + 1) / (size_t)nt;
+                parts[t] = (copy_part){b + lo, a + lo, hi - lo};
+                started[t] = t > 0 && pthread_create(&tids[t], NULL, copy_part_run, &parts[t]) == 0;
+            }
+            copy_part_run(&parts[0]);
+            for (int t = 1; t < nt; t++) {
+                if (started[t])
+                    pthread_join(tids[t], NULL);
+                else
+                    copy_part_run(&parts[t]);
+            }
+            double s = proc_now() - t0;
+            double gbps = s > 0 ? 2.0 * PEAK_BYTES / s / 1e9 : 0;
+            best = gbps > best ? gbps : best;
+        }
+    }
+    free(a);
+    free(b);
+    return best;
+}
 
 static void *cpu_alloc(device *d, size_t n, kwb_error *err)
 {
@@ -142,6 +196,11 @@ static void cpu_describe(device *d, json_t *hello)
     json_object_set_new(hello, "device", json_string("cpu"));
     json_object_set_new(hello, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
     json_object_set_new(hello, "timer", json_string("clock_gettime(CLOCK_MONOTONIC)"));
+    cpu_priv *p = d->priv;
+    if (p->copy_gbps == 0)
+        p->copy_gbps = measure_copy_gbps();
+    if (p->copy_gbps > 0)
+        json_object_set_new(hello, "peaks", json_pack("{s:f}", "copy_gbps", p->copy_gbps));
 }
 
 static void cpu_close(device *d)

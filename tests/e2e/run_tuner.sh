@@ -32,6 +32,8 @@ db="$TMP/ws/kwb.db"
 [ "$(sqlite3 "$db" "SELECT count(*) FROM directions WHERE title = 'tune.LANES=1' AND state = 'rejected'")" -ge 1 ] &&
     pass "store: the promoted-from value is barred (no cycle)" || fail "store: cycle bar"
 [ "$(sqlite3 "$db" "SELECT count(*) FROM eval_runs")" -eq 6 ] && pass "store: six eval runs" || fail "store: eval runs"
+[ "$(sqlite3 "$db" "SELECT count(*) FROM notes WHERE text LIKE '%batch_size 16-16 (7 workloads, 100% of latency): %-bound (roofline %'")" -ge 6 ] &&
+    pass "store: each evaluation's regime and class" || fail "store: regime and class notes"
 [ "$(sqlite3 "$db" "SELECT count(*) FROM decisions")" -ge 6 ] && pass "store: decisions" || fail "store: decisions"
 grep -q 'round [0-9]: set LANES [0-9]* -> 1$' "$TMP/auto.err" && fail "no round went back to LANES 1" ||
     pass "no round went back to LANES 1"
