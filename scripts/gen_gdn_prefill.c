@@ -6,7 +6,7 @@
  * CSV is reconstructed/gdn_prefill_qk4_v8_d128_k_last.paper_retained_run.csv (columns
  * workload_index, uuid, total_seq_len, num_seqs, len_cu_seqlens, ...); DATASET is the TraceSet
  * root (workloads/). Writes DATASET/workloads/gdn/gdn_prefill_qk4_v8_d128_k_last.jsonl and
- * DATASET/blob/gdn/gdn_prefill_qk4_v8_d128_k_last/UUID.safetensors. The output depends only on
+ * DATASET/blob/workloads/gdn/DEF/DEF_UUID.safetensors (FlashInfer-Bench's layout). The output depends only on
  * the CSV: run again, it writes the same bytes. The rules (workloads/README.md):
  *
  * cu_seqlens (int64 [num_seqs + 1]): with r_i = rng_bits(K, i), K = rng_key(SEED, uuid, 0, 8),
@@ -101,7 +101,7 @@ static int make_parents(const char *path)
 static int emit(FILE *out, const char *root, const char *uuid, int64_t total, int64_t n)
 {
     char rel[256];
-    snprintf(rel, sizeof rel, "blob/gdn/" DEF "/%s.safetensors", uuid);
+    snprintf(rel, sizeof rel, "blob/workloads/gdn/" DEF "/" DEF "_%s.safetensors", uuid);
     int64_t *cu = xcalloc((size_t)n + 1, sizeof *cu);
     uint16_t *b = xcalloc((size_t)(total * NV) + 1, sizeof *b);
     split(uuid, total, n, cu);

@@ -49,7 +49,7 @@ bytes_of() {
 uuid=$(grep '"total_seq_len": 959,' "$WL" | head -n 1 | sed 's/.*"uuid": "\([^"]*\)".*/\1/')
 "$KWB" dump --definition $PDEF --workloads "$uuid" --out "$TMP/dump" >"$TMP/dump.out" 2>&1
 expect_code 0 "$?" "dump of a 959-token workload of 4 sequences"
-blob="$KWB_DATASET/blob/gdn/$PDEF/$uuid.safetensors"
+blob="$KWB_DATASET/blob/workloads/gdn/$PDEF/${PDEF}_$uuid.safetensors"
 want=$(bytes_of "$blob" cu_seqlens)
 got=$(bytes_of "$TMP/dump/$uuid.safetensors" in.cu_seqlens)
 [ ${#want} -eq 80 ] && pass "blob: 5 int64 cu_seqlens" || fail "blob cu_seqlens: '$want'"

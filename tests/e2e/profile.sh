@@ -47,7 +47,7 @@ check_fallback() {  # WHAT PATTERN [ENV...]
     local what=$1 pattern=$2
     shift 2
     env "$@" "$KWB" profile --definition "$DEF" --dataset "$TMP/ds" --solution "$KERNELS/fast" --device cpu \
-        --workload w0-b1 --time-limit 1 >"$TMP/f.out" 2>"$TMP/f.err"
+        --workload w0-b1 --time-limit 5 >"$TMP/f.out" 2>"$TMP/f.err"
     expect_code 0 "$?" "$what"
     expect_grep "^note: ncu: $pattern; roofline-only profile\$" "$TMP/f.out" "$what: the note"
     expect_grep '^eval: PASSED' "$TMP/f.out" "$what: the plain eval"
@@ -57,7 +57,7 @@ check_fallback "ncu missing" "cannot run /nonexistent: No such file or directory
 check_fallback "ncu failing" "ERR_NVGPUCTRPERM - The user does not have permission.*" KWB_NCU="$TMP/bin/ncu" \
     FAKE_NCU_MODE=error
 check_fallback "ncu profiling nothing" "No kernels were profiled" KWB_NCU="$TMP/bin/ncu" FAKE_NCU_MODE=empty
-check_fallback "ncu past the limit" "ran past the 1 s time limit \(--time-limit\) and was killed" \
+check_fallback "ncu past the limit" "ran past the 5 s time limit \(--time-limit\) and was killed" \
     KWB_NCU="$TMP/bin/ncu" FAKE_NCU_MODE=hang
 
 # A solution whose build names no kernel (plain cc): nothing for ncu to profile.
