@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,15 +131,11 @@ static int pick_workload(workload_set *set, const definition *d, const char *id,
     return 0;
 }
 
-/* This executable, for the eval runs. */
+/* This kwb, for its children ("kwb" on PATH when /proc/self/exe cannot be read). */
 static char *self_path(void)
 {
-    char buf[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n <= 0)
-        return xstrdup("kwb");
-    buf[n] = '\0';
-    return xstrdup(buf);
+    char *self = paths_self();
+    return self ? self : xstrdup("kwb");
 }
 
 /* Runs ARGV with stdout into OUT and stderr into ERRF for at most LIMIT_S seconds: 0 when it

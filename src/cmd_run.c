@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "bottleneck.h"
+#include "paths.h"
 #include "proc.h"
 #include "regimes.h"
 #include "solution.h"
@@ -107,15 +108,11 @@ static int parse_run_args(int argc, char **argv, run_args *a)
     return 0;
 }
 
-/* The path of this kwb, for its children. */
+/* This kwb, for its children ("kwb" on PATH when /proc/self/exe cannot be read). */
 static char *self_path(void)
 {
-    char buf[4096];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n <= 0)
-        return xstrdup("kwb");
-    buf[n] = '\0';
-    return xstrdup(buf);
+    char *self = paths_self();
+    return self ? self : xstrdup("kwb");
 }
 
 /* Runs kwb ARGV (argv[0] replaced by this kwb) with stdout into OUT_PATH (NULL: inherited).
@@ -489,24 +486,6 @@ static int start(run_state *r, kwb_error *err)
     return 0;
 }
 
-static int make_folder(const char *path, kwb_error *err)
-{
-    char *copy = xstrdup(path);
-    for (char *s = strchr(copy + 1, '/');; s = strchr(s + 1, '/')) {
-        if (s)
-            *s = '\0';
-        if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
-            kwb_error_set(err, "%s: cannot make the folder: %s", copy, strerror(errno));
-            free(copy);
-            return -1;
-        }
-        if (!s)
-            break;
-        *s = '/';
-    }
-    free(copy);
-    return 0;
-}
 
 int cmd_run(int argc, char **argv)
 {
@@ -521,7 +500,9 @@ int cmd_run(int argc, char **argv)
     }
     r.folder = xasprintf("%s/run/%s", r.h.ws.root, r.a.session);
     int code = 0;
-    if (make_folder(r.folder, &err) != 0 || start(&r, &err) != 0) {
+    if (paths_mkdir_p(r.folder) != 0)
+        kwb_error_set(&err, "%s: cannot make the folder: %s", r.folder, strerror(errno));
+    if (err.msg[0] || start(&r, &err) != 0) {
         fprintf(stderr, "kwb run: %s\n", err.msg);
         code = 2;
     }

@@ -17,19 +17,27 @@
 #define KWB_INSTALL_DATADIR "/usr/local/share/kwb"
 #endif
 
-/* Folder of the running executable, or NULL. */
-static char *exe_dir(void)
+char *paths_self(void)
 {
     char buf[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
     if (n <= 0)
         return NULL;
     buf[n] = '\0';
-    char *slash = strrchr(buf, '/');
-    if (!slash)
-        return NULL;
-    *slash = '\0';
     return xstrdup(buf);
+}
+
+/* Folder of the running executable, or NULL. */
+static char *exe_dir(void)
+{
+    char *self = paths_self();
+    char *slash = self ? strrchr(self, '/') : NULL;
+    if (!slash) {
+        free(self);
+        return NULL;
+    }
+    *slash = '\0';
+    return self;
 }
 
 /* First of: $ENV, exe_dir/REL (when TEST exists below it), FALLBACK. */

@@ -16,6 +16,8 @@ char *paths_dataset(void);
 /* Build cache folder: $KWB_CACHE_DIR, else $XDG_CACHE_HOME/kwb, else ~/.cache/kwb, else
  * /tmp/kwb-cache-UID. Created when missing. The caller frees the result. */
 char *paths_cache_dir(void);
+/* The running executable's absolute path (from /proc/self/exe), or NULL; the caller frees it. */
+char *paths_self(void);
 /* Creates DIR and its parents (mode 0755); returns 0, or -1 with errno set. */
 int paths_mkdir_p(const char *dir);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "paths.h"
 #include "xalloc.h"
 
 /* `#define NAME VALUE /` `* kwb:tune NAME {a,b,c} *` `/`, the name given twice. */
@@ -174,18 +175,16 @@ int tuner_propose(const tuner_knob *k, int n, const char *const *tried, int ntri
 /* Makes the folders of PATH's parents. */
 static int make_parents(const char *path, kwb_error *err)
 {
-    char *copy = xstrdup(path);
-    for (char *s = strchr(copy + 1, '/'); s; s = strchr(s + 1, '/')) {
-        *s = '\0';
-        if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
-            kwb_error_set(err, "%s: cannot make the folder: %s", copy, strerror(errno));
-            free(copy);
-            return -1;
-        }
-        *s = '/';
+    char *dir = xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    int rc = 0;
+    if (slash && slash != dir) {
+        *slash = '\0';
+        if (paths_mkdir_p(dir) != 0)
+            rc = kwb_error_set(err, "%s: cannot make the folder: %s", dir, strerror(errno));
     }
-    free(copy);
-    return 0;
+    free(dir);
+    return rc;
 }
 
 static int write_whole(const char *path, const char *bytes, size_t n, kwb_error *err)

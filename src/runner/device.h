@@ -75,8 +75,8 @@ device *device_open(const char *spec, const char *cache_dir, kwb_error *err);
 void device_list(FILE *f);
 /* The GPUs the cuda device sees, one "cuda:N NAME" line each (device_cuda.c). */
 void device_cuda_list(FILE *f);
-/* The cpu device (device_cpu.c). */
-device *device_cpu_open(kwb_error *err);
+/* The cpu device (device_cpu.c); CACHE_DIR keeps its measured copy bandwidth (may be NULL). */
+device *device_cpu_open(const char *cache_dir, kwb_error *err);
 /* The cuda device on GPU ORDINAL (device_cuda.c; only when built with CUDA). CACHE_DIR
  * keeps the measured peaks per GPU (may be NULL). */
 device *device_cuda_open(int ordinal, const char *cache_dir, kwb_error *err);

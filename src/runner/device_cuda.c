@@ -15,6 +15,7 @@
 #include "runner/cuda_support.h"
 #include "runner/cupti_timer.h"
 #include "runner/device.h"
+#include "runner/peaks_cache.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -390,30 +391,17 @@ static void measure_peaks(device *d, cuda_peaks *pk)
 static void load_or_measure_peaks(device *d, const char *cache_dir)
 {
     cuda_priv *p = priv(d);
-    char *path = cache_dir ? xasprintf("%s/devices/%s.json", cache_dir, p->uuid) : NULL;
-    json_t *cached = path ? json_load_file(path, 0, NULL) : NULL;
-    if (cached && json_unpack(cached, "{s:F, s:F, s:F}", "copy_gbps", &p->peaks.copy_gbps, "fp32_tflops",
-                              &p->peaks.fp32_tflops, "bf16_tflops", &p->peaks.bf16_tflops) == 0) {
-        json_decref(cached);
-        free(path);
-        return;
-    }
+    json_t *cached = peaks_cache_load(cache_dir, p->uuid);
+    int ok = cached && json_unpack(cached, "{s:F, s:F, s:F}", "copy_gbps", &p->peaks.copy_gbps, "fp32_tflops",
+                                   &p->peaks.fp32_tflops, "bf16_tflops", &p->peaks.bf16_tflops) == 0;
     json_decref(cached);
+    if (ok)
+        return;
     measure_peaks(d, &p->peaks);
-    if (path) {
-        char *dir = xasprintf("%s/devices", cache_dir);
-        paths_mkdir_p(dir);
-        free(dir);
-        json_t *o = json_pack("{s:s, s:f, s:f, s:f}", "gpu", p->name, "copy_gbps", p->peaks.copy_gbps, "fp32_tflops",
-                              p->peaks.fp32_tflops, "bf16_tflops", p->peaks.bf16_tflops);
-        char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-        if (json_dump_file(o, tmp, JSON_INDENT(2)) == 0)
-            rename(tmp, path);
-        unlink(tmp);
-        free(tmp);
-        json_decref(o);
-    }
-    free(path);
+    json_t *o = json_pack("{s:s, s:f, s:f, s:f}", "gpu", p->name, "copy_gbps", p->peaks.copy_gbps, "fp32_tflops",
+                          p->peaks.fp32_tflops, "bf16_tflops", p->peaks.bf16_tflops);
+    peaks_cache_save(cache_dir, p->uuid, o);
+    json_decref(o);
 }
 
 static void read_facts(cuda_priv *p)

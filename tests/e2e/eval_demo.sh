@@ -28,6 +28,7 @@ expect_grep '"definition": ?"gdn_decode_qk4_v8_d128_k_last".*"evaluation": ?\{"s
 "$KWB" eval --definition "$DEF" --solution "$KERNELS/fast" --workloads 901e5104 --trials 1 --max-time 0.05 \
     --graph 4 --quiet --json >"$TMP/graph.json" 2>"$TMP/graph.err"
 expect_code 0 "$?" "--graph 4: PASSED"
+expect_grep '"timer": "clock_gettime/graph4"' "$TMP/graph.json" "--graph 4: the row says it was a replay of 4 calls"
 expect_grep '"gbps": [0-9]' "$TMP/graph.json" "cost model: bandwidth"
 expect_grep '"tflops": [0-9]' "$TMP/graph.json" "cost model: FLOP rate"
 

@@ -10,7 +10,7 @@ export KWB_WORKSPACE="$TMP/ws"
 cp -r "$KERNELS/fast" "$TMP/start"
 sed -i 's/^#define LANES 8 /#define LANES 1 /' "$TMP/start/gdn_decode_fast.c"
 grep -q '^#define LANES 1 /\* kwb:tune LANES' "$TMP/start/gdn_decode_fast.c" && pass "start: LANES 1" || fail "start: LANES 1"
-run() { "$KWB" run --definition "$DEF" --workloads batch_size=16 --max-time 0.05 "$@"; }
+run() { "$KWB" run --definition "$DEF" --workloads batch_size=16 --max-time 0.3 "$@"; }
 
 run --solution "$TMP/start" --session auto --auto --agent tuner --rounds 5 --plateau 1 >"$TMP/auto.out" 2>"$TMP/auto.err"
 expect_code 0 "$?" "auto: five rounds"
@@ -28,12 +28,12 @@ expect_code 0 "$?" "report"
 best=$(sed -n 's/^kwb run: .* promoted; best \(r[0-9]-[A-Z_]*-[0-9]*\),.*/\1/p' "$TMP/auto.err")
 expect_grep "$best" "$TMP/report.md" "report: the trajectory names the promoted candidate"
 db="$TMP/ws/kwb.db"
-[ "$(sqlite3 "$db" "SELECT count(*) FROM directions")" -ge 6 ] && pass "store: directions" || fail "store: directions"
+[ "$(sqlite3 "$db" "SELECT count(*) FROM directions")" -ge 5 ] && pass "store: directions" || fail "store: directions"
 promotions=$(grep -c '^kwb run: round [0-9]: r[0-9]-[A-Z_]*-[0-9]* promoted' "$TMP/auto.err")
 [ "$(sqlite3 "$db" "SELECT count(*) FROM decisions WHERE direction_id IS NOT NULL AND reason LIKE 'cycle: %'")" -eq "$promotions" ] &&
     pass "store: every promoted-from value is barred (no cycle)" || fail "store: cycle bar"
 [ "$(sqlite3 "$db" "SELECT count(*) FROM eval_runs")" -eq 6 ] && pass "store: six eval runs" || fail "store: eval runs"
-[ "$(sqlite3 "$db" "SELECT count(*) FROM notes WHERE text LIKE '%batch_size 16-16 (7 workloads, 100% of latency): %-bound (roofline %'")" -ge 6 ] &&
+[ "$(sqlite3 "$db" "SELECT count(*) FROM notes WHERE text LIKE '%batch_size 16-16 (7 workloads, 100% of latency): % (roofline %'")" -ge 6 ] &&
     pass "store: each evaluation's regime and class" || fail "store: regime and class notes"
 [ "$(sqlite3 "$db" "SELECT count(*) FROM decisions")" -ge 6 ] && pass "store: decisions" || fail "store: decisions"
 [ "$(grep -o '^kwb run: round [0-9]: set [A-Z_]* [0-9]* -> [0-9]*$' "$TMP/auto.err" | awk '{print $6 "=" $9}' | sort | uniq -d)" = "" ] &&

@@ -140,7 +140,7 @@ static void assert_dump_matches(const safetensors *st, const definition *d, cons
                                 int trial)
 {
     kwb_error err = {{0}};
-    device *dev = device_cpu_open(&err);
+    device *dev = device_cpu_open(NULL, &err);
     assert_non_null(dev);
     trial_inputs in = {0};
     assert_int_equal(inputs_make(&in, dev, d, w, ROOT, seed, trial, &err), 0);
