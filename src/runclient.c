@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "channel.h"
 #include "proc.h"
+#include "stats.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -27,7 +30,21 @@ typedef struct launch {
     int saw_bye;
     int job_error;        /* an error event outside any workload */
     double deadline;
+    double started;       /* when the workload in flight started (parent's clock) */
+    char key[CHANNEL_KEY_HEX + 1];   /* the channel's key for this runner */
+    unsigned long seq;    /* the next event's sequence number */
+    int forged;           /* the channel carried a line the runner did not seal */
 } launch;
+
+/* The most a timed figure may beat the roofline floor by before it is impossible: a cold GPU
+ * sample only by measurement error; warm caches (CPU caches, a graph replay's L2) can feed a
+ * kernel faster than DRAM, so warm figures get a wide margin. */
+#define PHYSICS_MARGIN_COLD 1.15
+#define PHYSICS_MARGIN_WARM 50.0
+/* Speedup over the baseline (the current best) beyond which a human should look. */
+#define FLAG_SPEEDUP 10.0
+/* Calls on repeated inputs this many times faster than calls on fresh inputs: a cache. */
+#define CACHE_RATIO 2.0
 
 static char *log_tail(int fd)
 {
@@ -55,10 +72,94 @@ static void finish(runclient *rc, launch *l, const workload_set *set, wl_result 
         rc->progress(rc->progress_ctx, i + 1, set->count, &results[i]);
 }
 
-static void on_timing(wl_result *r, const runner_event *ev)
+/* The samples of a timing event (NULL when it has none); *n their count. */
+static double *event_samples(const runner_event *ev, size_t *n)
+{
+    json_t *arr = json_object_get(ev->json, "samples_ms");
+    *n = json_array_size(arr);
+    if (!json_is_array(arr) || *n == 0)
+        return NULL;
+    double *v = xcalloc(*n, sizeof *v);
+    for (size_t i = 0; i < *n; i++)
+        v[i] = json_number_value(json_array_get(arr, i));
+    return v;
+}
+
+/* Median of the samples that are (WANT_FRESH 1) or are not (0) listed in "fresh"; *m their count. */
+static double median_where(const runner_event *ev, const double *v, size_t n, int want_fresh, size_t *m)
+{
+    unsigned char *mark = xcalloc(n + 1, 1);
+    json_t *fresh = json_object_get(ev->json, "fresh");
+    for (size_t i = 0; i < json_array_size(fresh); i++) {
+        json_int_t k = json_integer_value(json_array_get(fresh, i));
+        if (k >= 0 && (size_t)k < n)
+            mark[k] = 1;
+    }
+    double *sel = xcalloc(n + 1, sizeof *sel);
+    *m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (mark[i] == want_fresh)
+            sel[(*m)++] = v[i];
+    double med = stats_summarize(sel, *m).median;
+    free(sel);
+    free(mark);
+    return med;
+}
+
+/* The statistics of a timing event, computed here from its raw samples (the runner's summary
+ * is only checked against them), and what they say about the candidate's honesty: figures
+ * that disagree with the samples, samples that add up to more time than the workload took,
+ * calls on repeated inputs much faster than calls on fresh ones (a cache), a time under the
+ * roofline floor. Returns a reason for REJECTED_INTEGRITY, or NULL. */
+static char *check_timing(const runclient *rc, const launch *l, const runner_event *ev, stats_summary *out)
+{
+    size_t n;
+    double *v = event_samples(ev, &n);
+    if (!v)
+        return NULL;  /* a runner that does not send them (the reference with no samples) */
+    *out = stats_summarize(v, n);
+    char *why = NULL;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += v[i];
+    size_t nf, nr;
+    double fresh = median_where(ev, v, n, 1, &nf), repeated = median_where(ev, v, n, 0, &nr);
+    int graph = ev->timer && strstr(ev->timer, "/graph") != NULL;
+    double share = ev->roofline > 0 && out->median > 0 ? ev->roofline * ev->timing.median / out->median : 0;
+    int cold = rc->job->timing.cold && !graph;
+    double margin = cold && strncmp(rc->job->device, "cuda", 4) == 0 ? PHYSICS_MARGIN_COLD
+                    : cold                                            ? 2 * PHYSICS_MARGIN_COLD
+                                                                      : PHYSICS_MARGIN_WARM;
+    if (fabs(out->median - ev->timing.median) > 1e-9 * fabs(out->median) + 1e-12)
+        why = xasprintf("the runner's median %.6g ms disagrees with its own samples' %.6g ms (the result channel "
+                        "was tampered with)", ev->timing.median, out->median);
+    else if (!graph && sum * 1e-3 > (proc_now() - l->started) * 1.05 + 0.05)
+        why = xasprintf("its %zu samples add up to %.3f s, more than the %.3f s the workload has taken (the "
+                        "timer was tampered with)", n, sum * 1e-3, proc_now() - l->started);
+    else if (nf >= 3 && nr >= 3 && repeated * CACHE_RATIO < fresh)
+        why = xasprintf("calls on repeated inputs ran %.1fx faster than calls on fresh inputs (median %.4g ms vs "
+                        "%.4g ms over %zu and %zu calls): results are cached across calls",
+                        fresh / repeated, repeated, fresh, nr, nf);
+    else if (share > margin)
+        why = xasprintf("faster than physics: %.4g ms is %.1fx under the roofline floor (%.4g ms at the "
+                        "device's peaks)", out->median, share, share * out->median);
+    free(v);
+    return why;
+}
+
+static void on_timing(runclient *rc, const launch *l, wl_result *r, runner_event *ev)
 {
     if (!ev->role)
         return;
+    stats_summary mine = ev->timing;
+    char *why = check_timing(rc, l, ev, &mine);
+    ev->timing = mine;
+    if (why && strcmp(ev->role, "reference") != 0) {
+        char *m = xasprintf("%s timing: %s", ev->role, why);
+        results_set_status(r, ST_REJECTED_INTEGRITY, m);
+        free(m);
+    }
+    free(why);
     if (strcmp(ev->role, "candidate") == 0) {
         r->candidate = ev->timing;
         r->has_candidate = 1;
@@ -96,6 +197,16 @@ static void on_workload_end(wl_result *r, const runner_event *ev)
         r->has_baseline_status = 1;
 }
 
+/* A speedup over the baseline (the current best) too large to believe without a look: the
+ * status stays PASSED, the message says why a human should look. */
+static void flag_for_human(wl_result *r)
+{
+    double s = r->has_baseline && r->status == ST_PASSED ? results_speedup(r) : 0;
+    if (s > FLAG_SPEEDUP && !r->message)
+        r->message = xasprintf("FLAGGED for a human: %.1fx faster than the baseline (over %.0fx is rarely real)", s,
+                               FLAG_SPEEDUP);
+}
+
 /* Applies one event; returns 0, or -1 when the runner broke the protocol. */
 static int on_event(runclient *rc, launch *l, const workload_set *set, wl_result *results, runner_event *ev)
 {
@@ -110,15 +221,17 @@ static int on_event(runclient *rc, launch *l, const workload_set *set, wl_result
         if (l->current < 0)
             return -1;
         l->deadline = proc_now() + rc->timeout_s;
+        l->started = proc_now();
         break;
     case EV_TIMING:
         if (i >= 0)
-            on_timing(&results[i], ev);
+            on_timing(rc, l, &results[i], ev);
         break;
     case EV_WORKLOAD_END:
         if (i < 0)
             return -1;
         on_workload_end(&results[i], ev);
+        flag_for_human(&results[i]);
         finish(rc, l, set, results, i);
         break;
     case EV_ERROR:
@@ -145,6 +258,12 @@ static int drain_lines(runclient *rc, launch *l, const workload_set *set, wl_res
     char *start = l->pending.s, *nl;
     while ((nl = memchr(start, '\n', l->pending.len - (size_t)(start - l->pending.s))) != NULL) {
         *nl = '\0';
+        const char *why;
+        if (channel_open(l->key, l->seq, start, &why) != 0) {
+            l->forged = 1;
+            return kwb_error_set(err, "the result channel carried %s: %.200s", why, start);
+        }
+        l->seq++;
         runner_event ev;
         int bad = protocol_event_parse(start, &ev, err) != 0;
         if (!bad) {
@@ -193,7 +312,11 @@ static int start_runner(runclient *rc, launch *l, const workload_set *set, kwb_e
     for (int i = l->next; i < set->count; i++)
         json_array_append(arr, set->items[i].json);
     rc->job->workloads = arr;
+    if (channel_new_key(l->key) != 0)
+        return kwb_error_set(err, "cannot draw a key for the result channel");
+    rc->job->channel_key = l->key;
     char *line = protocol_job_encode(rc->job);
+    rc->job->channel_key = NULL;
     rc->job->workloads = saved;
     json_decref(arr);
     strbuf sb;
@@ -254,6 +377,8 @@ static int pump(runclient *rc, launch *l, const workload_set *set, wl_result *re
         strbuf_add(&l->pending, buf, (size_t)n);
         if (drain_lines(rc, l, set, results, err) != 0)
             return -1;
+        if (l->saw_bye)  /* a candidate's child may hold the channel open: do not wait for it */
+            return 0;
     }
 }
 
@@ -277,7 +402,7 @@ static int one_launch(runclient *rc, const workload_set *set, wl_result *results
         proc_kill_group(l.pid);
     int victim = l.current >= 0 ? l.current : l.next;
     if (pr < 0 && victim < set->count)
-        results_set_status(&results[victim], ST_RUNTIME_ERROR, perr.msg);
+        results_set_status(&results[victim], l.forged ? ST_REJECTED_INTEGRITY : ST_RUNTIME_ERROR, perr.msg);
     else if (!l.saw_bye && !l.job_error && victim < set->count)
         runner_lost(&l, &results[victim], timed_out, rc->timeout_s, status);
     if (l.job_error)

@@ -10,15 +10,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "channel.h"
 #include "check.h"
 #include "definition.h"
 #include "dtype.h"
+#include "proc.h"
 #include "protocol.h"
 #include "rng.h"
 #include "roofline.h"
 #include "safetensors.h"
 #include "runner/device.h"
 #include "runner/inputs.h"
+#include "runner/integrity.h"
 #include "runner/timing.h"
 #include "status.h"
 #include "strbuf.h"
@@ -36,6 +39,9 @@ typedef struct callee {
     eval_status status;        /* over the trials of the current workload */
     char message[1024];
     check_stats stats;
+    eval_status trial_before;  /* status before the trial in flight */
+    int called;                /* the trial's call went through: its outputs await the check */
+    char interposed[256];      /* why its library is rejected at load (integrity), or "" */
 } callee;
 
 typedef struct runner_ctx {
@@ -54,11 +60,38 @@ typedef struct runner_ctx {
     trial_inputs in;
     kwb_arg *args;             /* inputs then outputs of the call being made */
     int nargs;
+    pid_t pid;                 /* the runner's own (a candidate's fork is not the runner) */
+    unsigned long seq;         /* events sent so far (the sealed channel's sequence) */
 } runner_ctx;
+
+/* Writes all of LINE and a newline to FD; returns 0 or -1. */
+static int write_sealed(int fd, char *line)
+{
+    size_t len = strlen(line);
+    line[len++] = '\n';
+    for (size_t off = 0; off < len;) {
+        ssize_t w = write(fd, line + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        off += (size_t)w;
+    }
+    return 0;
+}
 
 static void emit(runner_ctx *r, json_t *ev)
 {
-    if (protocol_write_line(r->event_fd, ev) != 0) {
+    int rc;
+    if (r->job.channel_key) {  /* sealed: sequence number and tag (channel.h) */
+        char *line = channel_seal(r->job.channel_key, r->seq++, ev);
+        if (line)
+            line = xrealloc(line, strlen(line) + 2);
+        rc = line ? write_sealed(r->event_fd, line) : -1;
+        free(line);
+    } else
+        rc = protocol_write_line(r->event_fd, ev);
+    if (rc != 0) {
         /* The parent is gone: nobody is left to report to. */
         json_decref(ev);
         _exit(3);
@@ -164,18 +197,25 @@ static uint64_t poison_key(runner_ctx *r, int trial, int who)
     return rng_key(r->job.seed ^ 0x706f69736f6eULL, r->wl->uuid, trial, 100 + who);
 }
 
-/* Calls solution C on this trial's inputs and checks everything about the result. */
-static void check_solution(runner_ctx *r, callee *c, int who, int trial)
+/* Calls solution C on this trial's inputs and checks what the call did: its return, what it
+ * left running, its guard zones, its inputs. Its outputs are compared later
+ * (finish_check), once the reference has run on the pristine inputs: the answer does not
+ * exist while the candidate runs. */
+static void call_solution(runner_ctx *r, callee *c, int who, int trial)
 {
     kwb_error err = {{0}};
     uint64_t key = poison_key(r, trial, who);
     int which = 0;
     long long off = 0;
     const char *changed = NULL;
-    check_stats st = {0};
-    eval_status before = c->status;
+    char why[512];
+    c->trial_before = c->status;
+    c->called = 0;
+    int threads = r->job.no_defences ? -1 : integrity_threads();
     if (outputs_poison(&c->out, r->dev, key, &err) != 0 || invoke(r, c, &err) != 0)
         fail(c, ST_RUNTIME_ERROR, "%s", err.msg);
+    else if (integrity_after_call(threads, r->pid, why, sizeof why))
+        fail(c, ST_REJECTED_INTEGRITY, "%s", why);
     else {
         int g = outputs_fetch(&c->out, r->dev, key, &which, &off, &err);
         if (g < 0)
@@ -187,8 +227,18 @@ static void check_solution(runner_ctx *r, callee *c, int who, int trial)
         else if (inputs_changed(&r->in, r->dev, &changed, &err) > 0)
             fail(c, ST_REJECTED_INTEGRITY, "modified input '%s' (inputs are read-only)", changed);
         else
-            compare_outputs(r, c, &st);
+            c->called = 1;
     }
+}
+
+/* Compares C's outputs of this trial with the reference's and reports the trial. */
+static void finish_check(runner_ctx *r, callee *c, int trial)
+{
+    check_stats st = {0};
+    eval_status before = c->trial_before;
+    if (c->called)
+        compare_outputs(r, c, &st);
+    c->called = 0;
     json_t *ev = protocol_event_new("check");
     json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
     json_object_set_new(ev, "role", json_string(c->role));
@@ -228,27 +278,68 @@ static int inputs_and_reference(runner_ctx *r, int trial, kwb_error *err)
     return 0;
 }
 
+/* Puts the pristine copies of the inputs back when a call changed them. */
+static void restore_inputs(runner_ctx *r, kwb_error *err)
+{
+    const char *changed;
+    if (inputs_changed(&r->in, r->dev, &changed, err) != 0)
+        for (int i = 0; i < r->in.n; i++)
+            if (r->in.bufs[i].nbytes)
+                r->dev->ops->upload(r->dev, r->in.bufs[i].dev, r->in.bufs[i].host, r->in.bufs[i].nbytes, err);
+}
+
+/* One trial: fresh inputs; each solution's call; then the reference on the pristine inputs
+ * (so that no answer is in memory while a solution runs); then the checks. */
 static int trial_run(runner_ctx *r, int trial, kwb_error *err)
 {
-    if (inputs_and_reference(r, trial, err) != 0)
+    if (inputs_make(&r->in, r->dev, r->def, r->wl, r->job.dataset_root, r->job.seed, trial, err) != 0)
         return -1;
+    int ran[2] = {0, 0};
     for (int s = 0; s < r->nsols; s++) {
         if (r->sols[s].status != ST_PASSED)
             continue;
-        check_solution(r, &r->sols[s], s + 1, trial);
-        const char *changed;
-        if (inputs_changed(&r->in, r->dev, &changed, err) != 0)  /* restore for the next callee */
-            for (int i = 0; i < r->in.n; i++)
-                if (r->in.bufs[i].nbytes)
-                    r->dev->ops->upload(r->dev, r->in.bufs[i].dev, r->in.bufs[i].host, r->in.bufs[i].nbytes, err);
+        ran[s] = 1;
+        call_solution(r, &r->sols[s], s + 1, trial);
+        restore_inputs(r, err);
     }
+    if (run_reference(r, trial, err) != 0) {
+        kwb_error_prefix(err, "reference");
+        return -1;
+    }
+    for (int s = 0; s < r->nsols; s++)
+        if (ran[s])
+            finish_check(r, &r->sols[s], trial);
     return 0;
 }
+
+/* Timed calls are made like checked ones: every call (warm-up included) finds its outputs
+ * poisoned with a fresh pattern; a random share of calls is checked in full afterwards
+ * (threads, children, guards, inputs, every output element); now and then the inputs are
+ * made afresh (new values at new addresses, their reference computed after the next calls),
+ * and the calls that follow are checked and marked fresh, so that the parent can compare
+ * calls on fresh inputs with calls on repeated ones. Draws come from the clock, not the
+ * seed: a candidate cannot learn the schedule from one run for the next. */
+enum { TIMED_TRIAL_BASE = 1000, AUDIT_ONE_IN = 8, REFRESH_GAP_MAX = 16, EXTRA_WARMUP_MAX = 8 };
 
 typedef struct timed_ctx {
     runner_ctx *r;
     callee *who[2];
+    int n;
+    uint64_t draws;           /* the schedule's random state */
+    uint64_t poison[2];       /* the pattern each callee's outputs hold before its next call */
+    int calls;                /* after-hooks so far */
+    int next_refresh;         /* the call after which the inputs are made afresh */
+    int refreshes;
+    int ref_stale;            /* the reference's outputs are not yet those of the current inputs */
+    int audit_next[2];        /* check this callee's next call (it is the first on fresh inputs) */
+    int threads;              /* threads of the runner before timing */
 } timed_ctx;
+
+static uint64_t draw(timed_ctx *t)
+{
+    t->draws = t->draws * 6364136223846793005ULL + 1442695040888963407ULL;
+    return t->draws >> 17;
+}
 
 /* A timed call: no synchronization inside, since the device may be holding the stream
  * until the call has queued its work (the device's sample() synchronizes after release). */
@@ -262,6 +353,108 @@ static int timed_call(void *ctx, int which, kwb_error *err)
     if (rc != 0)
         kwb_error_set(err, "%s returned %d while being timed", c->role, rc);
     return rc;
+}
+
+/* Checks the timed call C just made as a trial's call is checked; a failure here, after the
+ * trials passed, is REJECTED_INTEGRITY: the candidate behaves differently when timed. */
+static int audit_timed_call(timed_ctx *t, int which, kwb_error *err)
+{
+    runner_ctx *r = t->r;
+    callee *c = t->who[which];
+    char why[512];
+    int o = 0;
+    long long off = 0;
+    const char *changed = NULL;
+    if (integrity_after_call(t->threads, r->pid, why, sizeof why)) {
+        fail(c, ST_REJECTED_INTEGRITY, "timed call %d: %s", t->calls, why);
+        return 0;
+    }
+    int g = outputs_fetch(&c->out, r->dev, t->poison[which], &o, &off, err);
+    if (g < 0)
+        return -1;
+    if (g > 0) {
+        fail(c, ST_REJECTED_INTEGRITY, "timed call %d wrote outside output '%s' (byte %lld), unlike its checked calls",
+             t->calls, r->def->outputs[o].name, off);
+        return 0;
+    }
+    if (inputs_changed(&r->in, r->dev, &changed, err) > 0) {
+        fail(c, ST_REJECTED_INTEGRITY, "timed call %d modified input '%s' (inputs are read-only)", t->calls, changed);
+        restore_inputs(r, err);
+        return 0;
+    }
+    if (t->ref_stale) {  /* the answer is computed only now, from the pristine inputs */
+        if (run_reference(r, TIMED_TRIAL_BASE + t->refreshes, err) != 0)
+            return -1;
+        t->ref_stale = 0;
+    }
+    check_stats st;
+    eval_status before = c->status;
+    compare_outputs(r, c, &st);
+    if (before == ST_PASSED && c->status != ST_PASSED) {
+        char msg[sizeof c->message];
+        snprintf(msg, sizeof msg, "timed call %d%s differs from the reference though the checked calls passed "
+                 "(it reuses an earlier result or behaves differently when timed): %.600s",
+                 t->calls, t->refreshes ? " (fresh inputs)" : "", c->message);
+        c->status = ST_REJECTED_INTEGRITY;
+        snprintf(c->message, sizeof c->message, "%s", msg);
+    }
+    return 0;
+}
+
+/* New inputs for the calls that follow: fresh values at fresh addresses (the old set lives
+ * until the new one is made). */
+static int refresh_inputs(timed_ctx *t, kwb_error *err)
+{
+    runner_ctx *r = t->r;
+    trial_inputs old = r->in;
+    memset(&r->in, 0, sizeof r->in);
+    if (inputs_make(&r->in, r->dev, r->def, r->wl, r->job.dataset_root, r->job.seed,
+                    TIMED_TRIAL_BASE + ++t->refreshes, err) != 0) {
+        r->in = old;
+        return -1;
+    }
+    inputs_free(&old, r->dev);
+    t->ref_stale = 1;
+    for (int i = 0; i < t->n; i++)
+        t->audit_next[i] = 1;
+    return 0;
+}
+
+/* After every timed call, outside the timed window: see timed_ctx. */
+static int timed_after(void *ctx, int which, int *fresh, kwb_error *err)
+{
+    timed_ctx *t = ctx;
+    callee *c = t->who[which];
+    t->calls++;
+    *fresh = t->audit_next[which];
+    int audit = t->audit_next[which] || draw(t) % AUDIT_ONE_IN == 0;
+    t->audit_next[which] = 0;
+    if (audit && audit_timed_call(t, which, err) != 0)
+        return -1;
+    if (c->status != ST_PASSED)
+        return kwb_error_set(err, "%s", c->message);
+    t->poison[which] = draw(t);
+    if (outputs_poison(&c->out, t->r->dev, t->poison[which], err) != 0)
+        return -1;
+    if (t->calls >= t->next_refresh) {
+        t->next_refresh = t->calls + 1 + (int)(draw(t) % REFRESH_GAP_MAX);
+        return refresh_inputs(t, err);
+    }
+    return 0;
+}
+
+/* The timed calls' schedule and first poison. */
+static int timed_start(timed_ctx *t, kwb_error *err)
+{
+    t->draws = (uint64_t)(proc_now() * 1e9) ^ ((uint64_t)getpid() << 32);
+    t->next_refresh = 1 + (int)(draw(t) % 4);
+    t->threads = integrity_threads();
+    for (int i = 0; i < t->n; i++) {
+        t->poison[i] = draw(t);
+        if (outputs_poison(&t->who[i]->out, t->r->dev, t->poison[i], err) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* Bytes a call must move at the least: every input read once, every output written once. */
@@ -333,21 +526,35 @@ static void emit_timing(runner_ctx *r, const char *role, const timing_series *s,
     if (s->clock_mhz > 0)
         json_object_set_new(ev, "clock_mhz", json_real(s->clock_mhz));
     json_object_set_new(ev, "dropped", json_integer((json_int_t)s->dropped));
-    if (r->job.want_samples) {
-        json_t *arr = json_array();
-        for (size_t i = 0; i < s->n; i++)
-            json_array_append_new(arr, json_real(s->ms[i]));
-        json_object_set_new(ev, "samples_ms", arr);
+    /* Raw samples always: the parent computes the statistics from them. */
+    json_t *arr = json_array(), *fresh = json_array();
+    for (size_t i = 0; i < s->n; i++) {
+        json_array_append_new(arr, json_real(s->ms[i]));
+        if (s->fresh && s->fresh[i])
+            json_array_append_new(fresh, json_integer((json_int_t)i));
     }
+    json_object_set_new(ev, "samples_ms", arr);
+    json_object_set_new(ev, "fresh", fresh);
     emit(r, ev);
 }
 
 /* Times the callees in WHO (paired when two) and reports each. */
 static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy *p, kwb_error *err)
 {
-    timed_ctx t = {r, {who[0], n > 1 ? who[1] : NULL}};
+    timed_ctx t = {.r = r, .who = {who[0], n > 1 ? who[1] : NULL}, .n = n};
     timing_series series[2];
-    int rc = timing_measure(r->dev, p, n, timed_call, &t, series, n == 2 ? &r->gate : NULL, err);
+    int rc;
+    if (r->job.no_defences || who[0] == &r->ref)  /* the reference is trusted */
+        rc = timing_measure(r->dev, p, n, timed_call, &t, series, n == 2 ? &r->gate : NULL, err);
+    else {
+        timing_hooks hooks = {timed_after, 0};
+        rc = timed_start(&t, err);
+        hooks.extra_warmup = (int)(draw(&t) % EXTRA_WARMUP_MAX);
+        if (rc == 0)
+            rc = timing_measure_hooked(r->dev, p, n, timed_call, &t, &hooks, series, n == 2 ? &r->gate : NULL, err);
+        else
+            memset(series, 0, sizeof series);
+    }
     if (n == 2)
         r->has_gate = rc == 0;
     for (int i = 0; i < n; i++) {
@@ -595,8 +802,11 @@ static void run_workload(runner_ctx *r, json_t *wobj)
     emit(r, ev);
     reset_callee(&r->ref);
     r->has_gate = 0;
-    for (int s = 0; s < r->nsols; s++)
+    for (int s = 0; s < r->nsols; s++) {
         reset_callee(&r->sols[s]);
+        if (r->sols[s].interposed[0])
+            fail(&r->sols[s], ST_REJECTED_INTEGRITY, "%s", r->sols[s].interposed);
+    }
     int ok = alloc_all_outputs(r, &err) == 0;
     if (r->job.dump_dir)
         dump_workload(r, ok, &err);
@@ -619,6 +829,11 @@ static int load_solutions(runner_ctx *r, kwb_error *err)
         if (!r->sols[s].fn)
             return kwb_error_set(err, "%s: no symbol '%s' in %s", js->name, js->symbol, js->so_path);
         r->sols[s].role = js->role;
+        const char *sym = integrity_interposed(r->handles[s], (void *)r->sols[s].fn);
+        if (sym)
+            snprintf(r->sols[s].interposed, sizeof r->sols[s].interposed,
+                     "its library defines '%s', a function the harness relies on (interposing on the timer or "
+                     "the result channel)", sym);
         r->nsols++;
     }
     if (r->nsols == 0)
@@ -696,6 +911,7 @@ int runner_run(int job_fd, int event_fd)
     runner_ctx r;
     memset(&r, 0, sizeof r);
     r.event_fd = event_fd;
+    r.pid = getpid();
     kwb_error err = {{0}};
     char *line = read_job(job_fd);
     if (!line || protocol_job_decode(line, &r.job, &err) != 0) {

@@ -6,27 +6,38 @@
 #include "proc.h"
 #include "xalloc.h"
 
-static void series_add(timing_series *s, const device_sample *x)
+static void series_add(timing_series *s, const device_sample *x, int fresh)
 {
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 64;
         s->ms = xrealloc(s->ms, s->cap * sizeof *s->ms);
         s->event_ms = xrealloc(s->event_ms, s->cap * sizeof *s->event_ms);
+        s->fresh = xrealloc(s->fresh, s->cap * sizeof *s->fresh);
     }
     s->ms[s->n] = x->ms;
     s->event_ms[s->n] = x->event_ms;
+    s->fresh[s->n] = (unsigned char)(fresh != 0);
     s->n++;
     s->clock_mhz += x->clock_mhz;  /* summed here, averaged at the end */
 }
 
-static int warm_up(device *dev, const timing_policy *p, int n, device_call call, void *ctx, kwb_error *err)
+/* Runs the after hook of callee WHICH, if any. */
+static int after_call(const timing_hooks *h, void *ctx, int which, int *fresh, kwb_error *err)
+{
+    *fresh = 0;
+    return h && h->after ? h->after(ctx, which, fresh, err) : 0;
+}
+
+static int warm_up(device *dev, const timing_policy *p, int n, device_call call, void *ctx, const timing_hooks *h,
+                   kwb_error *err)
 {
     double start = proc_now();
+    int extra = h ? h->extra_warmup : 0, fresh;
     do {
         for (int w = 0; w < n; w++)
-            if (call(ctx, w, err) != 0 || dev->ops->sync(dev, err) != 0)
+            if (call(ctx, w, err) != 0 || dev->ops->sync(dev, err) != 0 || after_call(h, ctx, w, &fresh, err) != 0)
                 return -1;
-    } while (proc_now() - start < p->warmup_s);
+    } while (proc_now() - start < p->warmup_s || extra-- > 0);
     return 0;
 }
 
@@ -76,20 +87,28 @@ static int gate_decided(int n, timing_series *series, verdict *gate, int round)
 int timing_measure(device *dev, const timing_policy *p, int n, device_call call, void *ctx,
                    timing_series *series, verdict *gate, kwb_error *err)
 {
+    return timing_measure_hooked(dev, p, n, call, ctx, NULL, series, gate, err);
+}
+
+int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_call call, void *ctx,
+                          const timing_hooks *hooks, timing_series *series, verdict *gate, kwb_error *err)
+{
     memset(series, 0, sizeof *series * (size_t)n);
-    if (warm_up(dev, p, n, call, ctx, err) != 0)
+    if (warm_up(dev, p, n, call, ctx, hooks, err) != 0)
         return -1;
     double start = proc_now();
     for (int round = 0;; round++) {
         for (int k = 0; k < n; k++) {
             int which = (round & 1) ? n - 1 - k : k;  /* A B, B A, A B, ... */
             device_sample x = {0};
-            if (dev->ops->sample(dev, p, call, ctx, which, &x, err) != 0)
+            int fresh;
+            if (dev->ops->sample(dev, p, call, ctx, which, &x, err) != 0 ||
+                after_call(hooks, ctx, which, &fresh, err) != 0)
                 return -1;
             if (x.throttled) {
                 series[which].dropped++;
             } else {
-                series_add(&series[which], &x);
+                series_add(&series[which], &x, fresh);
                 series[which].device_s += x.ms * 1e-3 * (p->graph > 0 ? p->graph : 1);
             }
         }
@@ -108,5 +127,6 @@ void timing_series_free(timing_series *s)
 {
     free(s->ms);
     free(s->event_ms);
+    free(s->fresh);
     memset(s, 0, sizeof *s);
 }

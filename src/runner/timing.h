@@ -14,6 +14,7 @@
 typedef struct timing_series {
     double *ms;          /* kept samples in milliseconds (primary timer), in the order taken */
     double *event_ms;    /* the cross-check timer of the same samples (< 0: none) */
+    unsigned char *fresh; /* per sample: 1 when the call was the first on freshly made inputs */
     size_t n;
     size_t cap;
     size_t dropped;      /* samples dropped as throttled */
@@ -37,6 +38,18 @@ typedef struct timing_series {
  * max_time_s. Fills series[0..n). Returns 0, or -1 with *err set when a call failed. */
 int timing_measure(device *dev, const timing_policy *p, int n, device_call call, void *ctx,
                    timing_series *series, verdict *gate, kwb_error *err);
+/* What the runner does around timed calls (integrity): AFTER runs after every call, warm-up
+ * and timed alike, outside the timed window (it may check the outputs, poison them for the
+ * next call, make fresh inputs); it sets *fresh to 1 when the call it follows was the first on
+ * fresh inputs. EXTRA_WARMUP calls are added to the timed warm-up (a randomised count). */
+typedef struct timing_hooks {
+    int (*after)(void *ctx, int which, int *fresh, kwb_error *err);
+    int extra_warmup;
+} timing_hooks;
+
+/* timing_measure with HOOKS (NULL: none). */
+int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_call call, void *ctx,
+                          const timing_hooks *hooks, timing_series *series, verdict *gate, kwb_error *err);
 /* The paired verdict of candidate series C against baseline series B (paired by index when
  * their counts agree). */
 verdict timing_gate(const timing_series *c, const timing_series *b);
