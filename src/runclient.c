@@ -125,6 +125,7 @@ static char *check_timing(const runclient *rc, const launch *l, const runner_eve
     size_t nf, nr;
     double fresh = median_where(ev, v, n, 1, &nf), repeated = median_where(ev, v, n, 0, &nr);
     int graph = ev->timer && strstr(ev->timer, "/graph") != NULL;
+    if (getenv("KWB_DEBUG_TIMING")) fprintf(stderr, "timing %s: n %zu fresh %zu (%.4g) repeated %zu (%.4g)\n", ev->role, n, nf, fresh, nr, repeated);
     double share = ev->roofline > 0 && out->median > 0 ? ev->roofline * ev->timing.median / out->median : 0;
     int cold = rc->job->timing.cold && !graph;
     double margin = cold && strncmp(rc->job->device, "cuda", 4) == 0 ? PHYSICS_MARGIN_COLD

@@ -62,6 +62,7 @@ typedef struct runner_ctx {
     int nargs;
     pid_t pid;                 /* the runner's own (a candidate's fork is not the runner) */
     unsigned long seq;         /* events sent so far (the sealed channel's sequence) */
+    int threads0;              /* the runner's threads once set up: no call may leave more */
 } runner_ctx;
 
 /* Writes all of LINE and a newline to FD; returns 0 or -1. */
@@ -211,7 +212,7 @@ static void call_solution(runner_ctx *r, callee *c, int who, int trial)
     char why[512];
     c->trial_before = c->status;
     c->called = 0;
-    int threads = r->job.no_defences ? -1 : integrity_threads();
+    int threads = r->job.no_defences ? -1 : r->threads0;
     if (outputs_poison(&c->out, r->dev, key, &err) != 0 || invoke(r, c, &err) != 0)
         fail(c, ST_RUNTIME_ERROR, "%s", err.msg);
     else if (integrity_after_call(threads, r->pid, why, sizeof why))
@@ -288,11 +289,34 @@ static void restore_inputs(runner_ctx *r, kwb_error *err)
                 r->dev->ops->upload(r->dev, r->in.bufs[i].dev, r->in.bufs[i].host, r->in.bufs[i].nbytes, err);
 }
 
+/* The trial whose float inputs the definition scales ("kwb": {"magnitude"}): adversarial
+ * magnitudes, where arithmetic narrower than the definition allows shows. */
+enum { MAGNITUDE_TRIAL = 999 };
+
+/* Scales the inputs the definition names by their factors, host copy and device alike. */
+static int scale_inputs(runner_ctx *r, kwb_error *err)
+{
+    for (int i = 0; i < r->in.n; i++) {
+        tensor_buf *b = &r->in.bufs[i];
+        double f = r->def->input_scale[i];
+        kwb_dtype t = r->def->inputs[i].dtype;
+        if (!(f > 0) || !b->nbytes)
+            continue;
+        for (size_t k = 0, n = b->nbytes / dtype_size(t); k < n; k++)
+            dtype_store(b->host, t, k, dtype_load(b->host, t, k) * f);
+        if (r->dev->ops->upload(r->dev, b->dev, b->host, b->nbytes, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* One trial: fresh inputs; each solution's call; then the reference on the pristine inputs
  * (so that no answer is in memory while a solution runs); then the checks. */
 static int trial_run(runner_ctx *r, int trial, kwb_error *err)
 {
     if (inputs_make(&r->in, r->dev, r->def, r->wl, r->job.dataset_root, r->job.seed, trial, err) != 0)
+        return -1;
+    if (trial == MAGNITUDE_TRIAL && scale_inputs(r, err) != 0)
         return -1;
     int ran[2] = {0, 0};
     for (int s = 0; s < r->nsols; s++) {
@@ -448,7 +472,7 @@ static int timed_start(timed_ctx *t, kwb_error *err)
 {
     t->draws = (uint64_t)(proc_now() * 1e9) ^ ((uint64_t)getpid() << 32);
     t->next_refresh = 1 + (int)(draw(t) % 4);
-    t->threads = integrity_threads();
+    t->threads = t->r->threads0;
     for (int i = 0; i < t->n; i++) {
         t->poison[i] = draw(t);
         if (outputs_poison(&t->who[i]->out, t->r->dev, t->poison[i], err) != 0)
@@ -776,10 +800,12 @@ static void dump_workload(runner_ctx *r, int ok, kwb_error *err)
 /* The trials of the workload in flight, then its timing, then workload-end; OK as above. */
 static void check_workload(runner_ctx *r, int ok, kwb_error *err)
 {
-    for (int t = 0; ok && t < r->job.trials && r->sols[0].status == ST_PASSED; t++) {
-        if (t > 0)
+    /* The adversarial-magnitude trial first, so that timing runs on a regular trial's inputs. */
+    int first = r->def->input_scale ? -1 : 0;
+    for (int t = first; ok && t < r->job.trials && r->sols[0].status == ST_PASSED; t++) {
+        if (t > first)
             inputs_free(&r->in, r->dev);
-        ok = trial_run(r, t, err) == 0;
+        ok = trial_run(r, t < 0 ? MAGNITUDE_TRIAL : t, err) == 0;
     }
     if (!ok)
         fail(&r->sols[0], ST_RUNTIME_ERROR, "harness: %s", err->msg);
@@ -922,6 +948,7 @@ int runner_run(int job_fd, int event_fd)
     }
     free(line);
     int rc = setup(&r, &err);
+    r.threads0 = integrity_threads();
     emit_hello(&r);
     if (rc != 0)
         emit_error(&r, err.msg);
