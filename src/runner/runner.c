@@ -63,6 +63,7 @@ typedef struct runner_ctx {
     pid_t pid;                 /* the runner's own (a candidate's fork is not the runner) */
     unsigned long seq;         /* events sent so far (the sealed channel's sequence) */
     int threads0;              /* the runner's threads once set up: no call may leave more */
+    int restart;               /* the harness failed: stop here, a fresh runner takes the rest */
 } runner_ctx;
 
 /* Writes all of LINE and a newline to FD; returns 0 or -1. */
@@ -125,11 +126,12 @@ static void fail(callee *c, eval_status st, const char *fmt, ...)
 {
     if (c->status != ST_PASSED)
         return;
-    c->status = st;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(c->message, sizeof c->message, fmt, ap);
     va_end(ap);
+    /* A device error that is an integrity finding keeps its words and takes its status. */
+    c->status = strstr(c->message, DEVICE_INTEGRITY) ? ST_REJECTED_INTEGRITY : st;
 }
 
 static void describe_mismatch(runner_ctx *r, const callee *c, int o, const check_stats *st, char *buf, size_t cap)
@@ -807,8 +809,10 @@ static void check_workload(runner_ctx *r, int ok, kwb_error *err)
             inputs_free(&r->in, r->dev);
         ok = trial_run(r, t < 0 ? MAGNITUDE_TRIAL : t, err) == 0;
     }
-    if (!ok)
+    if (!ok) {
         fail(&r->sols[0], ST_RUNTIME_ERROR, "harness: %s", err->msg);
+        r->restart = 1;  /* the process is suspect (memory taken, state damaged): a fresh runner goes on */
+    }
     else if (r->sols[0].status == ST_PASSED)
         time_workload(r);
     emit_workload_end(r);
@@ -953,10 +957,10 @@ int runner_run(int job_fd, int event_fd)
     if (rc != 0)
         emit_error(&r, err.msg);
     else
-        for (size_t i = 0; i < json_array_size(r.job.workloads) && !r.dev->ops->broken(r.dev); i++)
+        for (size_t i = 0; i < json_array_size(r.job.workloads) && !r.dev->ops->broken(r.dev) && !r.restart; i++)
             run_workload(&r, json_array_get(r.job.workloads, i));
     json_t *bye = protocol_event_new("bye");
-    if (r.dev && r.dev->ops->broken(r.dev))  /* the parent starts a fresh runner for the rest */
+    if (r.dev && (r.dev->ops->broken(r.dev) || r.restart))  /* the parent starts a fresh runner for the rest */
         json_object_set_new(bye, "incomplete", json_true());
     emit(&r, bye);
     teardown(&r);
