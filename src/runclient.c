@@ -13,6 +13,7 @@
 
 #include "channel.h"
 #include "proc.h"
+#include "runner/timing.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -30,7 +31,8 @@ typedef struct launch {
     int saw_bye;
     int job_error;        /* an error event outside any workload */
     double deadline;
-    double started;       /* when the workload in flight started (parent's clock) */
+    double spawned;       /* when this runner was started (parent's clock) */
+    double timed_ms;      /* the sum of every sample it has reported */
     char key[CHANNEL_KEY_HEX + 1];   /* the channel's key for this runner */
     unsigned long seq;    /* the next event's sequence number */
     int forged;           /* the channel carried a line the runner did not seal */
@@ -43,8 +45,9 @@ typedef struct launch {
 #define PHYSICS_MARGIN_WARM 50.0
 /* Speedup over the baseline (the current best) beyond which a human should look. */
 #define FLAG_SPEEDUP 10.0
-/* Calls on repeated inputs this many times faster than calls on fresh inputs: a cache. */
-#define CACHE_RATIO 2.0
+/* Plain calls this many times faster than checked or fresh ones: skipped or cached work (the
+ * poison and the checks disturb CPU caches: honest checked calls run up to 2.5x slower warm). */
+#define CACHE_RATIO 4.0
 
 static char *log_tail(int fd)
 {
@@ -85,24 +88,27 @@ static double *event_samples(const runner_event *ev, size_t *n)
     return v;
 }
 
-/* Median of the samples that are (WANT_FRESH 1) or are not (0) listed in "fresh"; *m their count. */
-static double median_where(const runner_event *ev, const double *v, size_t n, int want_fresh, size_t *m)
+/* The timing_mark of each sample from the event's "marks" (all plain when absent); the
+ * caller frees it. */
+static unsigned char *event_marks(const runner_event *ev, size_t n)
 {
     unsigned char *mark = xcalloc(n + 1, 1);
-    json_t *fresh = json_object_get(ev->json, "fresh");
-    for (size_t i = 0; i < json_array_size(fresh); i++) {
-        json_int_t k = json_integer_value(json_array_get(fresh, i));
-        if (k >= 0 && (size_t)k < n)
-            mark[k] = 1;
-    }
+    const char *m = json_string_value(json_object_get(ev->json, "marks"));
+    for (size_t i = 0; m && i < n && m[i]; i++)
+        mark[i] = (unsigned char)(m[i] >= '0' && m[i] <= '3' ? m[i] - '0' : MARK_PLAIN);
+    return mark;
+}
+
+/* Median of the samples marked WANT (and WANT2); *m their count. */
+static double median_marked(const double *v, const unsigned char *mark, size_t n, int want, int want2, size_t *m)
+{
     double *sel = xcalloc(n + 1, sizeof *sel);
     *m = 0;
     for (size_t i = 0; i < n; i++)
-        if (mark[i] == want_fresh)
+        if (mark[i] == want || mark[i] == want2)
             sel[(*m)++] = v[i];
     double med = stats_summarize(sel, *m).median;
     free(sel);
-    free(mark);
     return med;
 }
 
@@ -111,21 +117,28 @@ static double median_where(const runner_event *ev, const double *v, size_t n, in
  * that disagree with the samples, samples that add up to more time than the workload took,
  * calls on repeated inputs much faster than calls on fresh ones (a cache), a time under the
  * roofline floor. Returns a reason for REJECTED_INTEGRITY, or NULL. */
-static char *check_timing(const runclient *rc, const launch *l, const runner_event *ev, stats_summary *out)
+static char *check_timing(const runclient *rc, launch *l, const runner_event *ev, stats_summary *out)
 {
     size_t n;
     double *v = event_samples(ev, &n);
     if (!v)
         return NULL;  /* a runner that does not send them (the reference with no samples) */
-    *out = stats_summarize(v, n);
+    unsigned char *mark = event_marks(ev, n);
+    *out = timing_summary_plain(v, mark, n);
     char *why = NULL;
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += v[i];
-    size_t nf, nr;
-    double fresh = median_where(ev, v, n, 1, &nf), repeated = median_where(ev, v, n, 0, &nr);
+    l->timed_ms += sum;
+    size_t np, nf, nc;
+    double plain = median_marked(v, mark, n, MARK_PLAIN, MARK_PLAIN, &np);
+    double fresh = median_marked(v, mark, n, MARK_FRESH, MARK_FRESH, &nf);
+    double checked = median_marked(v, mark, n, MARK_CHECKED, MARK_FRESH, &nc);
+    free(mark);
     int graph = ev->timer && strstr(ev->timer, "/graph") != NULL;
-    if (getenv("KWB_DEBUG_TIMING")) fprintf(stderr, "timing %s: n %zu fresh %zu (%.4g) repeated %zu (%.4g)\n", ev->role, n, nf, fresh, nr, repeated);
+    if (getenv("KWB_DEBUG_TIMING"))
+        fprintf(stderr, "kwb: timing %s: %zu samples; plain %zu (median %.4g ms), checked %zu (%.4g), fresh %zu (%.4g)\n",
+                ev->role, n, np, plain, nc, checked, nf, fresh);
     double share = ev->roofline > 0 && out->median > 0 ? ev->roofline * ev->timing.median / out->median : 0;
     int cold = rc->job->timing.cold && !graph;
     double margin = cold && strncmp(rc->job->device, "cuda", 4) == 0 ? PHYSICS_MARGIN_COLD
@@ -134,13 +147,17 @@ static char *check_timing(const runclient *rc, const launch *l, const runner_eve
     if (fabs(out->median - ev->timing.median) > 1e-9 * fabs(out->median) + 1e-12)
         why = xasprintf("the runner's median %.6g ms disagrees with its own samples' %.6g ms (the result channel "
                         "was tampered with)", ev->timing.median, out->median);
-    else if (!graph && sum * 1e-3 > (proc_now() - l->started) * 1.05 + 0.05)
-        why = xasprintf("its %zu samples add up to %.3f s, more than the %.3f s the workload has taken (the "
-                        "timer was tampered with)", n, sum * 1e-3, proc_now() - l->started);
-    else if (nf >= 3 && nr >= 3 && repeated * CACHE_RATIO < fresh)
+    else if (!graph && l->timed_ms * 1e-3 > (proc_now() - l->spawned) * 1.05 + 0.05)
+        why = xasprintf("the runner's samples add up to %.3f s, more than the %.3f s it has lived (the timer was "
+                        "tampered with)", l->timed_ms * 1e-3, proc_now() - l->spawned);
+    else if (nf >= 3 && np >= 3 && plain * CACHE_RATIO < fresh)
         why = xasprintf("calls on repeated inputs ran %.1fx faster than calls on fresh inputs (median %.4g ms vs "
                         "%.4g ms over %zu and %zu calls): results are cached across calls",
-                        fresh / repeated, repeated, fresh, nr, nf);
+                        fresh / plain, plain, fresh, np, nf);
+    else if (nc >= 3 && np >= 3 && plain * CACHE_RATIO < checked)
+        why = xasprintf("unchecked calls ran %.1fx faster than calls whose outputs were poisoned and checked "
+                        "(median %.4g ms vs %.4g ms over %zu and %zu calls): it skips work when it thinks "
+                        "nobody looks", checked / plain, plain, checked, np, nc);
     else if (share > margin)
         why = xasprintf("faster than physics: %.4g ms is %.1fx under the roofline floor (%.4g ms at the "
                         "device's peaks)", out->median, share, share * out->median);
@@ -148,7 +165,7 @@ static char *check_timing(const runclient *rc, const launch *l, const runner_eve
     return why;
 }
 
-static void on_timing(runclient *rc, const launch *l, wl_result *r, runner_event *ev)
+static void on_timing(runclient *rc, launch *l, wl_result *r, runner_event *ev)
 {
     if (!ev->role)
         return;
@@ -222,7 +239,6 @@ static int on_event(runclient *rc, launch *l, const workload_set *set, wl_result
         if (l->current < 0)
             return -1;
         l->deadline = proc_now() + rc->timeout_s;
-        l->started = proc_now();
         break;
     case EV_TIMING:
         if (i >= 0)
@@ -300,6 +316,7 @@ static int start_runner(runclient *rc, launch *l, const workload_set *set, kwb_e
     io.extra_fd[0] = jp[0];
     io.extra_fd[1] = ep[1];
     io.nextra = 2;
+    l->spawned = proc_now();
     l->pid = proc_spawn(argv, &io, err);
     close(jp[0]);
     close(ep[1]);

@@ -224,6 +224,10 @@ int outputs_poison(output_set *out, device *dev, uint64_t key, kwb_error *err)
 {
     for (int i = 0; i < out->n; i++) {
         size_t total = out->bufs[i].nbytes + 2 * INPUTS_GUARD;
+        if (strcmp(dev->ops->kind, "cpu") == 0) {  /* host memory: in place, no staging buffer to pollute caches */
+            fill_pattern(out->bufs[i].dev, total, key, i);
+            continue;
+        }
         unsigned char *pattern = xmalloc(total);
         fill_pattern(pattern, total, key, i);
         int rc = dev->ops->upload(dev, out->bufs[i].dev, pattern, total, err);

@@ -338,26 +338,28 @@ static int trial_run(runner_ctx *r, int trial, kwb_error *err)
     return 0;
 }
 
-/* Timed calls are made like checked ones: every call (warm-up included) finds its outputs
- * poisoned with a fresh pattern; a random share of calls is checked in full afterwards
- * (threads, children, guards, inputs, every output element); now and then the inputs are
- * made afresh (new values at new addresses, their reference computed after the next calls),
- * and the calls that follow are checked and marked fresh, so that the parent can compare
- * calls on fresh inputs with calls on repeated ones. Draws come from the clock, not the
+/* Timed calls are indistinguishable from checked ones: a random share of them (and their
+ * number, and the warm-up's) is checked as a trial's call is, with outputs poisoned with a
+ * fresh pattern before and everything checked after; now and then the inputs are made afresh
+ * (new values at new addresses, their reference computed only after the next call), and that
+ * call is checked and marked fresh. Each sample carries its timing_mark, so that the parent
+ * can compare plain calls with checked and fresh ones. Draws come from the clock, not the
  * seed: a candidate cannot learn the schedule from one run for the next. */
-enum { TIMED_TRIAL_BASE = 1000, AUDIT_ONE_IN = 8, REFRESH_GAP_MAX = 16, EXTRA_WARMUP_MAX = 8 };
+enum { TIMED_TRIAL_BASE = 1000, CHECK_ONE_IN = 8, REFRESH_GAP_MAX = 16, EXTRA_WARMUP_MAX = 8 };
 
 typedef struct timed_ctx {
     runner_ctx *r;
     callee *who[2];
     int n;
     uint64_t draws;           /* the schedule's random state */
-    uint64_t poison[2];       /* the pattern each callee's outputs hold before its next call */
+    uint64_t poison[2];       /* the pattern a checked call's outputs hold before it */
+    int check_next[2];        /* this callee's next call is checked (its outputs are poisoned) */
+    int fresh_next[2];        /* ... and is the first on fresh inputs */
+    int after_check[2];       /* its last call was checked */
     int calls;                /* after-hooks so far */
     int next_refresh;         /* the call after which the inputs are made afresh */
     int refreshes;
     int ref_stale;            /* the reference's outputs are not yet those of the current inputs */
-    int audit_next[2];        /* check this callee's next call (it is the first on fresh inputs) */
     int threads;              /* threads of the runner before timing */
 } timed_ctx;
 
@@ -381,8 +383,8 @@ static int timed_call(void *ctx, int which, kwb_error *err)
     return rc;
 }
 
-/* Checks the timed call C just made as a trial's call is checked; a failure here, after the
- * trials passed, is REJECTED_INTEGRITY: the candidate behaves differently when timed. */
+/* Checks the timed call callee WHICH just made as a trial's call is checked; a failure here,
+ * after the trials passed, is REJECTED_INTEGRITY: the candidate behaves differently when timed. */
 static int audit_timed_call(timed_ctx *t, int which, kwb_error *err)
 {
     runner_ctx *r = t->r;
@@ -420,15 +422,23 @@ static int audit_timed_call(timed_ctx *t, int which, kwb_error *err)
         char msg[sizeof c->message];
         snprintf(msg, sizeof msg, "timed call %d%s differs from the reference though the checked calls passed "
                  "(it reuses an earlier result or behaves differently when timed): %.600s",
-                 t->calls, t->refreshes ? " (fresh inputs)" : "", c->message);
+                 t->calls, t->fresh_next[which] ? " (on fresh inputs)" : "", c->message);
         c->status = ST_REJECTED_INTEGRITY;
         snprintf(c->message, sizeof c->message, "%s", msg);
     }
     return 0;
 }
 
+/* Poisons callee WHICH's outputs for its next call, which is then checked. */
+static int check_next_call(timed_ctx *t, int which, kwb_error *err)
+{
+    t->check_next[which] = 1;
+    t->poison[which] = draw(t);
+    return outputs_poison(&t->who[which]->out, t->r->dev, t->poison[which], err);
+}
+
 /* New inputs for the calls that follow: fresh values at fresh addresses (the old set lives
- * until the new one is made). */
+ * until the new one is made); each callee's next call is checked. */
 static int refresh_inputs(timed_ctx *t, kwb_error *err)
 {
     runner_ctx *r = t->r;
@@ -441,26 +451,30 @@ static int refresh_inputs(timed_ctx *t, kwb_error *err)
     }
     inputs_free(&old, r->dev);
     t->ref_stale = 1;
-    for (int i = 0; i < t->n; i++)
-        t->audit_next[i] = 1;
+    for (int i = 0; i < t->n; i++) {
+        t->fresh_next[i] = 1;
+        if (!t->check_next[i] && check_next_call(t, i, err) != 0)
+            return -1;
+    }
     return 0;
 }
 
 /* After every timed call, outside the timed window: see timed_ctx. */
-static int timed_after(void *ctx, int which, int *fresh, kwb_error *err)
+static int timed_after(void *ctx, int which, int *mark, kwb_error *err)
 {
     timed_ctx *t = ctx;
     callee *c = t->who[which];
     t->calls++;
-    *fresh = t->audit_next[which];
-    int audit = t->audit_next[which] || draw(t) % AUDIT_ONE_IN == 0;
-    t->audit_next[which] = 0;
-    if (audit && audit_timed_call(t, which, err) != 0)
+    int checked = t->check_next[which];
+    *mark = checked ? (t->fresh_next[which] ? MARK_FRESH : MARK_CHECKED) : t->after_check[which] ? MARK_AFTER
+                                                                                                 : MARK_PLAIN;
+    if (checked && audit_timed_call(t, which, err) != 0)
         return -1;
     if (c->status != ST_PASSED)
         return kwb_error_set(err, "%s", c->message);
-    t->poison[which] = draw(t);
-    if (outputs_poison(&c->out, t->r->dev, t->poison[which], err) != 0)
+    t->after_check[which] = checked;
+    t->check_next[which] = t->fresh_next[which] = 0;
+    if (draw(t) % CHECK_ONE_IN == 0 && check_next_call(t, which, err) != 0)
         return -1;
     if (t->calls >= t->next_refresh) {
         t->next_refresh = t->calls + 1 + (int)(draw(t) % REFRESH_GAP_MAX);
@@ -469,17 +483,15 @@ static int timed_after(void *ctx, int which, int *fresh, kwb_error *err)
     return 0;
 }
 
-/* The timed calls' schedule and first poison. */
+/* The timed calls' schedule; the first call of each callee is checked. */
 static int timed_start(timed_ctx *t, kwb_error *err)
 {
     t->draws = (uint64_t)(proc_now() * 1e9) ^ ((uint64_t)getpid() << 32);
     t->next_refresh = 1 + (int)(draw(t) % 4);
     t->threads = t->r->threads0;
-    for (int i = 0; i < t->n; i++) {
-        t->poison[i] = draw(t);
-        if (outputs_poison(&t->who[i]->out, t->r->dev, t->poison[i], err) != 0)
+    for (int i = 0; i < t->n; i++)
+        if (check_next_call(t, i, err) != 0)
             return -1;
-    }
     return 0;
 }
 
@@ -552,15 +564,17 @@ static void emit_timing(runner_ctx *r, const char *role, const timing_series *s,
     if (s->clock_mhz > 0)
         json_object_set_new(ev, "clock_mhz", json_real(s->clock_mhz));
     json_object_set_new(ev, "dropped", json_integer((json_int_t)s->dropped));
-    /* Raw samples always: the parent computes the statistics from them. */
-    json_t *arr = json_array(), *fresh = json_array();
+    /* Raw samples always, with their marks: the parent computes the statistics from them. */
+    json_t *arr = json_array();
+    char *marks = xmalloc(s->n + 1);
     for (size_t i = 0; i < s->n; i++) {
         json_array_append_new(arr, json_real(s->ms[i]));
-        if (s->fresh && s->fresh[i])
-            json_array_append_new(fresh, json_integer((json_int_t)i));
+        marks[i] = (char)('0' + (s->mark ? s->mark[i] : MARK_PLAIN));
     }
+    marks[s->n] = '\0';
     json_object_set_new(ev, "samples_ms", arr);
-    json_object_set_new(ev, "fresh", fresh);
+    json_object_set_new(ev, "marks", json_string(marks));
+    free(marks);
     emit(r, ev);
 }
 

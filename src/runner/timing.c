@@ -9,36 +9,36 @@
 /* With hooks, sampling stops at this many times max_time_s (plus a second) of wall time all told. */
 #define TIMING_HOOKS_CAP 4
 
-static void series_add(timing_series *s, const device_sample *x, int fresh)
+static void series_add(timing_series *s, const device_sample *x, int mark)
 {
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 64;
         s->ms = xrealloc(s->ms, s->cap * sizeof *s->ms);
         s->event_ms = xrealloc(s->event_ms, s->cap * sizeof *s->event_ms);
-        s->fresh = xrealloc(s->fresh, s->cap * sizeof *s->fresh);
+        s->mark = xrealloc(s->mark, s->cap * sizeof *s->mark);
     }
     s->ms[s->n] = x->ms;
     s->event_ms[s->n] = x->event_ms;
-    s->fresh[s->n] = (unsigned char)(fresh != 0);
+    s->mark[s->n] = (unsigned char)mark;
     s->n++;
     s->clock_mhz += x->clock_mhz;  /* summed here, averaged at the end */
 }
 
 /* Runs the after hook of callee WHICH, if any. */
-static int after_call(const timing_hooks *h, void *ctx, int which, int *fresh, kwb_error *err)
+static int after_call(const timing_hooks *h, void *ctx, int which, int *mark, kwb_error *err)
 {
-    *fresh = 0;
-    return h && h->after ? h->after(ctx, which, fresh, err) : 0;
+    *mark = MARK_PLAIN;
+    return h && h->after ? h->after(ctx, which, mark, err) : 0;
 }
 
 static int warm_up(device *dev, const timing_policy *p, int n, device_call call, void *ctx, const timing_hooks *h,
                    kwb_error *err)
 {
     double start = proc_now();
-    int extra = h ? h->extra_warmup : 0, fresh;
+    int extra = h ? h->extra_warmup : 0, mark;
     do {
         for (int w = 0; w < n; w++)
-            if (call(ctx, w, err) != 0 || dev->ops->sync(dev, err) != 0 || after_call(h, ctx, w, &fresh, err) != 0)
+            if (call(ctx, w, err) != 0 || dev->ops->sync(dev, err) != 0 || after_call(h, ctx, w, &mark, err) != 0)
                 return -1;
     } while (proc_now() - start < p->warmup_s || extra-- > 0);
     return 0;
@@ -54,9 +54,26 @@ static int settled(const timing_policy *p, int n, timing_series *series)
     return 1;
 }
 
+stats_summary timing_summary_plain(const double *ms, const unsigned char *mark, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; mark && i < n; i++)
+        m += mark[i] == MARK_PLAIN;
+    if (!mark || m < 3)
+        return stats_summarize(ms, n);
+    double *plain = xmalloc(m * sizeof *plain);
+    m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (mark[i] == MARK_PLAIN)
+            plain[m++] = ms[i];
+    stats_summary s = stats_summarize(plain, m);
+    free(plain);
+    return s;
+}
+
 static void finish_series(timing_series *s)
 {
-    s->summary = stats_summarize(s->ms, s->n);
+    s->summary = timing_summary_plain(s->ms, s->mark, s->n);
     s->clock_mhz = s->n ? s->clock_mhz / (double)s->n : 0;
     size_t m = 0;
     double *ev = xmalloc((s->n + 1) * sizeof *ev);
@@ -104,17 +121,17 @@ int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_cal
         for (int k = 0; k < n; k++) {
             int which = (round & 1) ? n - 1 - k : k;  /* A B, B A, A B, ... */
             device_sample x = {0};
-            int fresh;
+            int mark;
             if (dev->ops->sample(dev, p, call, ctx, which, &x, err) != 0)
                 return -1;
             double h0 = proc_now();
-            if (after_call(hooks, ctx, which, &fresh, err) != 0)
+            if (after_call(hooks, ctx, which, &mark, err) != 0)
                 return -1;
             hooks_s += proc_now() - h0;
             if (x.throttled) {
                 series[which].dropped++;
             } else {
-                series_add(&series[which], &x, fresh);
+                series_add(&series[which], &x, mark);
                 series[which].device_s += x.ms * 1e-3 * (p->graph > 0 ? p->graph : 1);
             }
         }
@@ -134,6 +151,6 @@ void timing_series_free(timing_series *s)
 {
     free(s->ms);
     free(s->event_ms);
-    free(s->fresh);
+    free(s->mark);
     memset(s, 0, sizeof *s);
 }
