@@ -97,4 +97,18 @@ expect_no_grep 'kwb: scan:' "$TMP/06_background_thread.err" "--scan off: no find
 adv 08_count_calls $COPY --no-defences
 expect_no_grep 'timed call [0-9]+.*differs' "$TMP/08_count_calls.out" "--no-defences: timed calls unchecked"
 
+# The human sees REJECTED_INTEGRITY and its reason in every view: the store (kwb show), the
+# reports, and FlashInfer-Bench traces (RUNTIME_ERROR with the reason in the log).
+"$KWB" init "$TMP/ws" >/dev/null 2>&1
+"$KWB" eval --workspace "$TMP/ws" --session adv --name forger --dataset "$DS" --definition $COPY \
+    --solution "$ADV/cpu/05_modify_inputs" --trials 1 --max-time 0.02 --quiet >/dev/null 2>&1
+"$KWB" show --workspace "$TMP/ws" forger >"$TMP/show.out" 2>&1
+expect_grep "c-odd .*REJECTED_INTEGRITY" "$TMP/show.out" "store: kwb show has the status"
+expect_grep "modified input 'x'" "$TMP/show.out" "store: kwb show has the reason"
+for f in md traces; do
+    "$KWB" report --workspace "$TMP/ws" adv --dataset "$DS" --format $f --output "$TMP/r.$f" >/dev/null 2>&1
+done
+expect_grep "REJECTED_INTEGRITY" "$TMP/r.md" "md report: the status"
+expect_grep '"status": ?"RUNTIME_ERROR".*REJECTED_INTEGRITY: modified input' "$TMP/r.traces" "traces: RUNTIME_ERROR with the reason"
+
 finish
