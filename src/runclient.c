@@ -45,9 +45,14 @@ typedef struct launch {
 #define PHYSICS_MARGIN_WARM 50.0
 /* Speedup over the baseline (the current best) beyond which a human should look. */
 #define FLAG_SPEEDUP 10.0
-/* Plain calls this many times faster than checked or fresh ones: skipped or cached work (the
- * poison and the checks disturb CPU caches: honest checked calls run up to 2.5x slower warm). */
-#define CACHE_RATIO 4.0
+/* Checked calls on repeated inputs this many times faster than checked calls on fresh ones
+ * (both poisoned alike): results cached across calls. */
+#define CACHE_RATIO 2.0
+/* Plain calls this many times faster than checked ones: work skipped when nobody looks. The
+ * poison before a checked call disturbs warm CPU caches (honest checked copies run up to ~4x
+ * slower: the copy's streaming stores meet poisoned lines), so warm figures get a wide margin. */
+#define SKIP_RATIO_COLD 2.0
+#define SKIP_RATIO_WARM 10.0
 
 static char *log_tail(int fd)
 {
@@ -130,9 +135,10 @@ static char *check_timing(const runclient *rc, launch *l, const runner_event *ev
     for (size_t i = 0; i < n; i++)
         sum += v[i];
     l->timed_ms += sum;
-    size_t np, nf, nc;
+    size_t np, nf, nr, nc;
     double plain = median_marked(v, mark, n, MARK_PLAIN, MARK_PLAIN, &np);
     double fresh = median_marked(v, mark, n, MARK_FRESH, MARK_FRESH, &nf);
+    double repeated = median_marked(v, mark, n, MARK_CHECKED, MARK_CHECKED, &nr);
     double checked = median_marked(v, mark, n, MARK_CHECKED, MARK_FRESH, &nc);
     free(mark);
     int graph = ev->timer && strstr(ev->timer, "/graph") != NULL;
@@ -150,11 +156,11 @@ static char *check_timing(const runclient *rc, launch *l, const runner_event *ev
     else if (!graph && l->timed_ms * 1e-3 > (proc_now() - l->spawned) * 1.05 + 0.05)
         why = xasprintf("the runner's samples add up to %.3f s, more than the %.3f s it has lived (the timer was "
                         "tampered with)", l->timed_ms * 1e-3, proc_now() - l->spawned);
-    else if (nf >= 3 && np >= 3 && plain * CACHE_RATIO < fresh)
+    else if (nf >= 3 && nr >= 3 && repeated * CACHE_RATIO < fresh)
         why = xasprintf("calls on repeated inputs ran %.1fx faster than calls on fresh inputs (median %.4g ms vs "
-                        "%.4g ms over %zu and %zu calls): results are cached across calls",
-                        fresh / plain, plain, fresh, np, nf);
-    else if (nc >= 3 && np >= 3 && plain * CACHE_RATIO < checked)
+                        "%.4g ms over %zu and %zu checked calls): results are cached across calls",
+                        fresh / repeated, repeated, fresh, nr, nf);
+    else if (nc >= 3 && np >= 3 && plain * (cold ? SKIP_RATIO_COLD : SKIP_RATIO_WARM) < checked)
         why = xasprintf("unchecked calls ran %.1fx faster than calls whose outputs were poisoned and checked "
                         "(median %.4g ms vs %.4g ms over %zu and %zu calls): it skips work when it thinks "
                         "nobody looks", checked / plain, plain, checked, np, nc);
