@@ -97,6 +97,10 @@ expect_no_grep 'kwb: scan:' "$TMP/06_background_thread.err" "--scan off: no find
 adv 08_count_calls $COPY --no-defences
 expect_no_grep 'timed call [0-9]+.*differs' "$TMP/08_count_calls.out" "--no-defences: timed calls unchecked"
 
+# A baseline caught while timed does not sink an honest candidate: it is timed alone.
+adv 00_honest $COPY --baseline "$ADV/cpu/08_count_calls"
+expect_grep '^3 workloads: 3 PASSED' "$TMP/00_honest.out" "honest candidate against a cheating baseline passes"
+
 # The human sees REJECTED_INTEGRITY and its reason in every view: the store (kwb show), the
 # reports, and FlashInfer-Bench traces (RUNTIME_ERROR with the reason in the log).
 "$KWB" init "$TMP/ws" >/dev/null 2>&1
