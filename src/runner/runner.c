@@ -363,6 +363,7 @@ typedef struct timed_ctx {
     int ref_stale;            /* the reference's outputs are not yet those of the current inputs */
     int threads;              /* threads of the runner before timing */
     int audits;               /* checked calls so far */
+    trial_inputs spare;       /* the other input set: refreshes alternate between two */
 } timed_ctx;
 
 static uint64_t draw(timed_ctx *t)
@@ -445,19 +446,24 @@ static int check_next_call(timed_ctx *t, int which, kwb_error *err)
     return outputs_poison(&t->who[which]->out, t->r->dev, t->poison[which], err);
 }
 
-/* New inputs for the calls that follow: fresh values at fresh addresses (the old set lives
- * until the new one is made); each callee's next call is checked. */
+/* New inputs for the calls that follow: fresh values at other addresses. Two input sets
+ * alternate, each refilled in place (no allocation churn to disturb the timing); each callee's
+ * next call is checked. */
 static int refresh_inputs(timed_ctx *t, kwb_error *err)
 {
     runner_ctx *r = t->r;
-    trial_inputs old = r->in;
-    memset(&r->in, 0, sizeof r->in);
-    if (inputs_make(&r->in, r->dev, r->def, r->wl, r->job.dataset_root, r->job.seed,
-                    TIMED_TRIAL_BASE + ++t->refreshes, err) != 0) {
-        r->in = old;
+    int trial = TIMED_TRIAL_BASE + ++t->refreshes;
+    trial_inputs other = t->spare;
+    t->spare = r->in;
+    r->in = other;
+    int rc = r->in.n == 0 ? inputs_make(&r->in, r->dev, r->def, r->wl, r->job.dataset_root, r->job.seed, trial, err)
+                          : inputs_refill(&r->in, r->dev, r->def, r->wl, r->job.seed, trial, err);
+    if (rc != 0) {  /* back to the set that was in use */
+        other = r->in;
+        r->in = t->spare;
+        t->spare = other;
         return -1;
     }
-    inputs_free(&old, r->dev);
     t->ref_stale = 1;
     for (int i = 0; i < t->n; i++) {
         t->fresh_next[i] = 1;
@@ -611,6 +617,8 @@ static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy 
             rc = timing_measure_hooked(r->dev, p, n, timed_call, &t, &hooks, series, n == 2 ? &r->gate : NULL, err);
         else
             memset(series, 0, sizeof series);
+        if (t.spare.n)
+            inputs_free(&t.spare, r->dev);
     }
     if (n == 2)
         r->has_gate = rc == 0;
