@@ -346,7 +346,7 @@ static int trial_run(runner_ctx *r, int trial, kwb_error *err)
  * call is checked and marked fresh. Each sample carries its timing_mark, so that the parent
  * can compare plain calls with checked and fresh ones. Draws come from the clock, not the
  * seed: a candidate cannot learn the schedule from one run for the next. */
-enum { TIMED_TRIAL_BASE = 1000, CHECK_ONE_IN = 8, REFRESH_GAP_MAX = 16, EXTRA_WARMUP_MAX = 8 };
+enum { TIMED_TRIAL_BASE = 1000, CHECK_ONE_IN = 8, REFRESH_GAP_MAX = 48, EXTRA_WARMUP_MAX = 8 };
 
 typedef struct timed_ctx {
     runner_ctx *r;
