@@ -101,6 +101,16 @@ expect_no_grep 'timed call [0-9]+.*differs' "$TMP/08_count_calls.out" "--no-defe
 adv 00_honest $COPY --baseline "$ADV/cpu/08_count_calls"
 expect_grep '^3 workloads: 3 PASSED' "$TMP/00_honest.out" "honest candidate against a cheating baseline passes"
 
+# Over 10x faster than the baseline (the current best): PASSED, flagged for a human.
+mkdir -p "$TMP/sleepy"
+sed 's/adv_honest/adv_sleepy/' "$ADV/cpu/00_honest/solution.json" >"$TMP/sleepy/solution.json"
+sed 's|    memcpy(|    usleep(2000);\n    memcpy(|; s|#include <string.h>|#include <string.h>\n#include <unistd.h>|' \
+    "$ADV/cpu/00_honest/copy.c" >"$TMP/sleepy/copy.c"
+"$KWB" eval --dataset "$DS" --definition $COPY --solution "$ADV/cpu/00_honest" --baseline "$TMP/sleepy" \
+    --workloads c-4k --trials 1 --max-time 0.05 --quiet >"$TMP/flag.out" 2>&1
+expect_grep '^c-4k .* PASSED' "$TMP/flag.out" "10x: still PASSED"
+expect_grep 'FLAGGED for a human: [0-9.]+x faster than the baseline' "$TMP/flag.out" "10x: flagged for a human"
+
 # The human sees REJECTED_INTEGRITY and its reason in every view: the store (kwb show), the
 # reports, and FlashInfer-Bench traces (RUNTIME_ERROR with the reason in the log).
 "$KWB" init "$TMP/ws" >/dev/null 2>&1
