@@ -496,6 +496,10 @@ static void read_facts(cuda_priv *p)
     cudaDeviceGetAttribute(&p->sms, cudaDevAttrMultiProcessorCount, p->ordinal);
     cudaDeviceGetAttribute(&p->l2_bytes, cudaDevAttrL2CacheSize, p->ordinal);
     cudaDeviceGetAttribute(&p->persist_max, cudaDevAttrMaxPersistingL2CacheSize, p->ordinal);
+    if (p->persist_max > 0) {  /* the invariant cuda_sync checks: 0 outside the flush, from the start */
+        cudaCtxResetPersistingL2Cache();
+        cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+    }
     cudaDeviceGetAttribute(&p->clock_khz, cudaDevAttrClockRate, p->ordinal);
     cudaDeviceGetAttribute(&p->mem_clock_khz, cudaDevAttrMemoryClockRate, p->ordinal);
 }
