@@ -13,6 +13,9 @@ char *paths_include_dir(void);
 /* The shipped TraceSet root: $KWB_DATASET, else ../workloads from the executable, else
  * the installed data folder. The caller frees the result. */
 char *paths_dataset(void);
+/* The skills folder: $KWB_SKILLS, else ../skills from the executable, else the installed data
+ * folder. The caller frees the result. */
+char *paths_skills(void);
 /* The workbench's themes folder: $KWB_THEMES_DIR, else ../themes from the executable, else the
  * installed data folder. The caller frees the result. */
 char *paths_themes(void);
