@@ -130,7 +130,13 @@ static void read_proposals(tui_app *a, const char *json)
     snprintf(a->bn_regime, sizeof a->bn_regime, "%s", json_string_value(json_object_get(doc, "regime")) ?: "");
     json_t *d;
     size_t i;
-    int added = 0;
+    int added = 0, keep = 0;
+    for (int k = 0; k < a->nprops; k++)   /* this answer replaces the pending ones */
+        if (strcmp(a->props[k].state, "pending") != 0 && strcmp(a->props[k].state, "chosen") != 0 &&
+            strcmp(a->props[k].state, "written") != 0)
+            a->props[keep++] = a->props[k];
+    a->nprops = keep;
+    a->chosen = -1;
     json_array_foreach(json_object_get(doc, "directions"), i, d) {
         a->props = xrealloc(a->props, (size_t)(a->nprops + 1) * sizeof *a->props);
         memmove(a->props + added + 1, a->props + added, (size_t)(a->nprops - added) * sizeof *a->props);
@@ -166,6 +172,28 @@ static void record_direction(tui_app *a, proposal *p, const char *decision, cons
         app_log(a, TC_LOG_ERROR, "direction not recorded: %s", err.msg);
     snprintf(p->state, sizeof p->state, "%s", decision);
     snprintf(p->reason, sizeof p->reason, "%s", reason ? reason : "");
+}
+
+/* After promoting a knob change "tune.K=V", going back to the value it left would be a cycle: the
+ * old value (the deleted "#define K OLD" line of the diff) is recorded as rejected, as kwb run does. */
+static void bar_cycle(tui_app *a, const proposal *p)
+{
+    char knob[48];
+    if (sscanf(p->id, "tune.%47[^=]=", knob) != 1)
+        return;
+    for (int i = 0; i < a->diff.nlines; i++) {
+        char name[48], value[24];
+        if (a->diff.lines[i].kind == '-' && sscanf(a->diff.lines[i].text, "#define %47s %23s", name, value) == 2 &&
+            strcmp(name, knob) == 0) {
+            proposal back;
+            memset(&back, 0, sizeof back);
+            snprintf(back.id, sizeof back.id, "tune.%s=%s", knob, value);
+            snprintf(back.title, sizeof back.title, "set %s back to %s", knob, value);
+            snprintf(back.source, sizeof back.source, "tuner");
+            record_direction(a, &back, "rejected", "cycle: the value this knob was promoted from");
+            return;
+        }
+    }
 }
 
 static void write_event(tui_app *a, const char *line)
@@ -302,6 +330,8 @@ void flow_job_done(void *ctx, job *j)
         int promoted = j->kind == JOB_DECIDE;
         if (chosen(a))
             record_direction(a, chosen(a), promoted ? "accepted" : "rejected", a->verdict_reason);
+        if (chosen(a) && promoted)
+            bar_cycle(a, chosen(a));
         snprintf(a->last_undo, sizeof a->last_undo, promoted ? "candidate %s" : "", a->cand_name);
         app_status(a, TC_NORMAL, "%s %s; next round", a->cand_name, promoted ? "promoted" : "rejected");
         model_reload(a);

@@ -291,27 +291,36 @@ static void dump_model(tui_app *a, FILE *f)
     fprintf(f, "jobs %d\nprompt %d\nhelp %d\n", job_count(a->jobs, JOB_MAX), a->prompt, a->help_open);
 }
 
-/* Replaces the volatile numbers of a dumped line (decimals, percentages) and bar runs with one token. */
+/* Replaces the volatile parts of a dumped line with tokens, so goldens stay stable: every number
+ * standing alone that varies from run to run (decimals, "12%", "1.25x", pids, run ids, counts after "on", with the
+ * blanks before it) becomes " <n>", bar glyphs vanish and runs of blanks become one. Numbers inside
+ * names (r1-LANES-2, 63d4cb66) stay. */
 static void normalise(char *line)
 {
     char out[8192];
     size_t o = 0;
     for (const char *p = line; *p && o + 8 < sizeof out;) {
-        int prev_word = p > line && (isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '-' || p[-1] == '.');
         const char *q = p;
         while (*q == ' ')
             q++;
         const char *d = q;
-        while (*d >= '0' && *d <= '9')
+        while (isdigit((unsigned char)*d))
             d++;
-        int dec = d > q && *d == '.' && d[1] >= '0' && d[1] <= '9';
-        int pct = d > q && *d == '%';
-        if ((dec || pct) && !(q == p && prev_word)) {
-            if (dec)
-                for (d++; *d >= '0' && *d <= '9'; d++)
-                    ;
-            else
-                d++;
+        if (*d == '.' && isdigit((unsigned char)d[1]))
+            for (d++; isdigit((unsigned char)*d); d++)
+                ;
+        if (d > q && (*d == '%' || (*d == 'x' && !isalnum((unsigned char)d[1]))))
+            d++;
+        int cut = d > q && (*d == '~' || (*d == '.' && d[1] == '~'));   /* a number cut by the pane edge */
+        if (cut)
+            d += *d == '.' ? 2 : 1;
+        char before = q > line ? q[-1] : ' ';
+        int volatile_kind = cut || memchr(q, '.', (size_t)(d - q)) || d[-1] == '%' || d[-1] == 'x' ||
+                            (q - line >= 4 && (!strncmp(q - 4, "pid ", 4) || !strncmp(q - 4, "run ", 4))) ||
+                            (q - line >= 3 && !strncmp(q - 3, "on ", 3));
+        int alone = d > q && volatile_kind && !isalnum((unsigned char)*d) && *d != '_' && *d != '-' &&
+                    (q == line || strchr(" ([{|:,/=", before));
+        if (alone) {
             memcpy(out + o, " <n>", 4), o += 4;
             p = d;
             continue;
@@ -320,13 +329,27 @@ static void normalise(char *line)
             int utf = *p != '#';
             while (utf ? !strncmp(p, "\xe2\x96\x88", 3) : *p == '#')
                 p += utf ? 3 : 1;
-            memcpy(out + o, "<bar>", 5), o += 5;
+            continue;
+        }
+        size_t hex = strspn(p, "0123456789abcdef");
+        if (hex >= 12 && (p == line || !isalnum((unsigned char)p[-1])) && !isalnum((unsigned char)p[hex])) {
+            memcpy(out + o, "<id>", 4), o += 4;   /* commits: they hold the time */
+            p += hex;
+            continue;
+        }
+        if (q > p) {   /* a run of blanks not before a number: one blank (bars and widths vary) */
+            out[o++] = ' ';
+            p = q;
             continue;
         }
         out[o++] = *p++;
     }
     out[o] = '\0';
-    strcpy(line, out);
+    size_t k = 0;   /* the bars' blanks too: one blank per run */
+    for (size_t i = 0; i < o; i++)
+        if (!(out[i] == ' ' && k > 0 && line[k - 1] == ' '))
+            line[k++] = out[i];
+    line[k] = '\0';
 }
 
 static int dump(tui_app *a, const char *what, char **w, int n)

@@ -28,6 +28,19 @@ static void wide(layout *l, int top, int h)
     l->sep_y1 = top + h - 1;
 }
 
+/* Wide with the diff focused: the table and the proposals above, the diff across the whole width. */
+static void wide_diff(layout *l, int top, int h)
+{
+    int left = l->cols * 3 / 5, right = l->cols - left - 1, up = h * 2 / 5, bn = 5;
+    l->pane[PANE_WORKLOADS] = rect(top, 0, up, left);
+    l->pane[PANE_BOTTLENECK] = rect(top, left + 1, bn, right);
+    l->pane[PANE_PROPOSALS] = rect(top + bn, left + 1, up - bn, right);
+    l->pane[PANE_DIFF] = rect(top + up, 0, h - up, l->cols);
+    l->sep_x = left;
+    l->sep_y0 = top;
+    l->sep_y1 = top + up - 1;
+}
+
 /* Narrow: workloads; proposals beside bottleneck; one shared slot for diff, log or history. */
 static void narrow(layout *l, int top, int h, int bottom)
 {
@@ -43,7 +56,7 @@ static void narrow(layout *l, int top, int h, int bottom)
     l->sep_y1 = top + wl + mid - 1;
 }
 
-layout layout_compute(int rows, int cols, int bottom)
+layout layout_compute(int rows, int cols, int bottom, int diff_zoom)
 {
     layout l;
     memset(&l, 0, sizeof l);
@@ -58,7 +71,9 @@ layout layout_compute(int rows, int cols, int bottom)
     l.status_row = rows - 2;
     l.keybar_row = rows - 1;
     l.wide = cols >= 120 && rows >= 32;
-    if (l.wide)
+    if (l.wide && diff_zoom)
+        wide_diff(&l, 1, rows - 3);
+    else if (l.wide)
         wide(&l, 1, rows - 3);
     else
         narrow(&l, 1, rows - 3, bottom);

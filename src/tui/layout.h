@@ -29,7 +29,7 @@ typedef struct layout {
 /* The pane name as bindings and dumps write it ("workloads"); index 0 is "generic". */
 extern const char *const layout_pane_names[PANE_COUNT + 1];
 /* Computes the layout for ROWS x COLS; narrow layouts show BOTTOM (diff, log or history) in the
- * shared slot. */
-layout layout_compute(int rows, int cols, int bottom);
+ * shared slot; wide layouts with DIFF_ZOOM give the diff the whole width (history and log hide). */
+layout layout_compute(int rows, int cols, int bottom, int diff_zoom);
 
 #endif

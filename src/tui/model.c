@@ -110,6 +110,8 @@ static void merge_table(tui_app *a, int64_t cand, int role)
             snprintf(r->status, sizeof r->status, "%s", t.rows[i].status);
         } else {
             r->cand_ms = ms;
+            if (t.rows[i].baseline_median_ms > 0)   /* the best, timed in the same run (paired) */
+                r->best_ms = t.rows[i].baseline_median_ms;
             snprintf(r->status, sizeof r->status, "%s", t.rows[i].status);
             snprintf(r->verdict, sizeof r->verdict, "%s", t.rows[i].verdict);
             if (t.rows[i].roofline > 0)
@@ -139,12 +141,18 @@ static void load_table(tui_app *a)
     store_candidate_current(a->h.st, a->session, &cur, &err);
     merge_table(a, base ? base : best, 0);
     merge_table(a, best, 1);
-    if (cur != best && store_candidate_get(a->h.st, cur, &c, &err) == 0) {
+    int64_t show = 0;
+    if (a->cand_name[0] && a->step >= STEP_EVALUATING && a->step <= STEP_DECIDING &&
+        store_candidate_find(a->h.st, a->session, a->cand_name, &c, &err) == 1) {
+        show = c.id;   /* the candidate under decision, beside the best it was timed against */
+        store_candidate_free(&c);
+    } else if (cur != best && store_candidate_get(a->h.st, cur, &c, &err) == 0) {
         int open = strcmp(c.state, "promoted") != 0 && strcmp(c.state, "rejected") != 0;
         store_candidate_free(&c);
-        if (open)   /* under review or awaiting the decision */
-            merge_table(a, cur, 2);
+        show = open ? cur : 0;
     }
+    if (show)
+        merge_table(a, show, 2);
     for (int i = 0; i < a->nrows; i++) {
         wl_line *r = &a->rows[i];
         double now = r->cand_ms > 0 ? r->cand_ms : r->best_ms;

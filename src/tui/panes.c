@@ -82,6 +82,9 @@ static int scroll_top(tui_app *a, int pane)
         p->top = p->sel;
     if (p->sel >= p->top + h)
         p->top = p->sel - h + 1;
+    int n = pane_rows(a, pane);
+    if (p->top + h > n)   /* no blank rows below the end while earlier rows exist */
+        p->top = n - h;
     if (p->top < 0)
         p->top = 0;
     return p->top;
@@ -226,7 +229,7 @@ static void draw_proposals(tui_app *a)
         int yy = r->y + h - 1, w = r->w;
         surface_text(&a->scr, yy, r->x, limit, 0, line, TC_NORMAL);
         if (tui_text_width(line) > w)    /* the second line continues the first */
-            surface_text(&a->scr, yy + 1, r->x, limit, w, line, TC_NORMAL);
+            surface_text(&a->scr, yy + 1, r->x, limit, w - 1, line, TC_NORMAL);
         else
             surface_text(&a->scr, yy + 1, r->x, limit, 0, p->reason, TC_NORMAL);
     }
@@ -336,7 +339,7 @@ void panes_draw(tui_app *a)
 {
     surface *s = &a->scr;
     surface_clear(s);
-    a->lay = layout_compute(s->rows, s->cols, a->bottom);
+    a->lay = layout_compute(s->rows, s->cols, a->bottom, a->focus == PANE_DIFF);
     if (a->lay.too_small) {
         char line[128];
         snprintf(line, sizeof line, "terminal too small: %dx%d needed, %dx%d here", LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS,
