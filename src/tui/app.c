@@ -170,11 +170,10 @@ static void terminal_loop(tui_app *a)
         }
         if (a->dirty || a->full_redraw)
             input_frame(a);
-        if (wait_events(a, 0, job_count(a->jobs, JOB_MAX) ? 100 : 1000)) {
-            int key;
-            while ((key = term_read_key()) >= 0 && !a->quit)
-                input_key(a, key);
-        }
+        wait_events(a, 0, job_count(a->jobs, JOB_MAX) ? 100 : 1000);
+        int key;   /* read even when poll saw nothing: a SIGWINCH interrupts it and wgetch reports KEY_RESIZE */
+        while ((key = term_read_key()) >= 0 && !a->quit)
+            input_key(a, key);
     }
 }
 

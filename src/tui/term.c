@@ -3,6 +3,7 @@
 #include "tui/term.h"
 
 #include <curses.h>
+#include <term.h>
 #include <fcntl.h>
 #include <langinfo.h>
 #include <signal.h>
@@ -243,6 +244,16 @@ int term_init(tui_app *a, kwb_error *err)
         return kwb_error_set(err, "cannot start the terminal (TERM=%s)", getenv("TERM") ? getenv("TERM") : "");
     }
     set_term(screen);
+    char *cup = tigetstr("cup");
+    if (!cup || cup == (char *)-1) {   /* dumb and its like: no cursor addressing, no full screen */
+        endwin();
+        delscreen(screen);
+        screen = NULL;
+        stderr_back();
+        return kwb_error_set(err, "cannot run full screen on TERM=%s (no cursor addressing); use a terminal "
+                                  "such as xterm-256color, or kwb run for rounds without one",
+                             getenv("TERM") ? getenv("TERM") : "");
+    }
     active = 1;
     setup_screen(a);
     return 0;

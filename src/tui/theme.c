@@ -180,7 +180,7 @@ short theme_downgrade(short c, int colors, int *bold)
         base = level < 64 ? 0 : level < 160 ? 8 : level < 224 ? 7 : 15;
     } else {   /* the 6x6x6 cube: each channel above half becomes that primary */
         int v = c - 16, r = v / 36, g = (v / 6) % 6, b = v % 6, hi = r >= 4 || g >= 4 || b >= 4;
-        base = (r >= 3 ? 1 : 0) | (g >= 3 ? 2 : 0) | (b >= 3 ? 4 : 0);
+        base = (r >= 2 ? 1 : 0) | (g >= 2 ? 2 : 0) | (b >= 2 ? 4 : 0);
         if (base == 0 && (r + g + b) >= 3)
             base = 8;
         else if (hi && base != 0)
