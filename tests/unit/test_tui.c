@@ -98,7 +98,7 @@ static void test_diff_pairs(void **state)
     FILE *f = open_memstream(&buf, &len);
     surface_dump_text(&s, f);
     fclose(f);
-    assert_non_null(strstr(buf, "  2 -#define LANES 1 /* kn~|  2 +#define LANES 2 /* kno~"));
+    assert_non_null(strstr(buf, "  2 -#define LANES 1 /* knob~|  2 +#define LANES 2 /* knob ~"));
     free(buf);
     surface_free(&s);
     diff_free(&d);
