@@ -170,6 +170,8 @@ static void terminal_loop(tui_app *a)
         }
         if (a->dirty || a->full_redraw)
             input_frame(a);
+        if (a->first_frame_s == 0)
+            a->first_frame_s = proc_now();
         wait_events(a, 0, job_count(a->jobs, JOB_MAX) ? 100 : 1000);
         int key;   /* read even when poll saw nothing: a SIGWINCH interrupts it and wgetch reports KEY_RESIZE */
         while ((key = term_read_key()) >= 0 && !a->quit)
@@ -203,6 +205,8 @@ static int script_loop(tui_app *a, const char *path)
     }
     char line[2048];
     int lineno = 0, failed = 0;
+    input_frame(a);
+    a->first_frame_s = proc_now();
     settle(a);
     input_frame(a);
     while (!a->quit && fgets(line, sizeof line, f)) {
@@ -293,6 +297,7 @@ static int app_start(tui_app *a, kwb_error *err)
 int cmd_tui(int argc, char **argv)
 {
     tui_app *a = xcalloc(1, sizeof *a);
+    a->start_s = proc_now();
     int check_config = 0;
     if (parse_args(argc, argv, &a->opt, &check_config) != 0)
         return 2;

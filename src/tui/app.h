@@ -89,6 +89,7 @@ typedef struct tui_app {
     int full_redraw;            /* clear the terminal first (resize, Ctrl-L) */
     int quit;
     int script;                 /* script mode: no terminal */
+    double start_s, first_frame_s;  /* process start and first frame (proc_now), for startup-time */
 
     /* the model, from the store */
     ws_handle h;

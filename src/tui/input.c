@@ -470,6 +470,10 @@ void input_command(tui_app *a, const char *line, int *failed)
             a->prompt = PROMPT_NONE;
             flow_reject_with(a, w[1]);
         }
+    } else if (strcmp(w[0], "startup-time") == 0) {
+        printf("startup-time: %.1f ms from the start of kwb tui to the first frame\n",
+               1e3 * (a->first_frame_s - a->start_s));
+        fflush(stdout);
     } else if (strcmp(w[0], "time-keys") == 0) {
         rc = time_keys(a, w + 1, n - 1);
     } else if (!strcmp(w[0], "set") || !strcmp(w[0], "bind") || !strcmp(w[0], "color") || !strcmp(w[0], "source")) {
