@@ -22,6 +22,7 @@
 #include "tui/input.h"
 #include "tui/model.h"
 #include "tui/panes.h"
+#include "tui/state.h"
 #include "tui/term.h"
 #include "tui/words.h"
 #include "xalloc.h"
@@ -288,6 +289,8 @@ static int app_start(tui_app *a, kwb_error *err)
             }
         }
     }
+    if (!a->script)   /* scripts start from the defaults, so they stay repeatable */
+        state_load(a);
     if (flow_begin(a, err) != 0)
         return -1;
     app_status(a, TC_NORMAL, "? help  Tab panes  a accept  x reject  q quit");
@@ -337,6 +340,7 @@ int cmd_tui(int argc, char **argv)
             code = 2;
         } else {
             terminal_loop(a);
+            state_save(a);
         }
     }
     flow_cancel(a);

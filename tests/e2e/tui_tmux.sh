@@ -3,7 +3,7 @@
 # (tmux-256color with UTF-8: box lines and 256-colour codes; screen: only the 8 colours; vt100 and
 # NO_COLOR: no colour codes; LANG=C: an ASCII frame; dumb: a clear refusal), resize (80x24, "too
 # small" at 40x10, back), the byte budget of one cursor move in the table (pipe-pane: under 1 KB)
-# and q quits with the terminal given back. Polls for markers, never sleeps a fixed time.
+# and q quits with the terminal given back and the state saved in $XDG_STATE_HOME. Polls for markers, never sleeps a fixed time.
 . "$top_srcdir/tests/lib.sh"
 command -v tmux >/dev/null || { echo "1..0 # SKIP tmux not found"; exit 77; }
 export KWB_WORKSPACE="$TMP/ws"
@@ -26,10 +26,13 @@ wait_for() {
     return 1
 }
 # start ENV...: a fresh window w at 100x30 running kwb tui with ENV.
+starts=0
 start() {
     tmux -L "$SOCK" kill-server 2>/dev/null
+    starts=$((starts + 1))
+    SOCK="kwbtest$$-$starts"   # a fresh server each time: no race with the one going away
     tmux -L "$SOCK" -f /dev/null new-session -d -s w -x 100 -y 30 \
-        "env $* KWB_WORKSPACE=$KWB_WORKSPACE KWB_CACHE_DIR=$KWB_CACHE_DIR $KWB tui --session t 2>$TMP/stderr; echo kwb-exited-\$?; sleep 30"
+        "env $* XDG_STATE_HOME=$TMP/state KWB_WORKSPACE=$KWB_WORKSPACE KWB_CACHE_DIR=$KWB_CACHE_DIR $KWB tui --session t 2>$TMP/stderr; echo kwb-exited-\$?; sleep 30"
     tmux -L "$SOCK" set-option -g remain-on-exit on >/dev/null 2>&1
 }
 
@@ -74,6 +77,8 @@ if [ -n "$utf8" ]; then
     tmux -L "$SOCK" send-keys -t w q
     wait_for 'kwb-exited-0' && pass "q quits (exit 0)" || fail "q did not quit"
     [ ! -s "$TMP/stderr" ] && pass "nothing on stderr" || { fail "stderr"; cat "$TMP/stderr" >&2; }
+    grep -q '^version 1' "$TMP/state/kwb/state" && [ "$(stat -c %a "$TMP/state/kwb/state")" = 600 ] &&
+        pass "state saved in XDG_STATE_HOME (0600)" || fail "state file"
 
     start TERM=tmux-256color LANG="$utf8" NO_COLOR=1
     if wait_for 'directions: a chooses' -e && ! grep -Eq '\[[34][0-7]m|[34]8;5;' "$TMP/pane"; then
@@ -93,7 +98,7 @@ wait_for '\[3[0-7]m|\[3[0-7];' -e && pass "screen: 8-colour codes" || fail "scre
 grep -q '38;5;' "$TMP/pane" && fail "screen: 256-colour codes" || pass "screen: no 256-colour codes"
 
 start TERM=vt100 LANG=C
-wait_for 'directions: a chooses' && pass "vt100: up" || fail "vt100: not up"
+wait_for "directions: a chooses" && pass "vt100: up" || { fail "vt100: not up"; cat "$TMP/pane" "$TMP/stderr" >&2; }
 grep -Eq '\[3[0-7]m|38;5' "$TMP/pane" && fail "vt100: colour codes" || pass "vt100: no colour codes"
 
 start TERM=dumb LANG=C
