@@ -157,6 +157,10 @@ static int wait_events(tui_app *a, int stdin_fd, int timeout_ms)
     k += job_pollfds(a->jobs, JOB_MAX, pfd + k, 2 * JOB_MAX);
     int rc = poll(pfd, (nfds_t)k, timeout_ms);
     job_service(a->jobs, JOB_MAX, flow_job_line, flow_job_done, a);
+    if (a->step == STEP_EVALUATING && proc_now() - a->progress_polled > 0.25) {
+        model_poll_progress(a);
+        a->progress_polled = proc_now();
+    }
     return rc > 0 && stdin_fd >= 0 && (pfd[0].revents & (POLLIN | POLLHUP));
 }
 

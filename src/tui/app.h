@@ -129,6 +129,8 @@ typedef struct tui_app {
     char verdict_reason[512];
     int verdict_promote;
     char last_undo[256];        /* what `u` would undo: "direction N" or "candidate NAME" */
+    int progress_done, progress_total;  /* the running evaluation's workloads */
+    double progress_polled;
     job jobs[JOB_MAX];
     int njobs_running;
 

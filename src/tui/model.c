@@ -258,6 +258,23 @@ void model_poll_log(tui_app *a)
     store_log_list_free(e, n);
 }
 
+void model_poll_progress(tui_app *a)
+{
+    if (!a->session)
+        return;
+    store_eval_run *r = NULL;
+    int n = 0;
+    kwb_error err = {{0}};
+    if (store_eval_run_list(a->h.st, a->session, "running", &r, &n, &err) != 0)
+        return;
+    int done = n > 0 ? r[n - 1].n_done : 0, total = n > 0 ? r[n - 1].n_workloads : 0;
+    if (done != a->progress_done || total != a->progress_total)
+        a->dirty = 1;
+    a->progress_done = done;
+    a->progress_total = total;
+    store_eval_run_list_free(r, n);
+}
+
 void model_reload(tui_app *a)
 {
     if (!a->session)

@@ -15,6 +15,9 @@ void model_close(tui_app *a);
 void model_reload(tui_app *a);
 /* Appends the session log lines recorded since the last call to the log pane. */
 void model_poll_log(tui_app *a);
+/* While an evaluation of the session runs: its progress (workloads recorded of planned) into
+ * a->progress_done / a->progress_total (the log is read when the evaluation ends). */
+void model_poll_progress(tui_app *a);
 /* Recomputes the visible rows of the table from the filter and the sort. */
 void model_apply_view(tui_app *a);
 /* Sets the table filter to the regular expression RE ("" clears it). 0, or -1 with *err. */

@@ -252,7 +252,18 @@ static void draw_diff(tui_app *a)
 static void draw_log(tui_app *a)
 {
     const layout_rect *r = &a->lay.pane[PANE_LOG];
-    draw_title(a, PANE_LOG, job_count(a->jobs, JOB_MAX) ? "(work in flight: Esc cancels)" : "");
+    char extra[160] = "";
+    if (a->step == STEP_EVALUATING && a->progress_total > 0) {   /* the sweep's progress bar */
+        int w = 20, fill = a->progress_done * w / a->progress_total;
+        char bar[64];
+        for (int i = 0; i < w; i++)
+            bar[i] = i < fill ? '#' : '.';
+        bar[w] = '\0';
+        snprintf(extra, sizeof extra, "sweep [%s] %d/%d (Esc cancels)", bar, a->progress_done, a->progress_total);
+    } else if (job_count(a->jobs, JOB_MAX)) {
+        snprintf(extra, sizeof extra, "(work in flight: Esc cancels)");
+    }
+    draw_title(a, PANE_LOG, extra);
     int top = scroll_top(a, PANE_LOG), h = pane_height(a, PANE_LOG);
     for (int i = 0; i < h && top + i < a->nlog; i++) {
         surface_text(&a->scr, r->y + 1 + i, r->x, r->x + r->w, 0, a->log[top + i].text, a->log[top + i].cls);
