@@ -103,8 +103,10 @@ void diff_parse(const char *text, diff_doc *d)
             add_line(d, '@', p, len, 0, 0);
         } else if (!strncmp(p, "diff ", 5) || !strncmp(p, "--- ", 4) || !strncmp(p, "+++ ", 4) ||
                    !strncmp(p, "index ", 6) || !strncmp(p, "new file", 8) || !strncmp(p, "deleted file", 12)) {
-            if (!strncmp(p, "+++ ", 4))
-                add_line(d, 'F', p + 4, len - 4, 0, 0);
+            if (!strncmp(p, "+++ ", 4)) {   /* diff(1) adds a tab and the file's time */
+                size_t name = strcspn(p + 4, "\t\n");
+                add_line(d, 'F', p + 4, name < len - 4 ? name : len - 4, 0, 0);
+            }
         } else if (len > 0 && (p[0] == '-' || p[0] == '+' || p[0] == ' ')) {
             char k = p[0];
             add_line(d, k, p + 1, len - 1, k != '+' ? old_no : 0, k != '-' ? new_no : 0);

@@ -2,7 +2,8 @@
 # kwb tui in script mode on a session made by kwb run: keys move the focus and the selection, /
 # filters the table by a regular expression (Esc clears it), sorting, the help generated from the
 # request table (with a rebinding from the config), "terminal too small", a rejected direction
-# with its reason in the store and undone, bad config lines named FILE:LINE (--check-config),
+# with its reason in the store and undone, a candidate edited in $EDITOR (a fake one) and declined
+# at review, bad config lines named FILE:LINE (--check-config),
 # every request documented in kwb(1) and every kwb.conf(5) example parsing, and the message when
 # stdin is not a terminal.
 . "$top_srcdir/tests/lib.sh"
@@ -36,9 +37,19 @@ x not<Space>now <Enter>
 :dump-model $TMP/m6
 u
 :dump-model $TMP/m7
+:select proposals 0
+a
+:dump-model $TMP/m8
+e
+G
+:dump-screen $TMP/edited.txt
+x edited<Space>away <Enter>
+:dump-model $TMP/m9
 :no-such-command
 SCRIPT
-KWB_SCRIPT="$TMP/keys.script" timeout 120 "$KWB" tui --session s >"$TMP/out" 2>"$TMP/err"
+printf '#!/bin/sh\necho "$1" >>"%s/editor.log"\nprintf "/* edited by the fake editor */\\n" >>"$1"\n' "$TMP" >"$TMP/fake-editor"
+chmod +x "$TMP/fake-editor"
+VISUAL= EDITOR="$TMP/fake-editor" KWB_SCRIPT="$TMP/keys.script" timeout 120 "$KWB" tui --session s >"$TMP/out" 2>"$TMP/err"
 expect_code 1 "$?" "a script with a bad command exits 1"
 expect_grep 'keys.script:[0-9]+: .*unknown command' "$TMP/err" "the bad command is named FILE:LINE"
 expect_grep '^pane workloads rows 7 sel 2' "$TMP/m1" "j j moves the selection"
@@ -57,6 +68,13 @@ db="$TMP/ws/kwb.db"
 expect_grep '^proposal pending' "$TMP/m7" "u: the direction is pending again"
 [ "$(sqlite3 "$db" "SELECT count(*) FROM notes WHERE text LIKE 'undo:%'")" -eq 1 ] &&
     pass "store: the undo is noted" || fail "store: undo note"
+
+expect_grep '^step review' "$TMP/m8" "a: the agent wrote a candidate to review"
+expect_grep 'gdn_decode_fast\.c$' "$TMP/editor.log" "e: \$EDITOR got the changed file"
+expect_grep 'edited by the fake editor' "$TMP/edited.txt" "e: the diff is fresh after the edit"
+expect_grep '^step choose' "$TMP/m9" "x at review: back to the directions"
+[ "$(sqlite3 "$db" "SELECT count(*) FROM decisions WHERE reason = 'candidate declined at review: edited away'")" -eq 1 ] &&
+    pass "store: the candidate declined at review, with the reason" || fail "store: review rejection"
 
 # config errors: FILE:LINE, the rest applies; --check-config exits 1
 printf 'set diff-mode = unified\nset nope = 1\nbind diff <Bogus> accept\n' >"$TMP/bad.conf"
