@@ -73,13 +73,18 @@ static void tui_usage(FILE *f)
 
 static int parse_args(int argc, char **argv, tui_options *o, int *check_config)
 {
-    static const struct option opts[] = {
-        {"session", required_argument, NULL, 'S'},  {"definition", required_argument, NULL, 'd'},
-        {"solution", required_argument, NULL, 's'}, {"workspace", required_argument, NULL, 'w'},
-        {"device", required_argument, NULL, 'D'},   {"agent", required_argument, NULL, 'a'},
-        {"workloads", required_argument, NULL, 'W'}, {"max-time", required_argument, NULL, 'T'},
-        {"no-color", no_argument, NULL, 'C'},       {"check-config", no_argument, NULL, 'K'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"session", required_argument, NULL, 'S'},
+                                         {"definition", required_argument, NULL, 'd'},
+                                         {"solution", required_argument, NULL, 's'},
+                                         {"workspace", required_argument, NULL, 'w'},
+                                         {"device", required_argument, NULL, 'D'},
+                                         {"agent", required_argument, NULL, 'a'},
+                                         {"workloads", required_argument, NULL, 'W'},
+                                         {"max-time", required_argument, NULL, 'T'},
+                                         {"no-color", no_argument, NULL, 'C'},
+                                         {"check-config", no_argument, NULL, 'K'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "C", opts, NULL)) != -1)
@@ -113,15 +118,28 @@ static int parse_args(int argc, char **argv, tui_options *o, int *check_config)
 static int headless(const tui_options *o)
 {
     if (!o->definition || !o->solution) {
-        fprintf(stderr, "kwb tui: stdin is not a terminal; the workbench needs one (or KWB_SCRIPT=FILE).\n"
-                        "  For rounds without a terminal: kwb run --auto --definition NAME --solution DIR --session NAME\n");
+        fprintf(stderr,
+                "kwb tui: stdin is not a terminal; the workbench needs one (or KWB_SCRIPT=FILE).\n"
+                "  For rounds without a terminal: kwb run --auto --definition NAME --solution DIR --session NAME\n");
         return 2;
     }
     fprintf(stderr, "kwb tui: stdin is not a terminal: running three rounds headless instead (kwb run --auto)\n");
     char *self = paths_self();
-    const char *argv[24] = {self ? self : "kwb", "run", "--auto", "--rounds", "3", "--definition", o->definition,
-                            "--solution", o->solution, "--session", o->session ? o->session : "demo",
-                            "--agent", o->agent ? o->agent : "tuner", "--device", o->device ? o->device : "cpu"};
+    const char *argv[24] = {self ? self : "kwb",
+                            "run",
+                            "--auto",
+                            "--rounds",
+                            "3",
+                            "--definition",
+                            o->definition,
+                            "--solution",
+                            o->solution,
+                            "--session",
+                            o->session ? o->session : "demo",
+                            "--agent",
+                            o->agent ? o->agent : "tuner",
+                            "--device",
+                            o->device ? o->device : "cpu"};
     int n = 15;
     if (o->workspace)
         argv[n++] = "--workspace", argv[n++] = o->workspace;
@@ -178,7 +196,7 @@ static void terminal_loop(tui_app *a)
         if (a->first_frame_s == 0)
             a->first_frame_s = proc_now();
         wait_events(a, 0, job_count(a->jobs, JOB_MAX) ? 100 : 1000);
-        int key;   /* read even when poll saw nothing: a SIGWINCH interrupts it and wgetch reports KEY_RESIZE */
+        int key; /* read even when poll saw nothing: a SIGWINCH interrupts it and wgetch reports KEY_RESIZE */
         while ((key = term_read_key()) >= 0 && !a->quit)
             input_key(a, key);
     }
@@ -288,12 +306,12 @@ static int app_start(tui_app *a, kwb_error *err)
         if (!a->opt.session) {
             store_session s;
             if (store_session_get(a->h.st, a->session, &s, err) == 0) {
-                a->opt.session = xstrdup(s.name);   /* lives as long as the process */
+                a->opt.session = xstrdup(s.name); /* lives as long as the process */
                 store_session_free(&s);
             }
         }
     }
-    if (!a->script)   /* scripts start from the defaults, so they stay repeatable */
+    if (!a->script) /* scripts start from the defaults, so they stay repeatable */
         state_load(a);
     if (flow_begin(a, err) != 0)
         return -1;
@@ -333,7 +351,7 @@ int cmd_tui(int argc, char **argv)
             fprintf(stderr, "kwb tui: %s\n", err.msg);
             code = 2;
         } else {
-            if (getenv("KWB_SCRIPT_CURSES"))   /* frames also go through curses, to /dev/null (timing) */
+            if (getenv("KWB_SCRIPT_CURSES")) /* frames also go through curses, to /dev/null (timing) */
                 term_init_virtual(a, r, c);
             code = script_loop(a, script);
         }

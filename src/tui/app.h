@@ -27,7 +27,7 @@ typedef struct tui_options {
 typedef struct wl_line {
     char uuid[40];
     char axes[64];
-    double key;             /* the size key (first variable axis), for regimes and sorting */
+    double key; /* the size key (first variable axis), for regimes and sorting */
     double base_ms, best_ms, cand_ms, speedup, roofline;
     char status[24];
     char verdict[16];
@@ -36,7 +36,7 @@ typedef struct wl_line {
 /* One direction in the proposals pane: proposed by `kwb propose`, or decided earlier. */
 typedef struct proposal {
     char id[160], title[200], source[16], rationale[512], predicted[128];
-    char state[16];     /* pending, chosen, written, accepted, rejected, promoted */
+    char state[16]; /* pending, chosen, written, accepted, rejected, promoted */
     char reason[256];
 } proposal;
 
@@ -55,16 +55,16 @@ typedef struct history_point {
 
 /* The steps of a round (DESIGN.md section 1). */
 typedef enum round_step {
-    STEP_IDLE,        /* nothing loaded yet */
-    STEP_STARTING,    /* evaluating the starting solution of a new session */
-    STEP_PROPOSING,   /* kwb propose in flight */
-    STEP_CHOOSE,      /* the engineer picks or rejects a direction */
-    STEP_WRITING,     /* kwb write in flight */
-    STEP_REVIEW,      /* the diff: accept, reject, edit */
-    STEP_EVALUATING,  /* kwb eval (build, gate, sweep) in flight */
-    STEP_CONFIRM,     /* promote? */
-    STEP_DECIDING,    /* kwb decide in flight */
-    STEP_DONE         /* nothing left to propose */
+    STEP_IDLE,       /* nothing loaded yet */
+    STEP_STARTING,   /* evaluating the starting solution of a new session */
+    STEP_PROPOSING,  /* kwb propose in flight */
+    STEP_CHOOSE,     /* the engineer picks or rejects a direction */
+    STEP_WRITING,    /* kwb write in flight */
+    STEP_REVIEW,     /* the diff: accept, reject, edit */
+    STEP_EVALUATING, /* kwb eval (build, gate, sweep) in flight */
+    STEP_CONFIRM,    /* promote? */
+    STEP_DECIDING,   /* kwb decide in flight */
+    STEP_DONE        /* nothing left to propose */
 } round_step;
 
 /* The text field at the bottom (":" prompt, "/" search, reject reason, a yes/no question). */
@@ -81,15 +81,15 @@ typedef struct tui_app {
     theme th;
     layout lay;
     surface scr;
-    int bottom;                 /* the pane in the narrow layout's shared slot */
+    int bottom; /* the pane in the narrow layout's shared slot */
     int focus;
     pane_state ps[PANE_COUNT];
     int help_open, help_top;
-    int dirty;                  /* something changed: repaint */
-    int full_redraw;            /* clear the terminal first (resize, Ctrl-L) */
+    int dirty;       /* something changed: repaint */
+    int full_redraw; /* clear the terminal first (resize, Ctrl-L) */
     int quit;
-    int script;                 /* script mode: no terminal */
-    double start_s, first_frame_s;  /* process start and first frame (proc_now), for startup-time */
+    int script;                    /* script mode: no terminal */
+    double start_s, first_frame_s; /* process start and first frame (proc_now), for startup-time */
 
     /* the model, from the store */
     ws_handle h;
@@ -101,7 +101,7 @@ typedef struct tui_app {
     int n_candidates;
     wl_line *rows;
     int nrows;
-    int *order;                 /* visible rows (filtered, sorted) as indices into rows */
+    int *order; /* visible rows (filtered, sorted) as indices into rows */
     int norder;
     int sort_col, sort_desc;
     char filter[256];
@@ -116,20 +116,20 @@ typedef struct tui_app {
     int nhist;
     log_line *log;
     int nlog;
-    int64_t log_after;          /* store log id already read */
+    int64_t log_after; /* store log id already read */
     diff_doc diff;
-    int diff_mode;              /* 0 auto, 1 side by side, 2 unified */
+    int diff_mode; /* 0 auto, 1 side by side, 2 unified */
 
     /* the round in progress */
     round_step step;
     int round_no;
-    int chosen;                 /* index into props */
+    int chosen; /* index into props */
     char cand_name[160], cand_dir[1024];
     char eval_json[1024];
     char verdict_reason[512];
     int verdict_promote;
-    char last_undo[256];        /* what `u` would undo: "direction N" or "candidate NAME" */
-    int progress_done, progress_total;  /* the running evaluation's workloads */
+    char last_undo[256];               /* what `u` would undo: "direction N" or "candidate NAME" */
+    int progress_done, progress_total; /* the running evaluation's workloads */
     double progress_polled;
     job jobs[JOB_MAX];
     int njobs_running;

@@ -150,9 +150,7 @@ void config_load(tui_config *c)
     }
     config_apply_text(c, "(built-in kwb.conf)", tui_default_config, 0);
     const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-    char *path = xdg && *xdg ? xasprintf("%s/kwb/config", xdg)
-                 : home      ? xasprintf("%s/.config/kwb/config", home)
-                             : NULL;
+    char *path = xdg && *xdg ? xasprintf("%s/kwb/config", xdg) : home ? xasprintf("%s/.config/kwb/config", home) : NULL;
     if (path)
         config_apply_file(c, path, 1, 0);
     free(path);

@@ -17,15 +17,15 @@ typedef struct color_override {
 } color_override;
 
 typedef struct tui_config {
-    char diff_mode[16];         /* auto, side-by-side, unified */
-    char line_graphics[16];     /* auto, utf-8, ascii */
-    char theme[128];            /* fallback list */
+    char diff_mode[16];     /* auto, side-by-side, unified */
+    char line_graphics[16]; /* auto, utf-8, ascii */
+    char theme[128];        /* fallback list */
     int mouse;
     int sort_col;
     keymap keys;
     color_override colors[64];
     int ncolors;
-    strbuf errors;              /* "FILE:LINE: problem" lines */
+    strbuf errors; /* "FILE:LINE: problem" lines */
     int nerrors;
 } tui_config;
 

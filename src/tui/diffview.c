@@ -52,7 +52,7 @@ static void mark_words(diff_line *del, diff_line *add)
         sb++;
     del->emph_lo = (int)pre, del->emph_hi = (int)sa;
     add->emph_lo = (int)pre, add->emph_hi = (int)sb;
-    if (sa - pre > la * 3 / 4 + 1 && la > 8)     /* nothing similar: no word marks */
+    if (sa - pre > la * 3 / 4 + 1 && la > 8) /* nothing similar: no word marks */
         del->emph_hi = del->emph_lo, add->emph_hi = add->emph_lo;
 }
 
@@ -103,7 +103,7 @@ void diff_parse(const char *text, diff_doc *d)
             add_line(d, '@', p, len, 0, 0);
         } else if (!strncmp(p, "diff ", 5) || !strncmp(p, "--- ", 4) || !strncmp(p, "+++ ", 4) ||
                    !strncmp(p, "index ", 6) || !strncmp(p, "new file", 8) || !strncmp(p, "deleted file", 12)) {
-            if (!strncmp(p, "+++ ", 4)) {   /* diff(1) adds a tab and the file's time */
+            if (!strncmp(p, "+++ ", 4)) { /* diff(1) adds a tab and the file's time */
                 size_t name = strcspn(p + 4, "\t\n");
                 add_line(d, 'F', p + 4, name < len - 4 ? name : len - 4, 0, 0);
             }

@@ -7,10 +7,10 @@
 #include "tui/surface.h"
 
 typedef struct diff_line {
-    char kind;              /* ' ' context, '-' deleted, '+' added, '@' hunk header, 'F' file header */
-    char *text;             /* without the marker */
-    int old_no, new_no;     /* 0 when the side has none */
-    int emph_lo, emph_hi;   /* bytes of text that changed against its pair; lo == hi: none */
+    char kind;            /* ' ' context, '-' deleted, '+' added, '@' hunk header, 'F' file header */
+    char *text;           /* without the marker */
+    int old_no, new_no;   /* 0 when the side has none */
+    int emph_lo, emph_hi; /* bytes of text that changed against its pair; lo == hi: none */
 } diff_line;
 
 /* A side-by-side row: a line index for each half (-1: filler), or SPAN for a header line across both. */
@@ -23,7 +23,7 @@ typedef struct diff_doc {
     int nlines;
     diff_row *rows;
     int nrows;
-    int gutter;             /* digits of the largest line number (at least 3) */
+    int gutter; /* digits of the largest line number (at least 3) */
 } diff_doc;
 
 /* Reads unified diff TEXT into D (free with diff_free); an empty text gives an empty document. */

@@ -59,8 +59,8 @@ static void eval_options(tui_app *a, const char **args, int *n)
 
 static void propose(tui_app *a)
 {
-    const char *args[] = {"propose", "--session", a->opt.session, "--json", "--agent",
-                          a->opt.agent ? a->opt.agent : "tuner", NULL};
+    const char *args[] = {
+        "propose", "--session", a->opt.session, "--json", "--agent", a->opt.agent ? a->opt.agent : "tuner", NULL};
     a->step = STEP_PROPOSING;
     spawn_kwb(a, JOB_PROPOSE, "propose", 1, args);
 }
@@ -96,7 +96,8 @@ static int read_verdict(const char *json, char *reason, size_t cap, double *mean
     int total = 0, passed = 0, faster = 0, slower = 0;
     json_t *w;
     size_t i;
-    json_array_foreach(json_object_get(doc, "workloads"), i, w) {
+    json_array_foreach(json_object_get(doc, "workloads"), i, w)
+    {
         const char *st = json_string_value(json_object_get(w, "status"));
         const char *v = json_string_value(json_object_get(json_object_get(w, "verdict"), "kind"));
         total++;
@@ -131,13 +132,14 @@ static void read_proposals(tui_app *a, const char *json)
     json_t *d;
     size_t i;
     int added = 0, keep = 0;
-    for (int k = 0; k < a->nprops; k++)   /* this answer replaces the pending ones */
+    for (int k = 0; k < a->nprops; k++) /* this answer replaces the pending ones */
         if (strcmp(a->props[k].state, "pending") != 0 && strcmp(a->props[k].state, "chosen") != 0 &&
             strcmp(a->props[k].state, "written") != 0)
             a->props[keep++] = a->props[k];
     a->nprops = keep;
     a->chosen = -1;
-    json_array_foreach(json_object_get(doc, "directions"), i, d) {
+    json_array_foreach(json_object_get(doc, "directions"), i, d)
+    {
         a->props = xrealloc(a->props, (size_t)(a->nprops + 1) * sizeof *a->props);
         memmove(a->props + added + 1, a->props + added, (size_t)(a->nprops - added) * sizeof *a->props);
         proposal *p = &a->props[added++];
@@ -155,8 +157,7 @@ static void read_proposals(tui_app *a, const char *json)
     json_decref(doc);
     a->ps[PANE_PROPOSALS].sel = 0;
     a->step = added ? STEP_CHOOSE : STEP_DONE;
-    app_status(a, TC_NORMAL, added ? "%d directions: a chooses one, x rejects it" : "no direction left to try",
-               added);
+    app_status(a, TC_NORMAL, added ? "%d directions: a chooses one, x rejects it" : "no direction left to try", added);
     if (added)
         a->focus = PANE_PROPOSALS;
 }
@@ -166,8 +167,8 @@ static void record_direction(tui_app *a, proposal *p, const char *decision, cons
 {
     int64_t id;
     kwb_error err = {{0}};
-    if (store_direction_add(a->h.st, a->session, 0, p->source[0] ? p->source : "tuner", p->id, p->title, &id,
-                            &err) != 0 ||
+    if (store_direction_add(a->h.st, a->session, 0, p->source[0] ? p->source : "tuner", p->id, p->title, &id, &err) !=
+            0 ||
         store_direction_decide(a->h.st, id, decision, reason, &err) != 0)
         app_log(a, TC_LOG_ERROR, "direction not recorded: %s", err.msg);
     snprintf(p->state, sizeof p->state, "%s", decision);
@@ -226,7 +227,7 @@ void flow_job_line(void *ctx, job *j, int is_err, const char *line)
     if (j->kind == JOB_WRITE && !is_err)
         write_event(a, line);
     else if (j->kind == JOB_REDIFF && !is_err)
-        return;   /* captured whole */
+        return; /* captured whole */
     else if (is_err || (j->kind != JOB_PROPOSE && j->kind != JOB_EVAL && j->kind != JOB_START_EVAL))
         app_log(a, strstr(line, "error") ? TC_LOG_ERROR : TC_LOG_INFO, "%s: %s", j->label, line);
     a->dirty = 1;
@@ -240,7 +241,7 @@ static int exit_code(const job *j)
 static void decide(tui_app *a, const char *name, int promote, const char *reason)
 {
     const char *args[] = {"decide", name, promote ? "promote" : "reject", "--session", a->opt.session, "--reason",
-                          reason, NULL};
+                          reason,   NULL};
     spawn_kwb(a, promote ? JOB_DECIDE : JOB_DECIDE + 100, "decide", 0, args);
 }
 
@@ -253,16 +254,17 @@ static void eval_done(tui_app *a, job *j)
 {
     double mean = 0;
     int v = exit_code(j) == 0 || j->out.len ? read_verdict(j->out.s, a->verdict_reason, sizeof a->verdict_reason, &mean)
-                                           : -1;
+                                            : -1;
     if (v < 0 && !a->verdict_reason[0])
-        snprintf(a->verdict_reason, sizeof a->verdict_reason, "evaluation failed (%s)", j->cancelled ? "cancelled" : "exit");
+        snprintf(a->verdict_reason, sizeof a->verdict_reason, "evaluation failed (%s)",
+                 j->cancelled ? "cancelled" : "exit");
     a->verdict_promote = v == 1;
     a->step = STEP_CONFIRM;
     model_reload(a);
     a->focus = PANE_WORKLOADS;
     app_log(a, v == 1 ? TC_LOG_INFO : TC_LOG_WARN, "gate and sweep: %s", a->verdict_reason);
-    app_status(a, v == 1 ? TC_NORMAL : TC_WARNING, "%s: %s -> %s? y/a confirms, x rejects with a reason",
-               a->cand_name, a->verdict_reason, v == 1 ? "promote" : "reject");
+    app_status(a, v == 1 ? TC_NORMAL : TC_WARNING, "%s: %s -> %s? y/a confirms, x rejects with a reason", a->cand_name,
+               a->verdict_reason, v == 1 ? "promote" : "reject");
 }
 
 void flow_job_done(void *ctx, job *j)
@@ -290,8 +292,9 @@ void flow_job_done(void *ctx, job *j)
             a->step = STEP_DONE;
             return;
         }
-        const char *args[] = {"decide", "start", "promote", "--session", a->opt.session, "--reason",
-                              "starting point of the session", NULL};
+        const char *args[] = {
+            "decide", "start", "promote", "--session", a->opt.session, "--reason", "starting point of the session",
+            NULL};
         spawn_kwb(a, JOB_START_DECIDE, "start: decide", 0, args);
         break;
     }
@@ -322,9 +325,7 @@ void flow_job_done(void *ctx, job *j)
             app_status(a, TC_ERROR, "the agent failed (exit %d); choose another direction", code);
         }
         break;
-    case JOB_EVAL:
-        eval_done(a, j);
-        break;
+    case JOB_EVAL: eval_done(a, j); break;
     case JOB_DECIDE:
     case JOB_DECIDE + 100: {
         int promoted = j->kind == JOB_DECIDE;
@@ -373,8 +374,10 @@ static void choose(tui_app *a)
     free(parent);
     paths_remove_tree(a->cand_dir);
     diff_free(&a->diff);
-    const char *args[] = {"write", "--session", a->opt.session, "--direction", p->id, "--out", a->cand_dir,
-                          "--agent", a->opt.agent ? a->opt.agent : "tuner", "--events", NULL};
+    const char *args[] = {"write",       "--session", a->opt.session,
+                          "--direction", p->id,       "--out",
+                          a->cand_dir,   "--agent",   a->opt.agent ? a->opt.agent : "tuner",
+                          "--events",    NULL};
     a->step = STEP_WRITING;
     a->focus = PANE_LOG;
     a->bottom = PANE_LOG;
@@ -383,8 +386,17 @@ static void choose(tui_app *a)
 
 static void evaluate(tui_app *a)
 {
-    const char *args[40] = {"eval", "--solution", a->cand_dir, "--name", a->cand_name, "--direction",
-                            chosen(a) ? chosen(a)->id : "edit", "--parent", a->best_name, "--against", a->best_dir};
+    const char *args[40] = {"eval",
+                            "--solution",
+                            a->cand_dir,
+                            "--name",
+                            a->cand_name,
+                            "--direction",
+                            chosen(a) ? chosen(a)->id : "edit",
+                            "--parent",
+                            a->best_name,
+                            "--against",
+                            a->best_dir};
     int n = 11;
     eval_options(a, args, &n);
     args[n] = NULL;
@@ -415,8 +427,8 @@ void flow_reject(tui_app *a)
         app_status(a, TC_WARNING, "nothing to reject now");
         return;
     }
-    if (a->step == STEP_CHOOSE && (a->ps[PANE_PROPOSALS].sel >= a->nprops ||
-                                   strcmp(a->props[a->ps[PANE_PROPOSALS].sel].state, "pending") != 0)) {
+    if (a->step == STEP_CHOOSE &&
+        (a->ps[PANE_PROPOSALS].sel >= a->nprops || strcmp(a->props[a->ps[PANE_PROPOSALS].sel].state, "pending") != 0)) {
         app_status(a, TC_WARNING, "select a pending direction to reject");
         return;
     }
@@ -543,9 +555,18 @@ void flow_profile(tui_app *a)
         app_status(a, TC_WARNING, "select a workload of an evaluated session");
         return;
     }
-    const char *args[] = {"profile", "--definition", a->definition, "--solution", a->best_dir, "--workload",
-                          a->rows[a->order[s]].uuid, "--device", a->opt.device ? a->opt.device : "cpu",
-                          "--session", a->opt.session, NULL};
+    const char *args[] = {"profile",
+                          "--definition",
+                          a->definition,
+                          "--solution",
+                          a->best_dir,
+                          "--workload",
+                          a->rows[a->order[s]].uuid,
+                          "--device",
+                          a->opt.device ? a->opt.device : "cpu",
+                          "--session",
+                          a->opt.session,
+                          NULL};
     a->bottom = PANE_LOG;
     spawn_kwb(a, JOB_PROFILE, "profile", 0, args);
 }

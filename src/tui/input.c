@@ -147,8 +147,18 @@ void input_request(tui_app *a, int req)
         req != REQ_UP && req != REQ_REDRAW)
         a->help_open = 0, a->full_redraw = 1;
     switch (req) {
-    case REQ_DOWN: if (a->help_open) a->help_top++, a->dirty = 1; else move_sel(a, pane, 1, 0); break;
-    case REQ_UP: if (a->help_open) a->help_top -= a->help_top > 0, a->dirty = 1; else move_sel(a, pane, -1, 0); break;
+    case REQ_DOWN:
+        if (a->help_open)
+            a->help_top++, a->dirty = 1;
+        else
+            move_sel(a, pane, 1, 0);
+        break;
+    case REQ_UP:
+        if (a->help_open)
+            a->help_top -= a->help_top > 0, a->dirty = 1;
+        else
+            move_sel(a, pane, -1, 0);
+        break;
     case REQ_PAGE_DOWN: move_sel(a, pane, page, 0); break;
     case REQ_PAGE_UP: move_sel(a, pane, -page, 0); break;
     case REQ_FIRST: move_sel(a, pane, 0, 1); break;
@@ -180,9 +190,15 @@ void input_request(tui_app *a, int req)
     case REQ_EDIT: flow_edit(a, term_suspend, term_resume); break;
     case REQ_UNDO: flow_undo(a); break;
     case REQ_PROFILE: flow_profile(a); break;
-    case REQ_REFRESH: model_reload(a); app_status(a, TC_NORMAL, "reloaded from the store"); break;
+    case REQ_REFRESH:
+        model_reload(a);
+        app_status(a, TC_NORMAL, "reloaded from the store");
+        break;
     case REQ_REDRAW: a->full_redraw = a->dirty = 1; break;
-    case REQ_CONFIRM: if (a->step == STEP_CONFIRM) flow_accept(a); break;
+    case REQ_CONFIRM:
+        if (a->step == STEP_CONFIRM)
+            flow_accept(a);
+        break;
     case REQ_CANCEL:
         if (a->help_open)
             a->help_open = 0, a->full_redraw = 1;
@@ -243,7 +259,7 @@ static void prompt_key(tui_app *a, int key)
         while (a->input_len > 0 && ((unsigned char)a->input[--a->input_len] & 0xc0) == 0x80)
             ;
         a->input[a->input_len] = '\0';
-    } else if (key == 21) {   /* Ctrl-U */
+    } else if (key == 21) { /* Ctrl-U */
         a->input_len = 0, a->input[0] = '\0';
     } else if (key >= 32 && key < 0x110000 && key != 127 && a->input_len + 5 < (int)sizeof a->input) {
         a->input_len += tui_utf8_encode((uint32_t)key, a->input + a->input_len);
@@ -251,8 +267,30 @@ static void prompt_key(tui_app *a, int key)
     a->dirty = 1;
 }
 
+/* A click (set mouse = yes): focuses the pane under it and selects the row clicked. */
+static void mouse_click(tui_app *a)
+{
+    MEVENT ev;
+    if (!term_active() || getmouse(&ev) != OK || !(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED)))
+        return;
+    for (int p = 1; p < PANE_COUNT; p++) {
+        const layout_rect *r = &a->lay.pane[p];
+        if (!r->visible || ev.y < r->y || ev.y >= r->y + r->h || ev.x < r->x || ev.x >= r->x + r->w)
+            continue;
+        focus_pane(a, p);
+        int row = ev.y - r->y - 1 - (p == PANE_WORKLOADS);
+        if (row >= 0)
+            move_sel(a, p, a->ps[p].top + row, 1);
+        return;
+    }
+}
+
 void input_key(tui_app *a, int key)
 {
+    if (key == KEY_MOUSE) {
+        mouse_click(a);
+        return;
+    }
     if (key == KEY_RESIZE) {
         if (input_on_resize)
             input_on_resize(a, 0, 0);
@@ -273,11 +311,13 @@ void input_key(tui_app *a, int key)
 
 static void dump_model(tui_app *a, FILE *f)
 {
-    static const char *const steps[] = {"idle", "starting", "proposing", "choose", "writing", "review",
-                                        "evaluating", "confirm", "deciding", "done"};
+    static const char *const steps[] = {"idle",   "starting",   "proposing", "choose",   "writing",
+                                        "review", "evaluating", "confirm",   "deciding", "done"};
     fprintf(f, "size %dx%d%s\nfocus %s\nstep %s\nround %d\n", a->scr.cols, a->scr.rows,
-            a->lay.too_small ? " too-small" : a->lay.wide ? " wide" : " narrow", layout_pane_names[a->focus],
-            steps[a->step], a->round_no);
+            a->lay.too_small ? " too-small"
+            : a->lay.wide    ? " wide"
+                             : " narrow",
+            layout_pane_names[a->focus], steps[a->step], a->round_no);
     for (int p = 1; p < PANE_COUNT; p++)
         fprintf(f, "pane %s rows %d sel %d top %d hscroll %d%s\n", layout_pane_names[p], pane_rows(a, p), a->ps[p].sel,
                 a->ps[p].top, a->ps[p].hscroll, a->lay.pane[p].visible ? "" : " hidden");
@@ -311,7 +351,7 @@ static void normalise(char *line)
                 ;
         if (d > q && (*d == '%' || (*d == 'x' && !isalnum((unsigned char)d[1]))))
             d++;
-        int cut = d > q && (*d == '~' || (*d == '.' && d[1] == '~'));   /* a number cut by the pane edge */
+        int cut = d > q && (*d == '~' || (*d == '.' && d[1] == '~')); /* a number cut by the pane edge */
         if (cut)
             d += *d == '.' ? 2 : 1;
         char before = q > line ? q[-1] : ' ';
@@ -333,11 +373,11 @@ static void normalise(char *line)
         }
         size_t hex = strspn(p, "0123456789abcdef");
         if (hex >= 12 && (p == line || !isalnum((unsigned char)p[-1])) && !isalnum((unsigned char)p[hex])) {
-            memcpy(out + o, "<id>", 4), o += 4;   /* commits: they hold the time */
+            memcpy(out + o, "<id>", 4), o += 4; /* commits: they hold the time */
             p += hex;
             continue;
         }
-        if (q > p) {   /* a run of blanks not before a number: one blank (bars and widths vary) */
+        if (q > p) { /* a run of blanks not before a number: one blank (bars and widths vary) */
             out[o++] = ' ';
             p = q;
             continue;
@@ -345,7 +385,7 @@ static void normalise(char *line)
         out[o++] = *p++;
     }
     out[o] = '\0';
-    size_t k = 0;   /* the bars' blanks too: one blank per run */
+    size_t k = 0; /* the bars' blanks too: one blank per run */
     for (size_t i = 0; i < o; i++)
         if (!(out[i] == ' ' && k > 0 && line[k - 1] == ' '))
             line[k++] = out[i];

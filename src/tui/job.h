@@ -13,15 +13,15 @@
 #define JOB_MAX 4
 
 typedef struct job {
-    int active;             /* started and not yet reaped */
-    int kind;               /* the caller's tag (which step of the round) */
+    int active; /* started and not yet reaped */
+    int kind;   /* the caller's tag (which step of the round) */
     pid_t pid;
-    int fd[2];              /* stdout, stderr read ends; -1 once at end of file */
-    strbuf part[2];         /* an unfinished line of each */
-    strbuf out;             /* all of stdout, when captured */
+    int fd[2];      /* stdout, stderr read ends; -1 once at end of file */
+    strbuf part[2]; /* an unfinished line of each */
+    strbuf out;     /* all of stdout, when captured */
     int capture;
-    int status;             /* wait status once reaped */
-    double kill_at;         /* when cancelled: the time SIGKILL follows; 0 otherwise */
+    int status;     /* wait status once reaped */
+    double kill_at; /* when cancelled: the time SIGKILL follows; 0 otherwise */
     int cancelled;
     char label[64];
 } job;

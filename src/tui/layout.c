@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-const char *const layout_pane_names[PANE_COUNT + 1] = {"generic", "workloads", "bottleneck", "proposals", "diff",
-                                                       "log", "history", NULL};
+const char *const layout_pane_names[PANE_COUNT + 1] = {"generic", "workloads", "bottleneck", "proposals",
+                                                       "diff",    "log",       "history",    NULL};
 
 static layout_rect rect(int y, int x, int h, int w)
 {

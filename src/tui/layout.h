@@ -5,8 +5,7 @@
 #define KWB_TUI_LAYOUT_H
 
 /* The panes, numbered as their key-binding scopes (0 is the generic scope). */
-enum { PANE_NONE = 0, PANE_WORKLOADS, PANE_BOTTLENECK, PANE_PROPOSALS, PANE_DIFF, PANE_LOG, PANE_HISTORY,
-       PANE_COUNT };
+enum { PANE_NONE = 0, PANE_WORKLOADS, PANE_BOTTLENECK, PANE_PROPOSALS, PANE_DIFF, PANE_LOG, PANE_HISTORY, PANE_COUNT };
 
 #define LAYOUT_MIN_COLS 80
 #define LAYOUT_MIN_ROWS 24
@@ -19,11 +18,11 @@ typedef struct layout_rect {
 
 typedef struct layout {
     int rows, cols;
-    int too_small;              /* only the "terminal too small" line is drawn */
-    int wide;                   /* every pane has its own place */
+    int too_small; /* only the "terminal too small" line is drawn */
+    int wide;      /* every pane has its own place */
     int title_row, status_row, keybar_row;
     layout_rect pane[PANE_COUNT];
-    int sep_x, sep_y0, sep_y1;  /* the vertical separator in the wide layout (sep_x -1: none) */
+    int sep_x, sep_y0, sep_y1; /* the vertical separator in the wide layout (sep_x -1: none) */
 } layout;
 
 /* The pane name as bindings and dumps write it ("workloads"); index 0 is "generic". */

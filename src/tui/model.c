@@ -110,7 +110,7 @@ static void merge_table(tui_app *a, int64_t cand, int role)
             snprintf(r->status, sizeof r->status, "%s", t.rows[i].status);
         } else {
             r->cand_ms = ms;
-            if (t.rows[i].baseline_median_ms > 0)   /* the best, timed in the same run (paired) */
+            if (t.rows[i].baseline_median_ms > 0) /* the best, timed in the same run (paired) */
                 r->best_ms = t.rows[i].baseline_median_ms;
             snprintf(r->status, sizeof r->status, "%s", t.rows[i].status);
             snprintf(r->verdict, sizeof r->verdict, "%s", t.rows[i].verdict);
@@ -144,7 +144,7 @@ static void load_table(tui_app *a)
     int64_t show = 0;
     if (a->cand_name[0] && a->step >= STEP_EVALUATING && a->step <= STEP_DECIDING &&
         store_candidate_find(a->h.st, a->session, a->cand_name, &c, &err) == 1) {
-        show = c.id;   /* the candidate under decision, beside the best it was timed against */
+        show = c.id; /* the candidate under decision, beside the best it was timed against */
         store_candidate_free(&c);
     } else if (cur != best && store_candidate_get(a->h.st, cur, &c, &err) == 0) {
         int open = strcmp(c.state, "promoted") != 0 && strcmp(c.state, "rejected") != 0;
@@ -183,8 +183,9 @@ static void load_bottleneck(tui_app *a)
         in.roofline_share = wsum > 0 ? rsum / wsum : 0;
         in.memory_floor = 1;
         bottleneck b = bottleneck_classify(&in);
-        snprintf(a->bn_evidence[a->nbn++], sizeof a->bn_evidence[0], "%g-%g: %s  roofline %.0f%%, %d wl, %.0f%% of time",
-                 rg[g].key_lo, rg[g].key_hi, b.cls, 100 * in.roofline_share, rg[g].count, 100 * rg[g].share);
+        snprintf(a->bn_evidence[a->nbn++], sizeof a->bn_evidence[0],
+                 "%g-%g: %s  roofline %.0f%%, %d wl, %.0f%% of time", rg[g].key_lo, rg[g].key_hi, b.cls,
+                 100 * in.roofline_share, rg[g].count, 100 * rg[g].share);
     }
     free(key);
     free(lat);

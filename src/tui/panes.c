@@ -9,9 +9,10 @@
 
 #include "tui/model.h"
 
-static const char *const step_names[] = {"idle", "starting", "proposing", "choose a direction", "agent writing",
-                                         "review the diff", "build, gate, sweep", "confirm promotion", "deciding",
-                                         "nothing left to try"};
+static const char *const step_names[] = {
+    "idle",          "starting",           "proposing",          "choose a direction",
+    "agent writing", "review the diff",    "build, gate, sweep", "confirm promotion",
+    "deciding",      "nothing left to try"};
 
 const char *fmt_ms(double ms, char *buf, size_t cap)
 {
@@ -48,7 +49,7 @@ int pane_height(const tui_app *a, int pane)
 {
     const layout_rect *r = &a->lay.pane[pane];
     int h = r->visible ? r->h - 1 : 0;
-    return pane == PANE_WORKLOADS && h > 0 ? h - 1 : h;   /* the table's header row */
+    return pane == PANE_WORKLOADS && h > 0 ? h - 1 : h; /* the table's header row */
 }
 
 const char *pane_row_text(const tui_app *a, int pane, int row, char *buf, size_t cap)
@@ -63,7 +64,9 @@ const char *pane_row_text(const tui_app *a, int pane, int row, char *buf, size_t
         break;
     }
     case PANE_BOTTLENECK: snprintf(buf, cap, "%s", row == 0 ? a->bn_class : a->bn_evidence[row - 1]); break;
-    case PANE_PROPOSALS: snprintf(buf, cap, "%s %s %s", a->props[row].id, a->props[row].title, a->props[row].reason); break;
+    case PANE_PROPOSALS:
+        snprintf(buf, cap, "%s %s %s", a->props[row].id, a->props[row].title, a->props[row].reason);
+        break;
     case PANE_DIFF: snprintf(buf, cap, "%s", diff_row_text(&a->diff, pane_diff_side_by_side(a), row)); break;
     case PANE_LOG: snprintf(buf, cap, "%s", a->log[row].text); break;
     case PANE_HISTORY: snprintf(buf, cap, "r%d %s", a->hist[row].round, a->hist[row].title); break;
@@ -83,7 +86,7 @@ static int scroll_top(tui_app *a, int pane)
     if (p->sel >= p->top + h)
         p->top = p->sel - h + 1;
     int n = pane_rows(a, pane);
-    if (p->top + h > n)   /* no blank rows below the end while earlier rows exist */
+    if (p->top + h > n) /* no blank rows below the end while earlier rows exist */
         p->top = n - h;
     if (p->top < 0)
         p->top = 0;
@@ -149,9 +152,10 @@ static void draw_workloads(tui_app *a)
             surface_fill(&a->scr, yy, x++, 1, b < bars ? a->scr.g.bar_full : ' ', TC_ROOFLINE_BAR);
         snprintf(line, sizeof line, "%3.0f%% ", 100 * w->roofline);
         x = surface_text(&a->scr, yy, x, limit, 0, line, TC_NORMAL);
-        int scls = w->status[0] == 0 ? TC_NORMAL : strcmp(w->status, "PASSED") == 0 ? TC_STATUS_PASSED
-                   : strcmp(w->status, "RUNNING") == 0                            ? TC_STATUS_RUNNING
-                                                                                  : TC_STATUS_FAILED;
+        int scls = w->status[0] == 0                   ? TC_NORMAL
+                   : strcmp(w->status, "PASSED") == 0  ? TC_STATUS_PASSED
+                   : strcmp(w->status, "RUNNING") == 0 ? TC_STATUS_RUNNING
+                                                       : TC_STATUS_FAILED;
         snprintf(line, sizeof line, "%-*.*s", stw, stw, w->status[0] ? w->status : "-");
         surface_text(&a->scr, yy, x, limit, 0, line, scls);
         if (a->ps[PANE_WORKLOADS].sel == top + i && a->focus == PANE_WORKLOADS)
@@ -161,7 +165,7 @@ static void draw_workloads(tui_app *a)
 
 static int class_of_bottleneck(const char *s)
 {
-    return strstr(s, "memory") ? TC_BOTTLENECK_MEMORY
+    return strstr(s, "memory")    ? TC_BOTTLENECK_MEMORY
            : strstr(s, "compute") ? TC_BOTTLENECK_COMPUTE
            : strstr(s, "launch")  ? TC_BOTTLENECK_LAUNCH
            : strstr(s, "latency") ? TC_BOTTLENECK_LATENCY
@@ -194,7 +198,7 @@ static void draw_bottleneck(tui_app *a)
 
 static int proposal_class(const char *state)
 {
-    return strcmp(state, "rejected") == 0 ? TC_PROPOSAL_REJECTED
+    return strcmp(state, "rejected") == 0  ? TC_PROPOSAL_REJECTED
            : strcmp(state, "pending") == 0 ? TC_PROPOSAL_PENDING
                                            : TC_PROPOSAL_ACCEPTED;
 }
@@ -228,7 +232,7 @@ static void draw_proposals(tui_app *a)
                  p->rationale[0] ? p->rationale : p->title);
         int yy = r->y + h - 1, w = r->w;
         surface_text(&a->scr, yy, r->x, limit, 0, line, TC_NORMAL);
-        if (tui_text_width(line) > w)    /* the second line continues the first */
+        if (tui_text_width(line) > w) /* the second line continues the first */
             surface_text(&a->scr, yy + 1, r->x, limit, w - 1, line, TC_NORMAL);
         else
             surface_text(&a->scr, yy + 1, r->x, limit, 0, p->reason, TC_NORMAL);
@@ -253,7 +257,7 @@ static void draw_log(tui_app *a)
 {
     const layout_rect *r = &a->lay.pane[PANE_LOG];
     char extra[160] = "";
-    if (a->step == STEP_EVALUATING && a->progress_total > 0) {   /* the sweep's progress bar */
+    if (a->step == STEP_EVALUATING && a->progress_total > 0) { /* the sweep's progress bar */
         int w = 20, fill = a->progress_done * w / a->progress_total;
         char bar[64];
         for (int i = 0; i < w; i++)
@@ -312,10 +316,10 @@ static void draw_bars(tui_app *a)
     } else {
         surface_text(s, l->status_row, 0, l->cols, 0, a->status, a->status_cls);
     }
-    static const int bar_reqs[] = {REQ_HELP, REQ_ACCEPT, REQ_REJECT, REQ_EDIT, REQ_UNDO, REQ_NEXT_PANE,
-                                   REQ_SEARCH, REQ_PROMPT, REQ_CANCEL, REQ_QUIT};
-    static const char *const bar_names[] = {"help", "accept", "reject", "edit", "undo", "pane", "find", "cmd",
-                                            "cancel", "quit"};
+    static const int bar_reqs[] = {REQ_HELP,      REQ_ACCEPT, REQ_REJECT, REQ_EDIT,   REQ_UNDO,
+                                   REQ_NEXT_PANE, REQ_SEARCH, REQ_PROMPT, REQ_CANCEL, REQ_QUIT};
+    static const char *const bar_names[] = {"help", "accept", "reject", "edit",   "undo",
+                                            "pane", "find",   "cmd",    "cancel", "quit"};
     int x = 0;
     surface_fill(s, l->keybar_row, 0, l->cols, ' ', TC_KEYBAR);
     for (size_t i = 0; i < sizeof bar_reqs / sizeof bar_reqs[0]; i++) {

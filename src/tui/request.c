@@ -12,10 +12,9 @@ typedef struct request_info {
     const char *name, *help, *keys;
 } request_info;
 
-static const request_info requests[] = {
-    {"", "", ""},
+static const request_info requests[] = {{"", "", ""},
 #define TUI_REQ_INFO(id, name, help, keys) {name, help, keys},
-    TUI_REQUESTS(TUI_REQ_INFO)
+                                        TUI_REQUESTS(TUI_REQ_INFO)
 #undef TUI_REQ_INFO
 };
 
@@ -37,11 +36,28 @@ int request_find(const char *name)
     return REQ_NONE;
 }
 
-static const struct { const char *name; int key; } named_keys[] = {
-    {"Enter", TUI_KEY_ENTER}, {"Esc", TUI_KEY_ESC}, {"Tab", TUI_KEY_TAB}, {"S-Tab", KEY_BTAB},
-    {"Space", ' '}, {"Up", KEY_UP}, {"Down", KEY_DOWN}, {"Left", KEY_LEFT}, {"Right", KEY_RIGHT},
-    {"PgUp", KEY_PPAGE}, {"PgDn", KEY_NPAGE}, {"Home", KEY_HOME}, {"End", KEY_END},
-    {"Backspace", KEY_BACKSPACE}, {"Del", KEY_DC}, {"Resize", KEY_RESIZE}, {"lt", '<'}, {"gt", '>'},
+static const struct {
+    const char *name;
+    int key;
+} named_keys[] = {
+    {"Enter", TUI_KEY_ENTER},
+    {"Esc", TUI_KEY_ESC},
+    {"Tab", TUI_KEY_TAB},
+    {"S-Tab", KEY_BTAB},
+    {"Space", ' '},
+    {"Up", KEY_UP},
+    {"Down", KEY_DOWN},
+    {"Left", KEY_LEFT},
+    {"Right", KEY_RIGHT},
+    {"PgUp", KEY_PPAGE},
+    {"PgDn", KEY_NPAGE},
+    {"Home", KEY_HOME},
+    {"End", KEY_END},
+    {"Backspace", KEY_BACKSPACE},
+    {"Del", KEY_DC},
+    {"Resize", KEY_RESIZE},
+    {"lt", '<'},
+    {"gt", '>'},
 };
 
 int key_parse(const char **p)

@@ -9,41 +9,40 @@
 
 #include "error.h"
 
-#define TUI_REQUESTS(X)                                                                                        \
-    X(DOWN, "down", "move down", "j <Down>")                                                              \
-    X(UP, "up", "move up", "k <Up>")                                                                      \
-    X(PAGE_DOWN, "page-down", "one page down", "<PgDn> <C-d>")                                           \
-    X(PAGE_UP, "page-up", "one page up", "<PgUp> <C-u>")                                                  \
-    X(FIRST, "first", "first line", "g <Home>")                                                           \
-    X(LAST, "last", "last line", "G <End>")                                                               \
-    X(NEXT_PANE, "next-pane", "focus the next pane", "<Tab>")                                             \
-    X(PREV_PANE, "prev-pane", "focus the previous pane", "<S-Tab>")                                       \
-    X(PANE_LEFT, "pane-left", "focus the pane to the left", "h")                                         \
-    X(PANE_RIGHT, "pane-right", "focus the pane to the right", "l")                                      \
-    X(ENTER, "enter", "open: choose the direction, show the candidate's diff", "<Enter>")                \
-    X(SEARCH, "search", "search (in the workloads table: filter rows) by regular expression", "/")       \
-    X(SEARCH_NEXT, "search-next", "next match", "n")                                                      \
-    X(SEARCH_PREV, "search-prev", "previous match", "N")                                                  \
-    X(SORT_NEXT, "sort-next", "sort the table by the next column (again: reverse)", ">")                 \
-    X(SORT_PREV, "sort-prev", "sort the table by the previous column", "<")                              \
-    X(HELP, "help", "this help", "? <F1>")                                                                \
-    X(PROMPT, "prompt", "command prompt (the commands of script mode)", ":")                             \
-    X(ACCEPT, "accept", "accept: choose the direction, evaluate the candidate, confirm the promotion",  \
-      "a")                                                                                                 \
-    X(REJECT, "reject", "reject the direction or candidate, with a reason", "x d")                       \
-    X(EDIT, "edit", "edit the candidate in $VISUAL or $EDITOR", "e")                                     \
-    X(UNDO, "undo", "undo the last decision where it can be undone", "u z")                              \
-    X(PROFILE, "profile", "profile the selected workload (kwb profile)", "p")                            \
-    X(REFRESH, "refresh", "reload from the store", "R <F5>")                                              \
-    X(REDRAW, "redraw", "clear and repaint the screen", "<C-l>")                                         \
-    X(CONFIRM, "confirm", "yes: confirm the question asked", "y")                                        \
-    X(CANCEL, "cancel", "cancel the work in flight, close a prompt or the help", "<Esc>")                \
-    X(DIFF_MODE, "diff-mode", "side by side <-> unified", "|")                                          \
-    X(SCROLL_LEFT, "scroll-left", "scroll the diff left", "<Left>")                                      \
-    X(SCROLL_RIGHT, "scroll-right", "scroll the diff right", "<Right>")                                  \
-    X(NEXT_HUNK, "next-hunk", "next hunk of the diff", "] @")                                            \
-    X(PREV_HUNK, "prev-hunk", "previous hunk of the diff", "[")                                          \
-    X(QUIT, "quit", "close the help, or quit (asks when work is in flight)", "q")                        \
+#define TUI_REQUESTS(X)                                                                                                \
+    X(DOWN, "down", "move down", "j <Down>")                                                                           \
+    X(UP, "up", "move up", "k <Up>")                                                                                   \
+    X(PAGE_DOWN, "page-down", "one page down", "<PgDn> <C-d>")                                                         \
+    X(PAGE_UP, "page-up", "one page up", "<PgUp> <C-u>")                                                               \
+    X(FIRST, "first", "first line", "g <Home>")                                                                        \
+    X(LAST, "last", "last line", "G <End>")                                                                            \
+    X(NEXT_PANE, "next-pane", "focus the next pane", "<Tab>")                                                          \
+    X(PREV_PANE, "prev-pane", "focus the previous pane", "<S-Tab>")                                                    \
+    X(PANE_LEFT, "pane-left", "focus the pane to the left", "h")                                                       \
+    X(PANE_RIGHT, "pane-right", "focus the pane to the right", "l")                                                    \
+    X(ENTER, "enter", "open: choose the direction, show the candidate's diff", "<Enter>")                              \
+    X(SEARCH, "search", "search (in the workloads table: filter rows) by regular expression", "/")                     \
+    X(SEARCH_NEXT, "search-next", "next match", "n")                                                                   \
+    X(SEARCH_PREV, "search-prev", "previous match", "N")                                                               \
+    X(SORT_NEXT, "sort-next", "sort the table by the next column (again: reverse)", ">")                               \
+    X(SORT_PREV, "sort-prev", "sort the table by the previous column", "<")                                            \
+    X(HELP, "help", "this help", "? <F1>")                                                                             \
+    X(PROMPT, "prompt", "command prompt (the commands of script mode)", ":")                                           \
+    X(ACCEPT, "accept", "accept: choose the direction, evaluate the candidate, confirm the promotion", "a")            \
+    X(REJECT, "reject", "reject the direction or candidate, with a reason", "x d")                                     \
+    X(EDIT, "edit", "edit the candidate in $VISUAL or $EDITOR", "e")                                                   \
+    X(UNDO, "undo", "undo the last decision where it can be undone", "u z")                                            \
+    X(PROFILE, "profile", "profile the selected workload (kwb profile)", "p")                                          \
+    X(REFRESH, "refresh", "reload from the store", "R <F5>")                                                           \
+    X(REDRAW, "redraw", "clear and repaint the screen", "<C-l>")                                                       \
+    X(CONFIRM, "confirm", "yes: confirm the question asked", "y")                                                      \
+    X(CANCEL, "cancel", "cancel the work in flight, close a prompt or the help", "<Esc>")                              \
+    X(DIFF_MODE, "diff-mode", "side by side <-> unified", "|")                                                         \
+    X(SCROLL_LEFT, "scroll-left", "scroll the diff left", "<Left>")                                                    \
+    X(SCROLL_RIGHT, "scroll-right", "scroll the diff right", "<Right>")                                                \
+    X(NEXT_HUNK, "next-hunk", "next hunk of the diff", "] @")                                                          \
+    X(PREV_HUNK, "prev-hunk", "previous hunk of the diff", "[")                                                        \
+    X(QUIT, "quit", "close the help, or quit (asks when work is in flight)", "q")                                      \
     X(QUIT_NOW, "quit-now", "quit from anywhere (asks when work is in flight)", "Q")
 
 typedef enum tui_request {
@@ -51,7 +50,7 @@ typedef enum tui_request {
 #define TUI_REQ_ENUM(id, name, help, keys) REQ_##id,
     TUI_REQUESTS(TUI_REQ_ENUM)
 #undef TUI_REQ_ENUM
-    REQ_COUNT
+        REQ_COUNT
 } tui_request;
 
 /* Special key codes beyond curses' own (KEY_* values are used as they are). */

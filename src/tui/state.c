@@ -55,7 +55,7 @@ void state_load(tui_app *a)
             bad |= model_set_filter(a, rest, &err) != 0;
         }
     }
-    if (text && (bad || version != STATE_VERSION)) {   /* keep it for a look, use the defaults */
+    if (text && (bad || version != STATE_VERSION)) { /* keep it for a look, use the defaults */
         char *aside = xasprintf("%s.bad", path);
         rename(path, aside);
         free(aside);

@@ -20,7 +20,7 @@ typedef struct tui_glyphs {
 
 typedef struct surface {
     int rows, cols;
-    tui_cell *cells;     /* rows * cols, row major */
+    tui_cell *cells; /* rows * cols, row major */
     tui_glyphs g;
 } surface;
 

@@ -24,7 +24,7 @@ static int saved_stderr = -1;
 static char stderr_path[4096];
 static attr_t class_attr[TC_COUNT];
 static short class_pair[TC_COUNT];
-static tui_cell *shown;          /* what the terminal shows, for redrawing only changed rows */
+static tui_cell *shown; /* what the terminal shows, for redrawing only changed rows */
 static int shown_rows, shown_cols;
 static volatile sig_atomic_t got_sigcont, got_quit;
 
@@ -94,7 +94,7 @@ void term_restore(void)
 static void on_fatal(int sig)
 {
     if (active && !virt_out) {
-        endwin();   /* not async-signal-safe, but the process is dying: the terminal matters more */
+        endwin(); /* not async-signal-safe, but the process is dying: the terminal matters more */
         stderr_back();
     }
     signal(sig, SIG_DFL);
@@ -164,23 +164,29 @@ static void map_classes(tui_app *a, int colors)
     for (int c = 0; c < TC_COUNT; c++) {
         theme_style st = a->th.style[c];
         attr_t at = 0;
-        if (st.attrs & TA_BOLD) at |= A_BOLD;
-        if (st.attrs & TA_DIM) at |= A_DIM;
-        if (st.attrs & TA_REVERSE) at |= A_REVERSE;
-        if (st.attrs & TA_UNDERLINE) at |= A_UNDERLINE;
-        if (st.attrs & TA_STANDOUT) at |= A_STANDOUT;
+        if (st.attrs & TA_BOLD)
+            at |= A_BOLD;
+        if (st.attrs & TA_DIM)
+            at |= A_DIM;
+        if (st.attrs & TA_REVERSE)
+            at |= A_REVERSE;
+        if (st.attrs & TA_UNDERLINE)
+            at |= A_UNDERLINE;
+        if (st.attrs & TA_STANDOUT)
+            at |= A_STANDOUT;
 #ifdef A_ITALIC
-        if (st.attrs & TA_ITALIC) at |= A_ITALIC;
+        if (st.attrs & TA_ITALIC)
+            at |= A_ITALIC;
 #endif
         class_pair[c] = 0;
         if (colors > 0 && (st.fg >= 0 || st.bg >= 0)) {
             int b1, b2;
             short fg = theme_downgrade(st.fg, colors, &b1), bg = theme_downgrade(st.bg, colors, &b2);
             if (fg == bg && fg >= 0)
-                fg = (short)(fg == 0 ? 7 : 0);   /* never invisible text */
+                fg = (short)(fg == 0 ? 7 : 0); /* never invisible text */
             if (b1)
                 at |= A_BOLD;
-            for (int k = 0; k < c && !class_pair[c]; k++) {   /* reuse an identical pair */
+            for (int k = 0; k < c && !class_pair[c]; k++) { /* reuse an identical pair */
                 short f2, b3;
                 if (class_pair[k] && pair_content(class_pair[k], &f2, &b3) == OK && f2 == fg && b3 == bg)
                     class_pair[c] = class_pair[k];
@@ -245,13 +251,14 @@ int term_init(tui_app *a, kwb_error *err)
     }
     set_term(screen);
     char *cup = tigetstr("cup");
-    if (!cup || cup == (char *)-1) {   /* dumb and its like: no cursor addressing, no full screen */
+    if (!cup || cup == (char *)-1) { /* dumb and its like: no cursor addressing, no full screen */
         endwin();
         delscreen(screen);
         screen = NULL;
         stderr_back();
-        return kwb_error_set(err, "cannot run full screen on TERM=%s (no cursor addressing); use a terminal "
-                                  "such as xterm-256color, or kwb run for rounds without one",
+        return kwb_error_set(err,
+                             "cannot run full screen on TERM=%s (no cursor addressing); use a terminal "
+                             "such as xterm-256color, or kwb run for rounds without one",
                              getenv("TERM") ? getenv("TERM") : "");
     }
     active = 1;

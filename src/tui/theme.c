@@ -34,14 +34,30 @@ void theme_mono(theme *t)
     snprintf(t->name, sizeof t->name, "mono");
     for (int i = 0; i < TC_COUNT; i++)
         t->style[i] = (theme_style){-1, -1, 0};
-    static const struct { int cls, attrs; } rules[] = {
-        {TC_TITLE_FOCUS, TA_REVERSE | TA_BOLD}, {TC_TITLE_BLUR, TA_BOLD}, {TC_CURSOR, TA_REVERSE},
-        {TC_STATUS_LINE, TA_REVERSE}, {TC_TABLE_HEADER, TA_UNDERLINE}, {TC_ERROR, TA_BOLD},
-        {TC_LATENCY_BAD, TA_BOLD}, {TC_STATUS_FAILED, TA_BOLD}, {TC_SPEEDUP_SLOWER, TA_BOLD},
-        {TC_SPEEDUP_FASTER, TA_UNDERLINE}, {TC_DIFF_ADD, TA_BOLD}, {TC_DIFF_DEL, TA_DIM},
-        {TC_DIFF_ADD_EMPH, TA_REVERSE | TA_BOLD}, {TC_DIFF_DEL_EMPH, TA_REVERSE}, {TC_DIFF_HUNK, TA_UNDERLINE},
-        {TC_DIFF_LINENO, TA_DIM}, {TC_LOG_ERROR, TA_BOLD}, {TC_PROPOSAL_REJECTED, TA_DIM},
-        {TC_PROPOSAL_ACCEPTED, TA_BOLD}, {TC_CHART_BEST, TA_BOLD}, {TC_INTEGRITY_FLAG, TA_REVERSE},
+    static const struct {
+        int cls, attrs;
+    } rules[] = {
+        {TC_TITLE_FOCUS, TA_REVERSE | TA_BOLD},
+        {TC_TITLE_BLUR, TA_BOLD},
+        {TC_CURSOR, TA_REVERSE},
+        {TC_STATUS_LINE, TA_REVERSE},
+        {TC_TABLE_HEADER, TA_UNDERLINE},
+        {TC_ERROR, TA_BOLD},
+        {TC_LATENCY_BAD, TA_BOLD},
+        {TC_STATUS_FAILED, TA_BOLD},
+        {TC_SPEEDUP_SLOWER, TA_BOLD},
+        {TC_SPEEDUP_FASTER, TA_UNDERLINE},
+        {TC_DIFF_ADD, TA_BOLD},
+        {TC_DIFF_DEL, TA_DIM},
+        {TC_DIFF_ADD_EMPH, TA_REVERSE | TA_BOLD},
+        {TC_DIFF_DEL_EMPH, TA_REVERSE},
+        {TC_DIFF_HUNK, TA_UNDERLINE},
+        {TC_DIFF_LINENO, TA_DIM},
+        {TC_LOG_ERROR, TA_BOLD},
+        {TC_PROPOSAL_REJECTED, TA_DIM},
+        {TC_PROPOSAL_ACCEPTED, TA_BOLD},
+        {TC_CHART_BEST, TA_BOLD},
+        {TC_INTEGRITY_FLAG, TA_REVERSE},
     };
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
         t->style[rules[i].cls].attrs = rules[i].attrs;
@@ -72,9 +88,17 @@ static int parse_colour(const char *w, short *out)
 
 static int parse_attr(const char *w)
 {
-    static const struct { const char *name; int bit; } attrs[] = {
-        {"normal", 0}, {"bold", TA_BOLD}, {"dim", TA_DIM}, {"reverse", TA_REVERSE},
-        {"underline", TA_UNDERLINE}, {"italic", TA_ITALIC}, {"standout", TA_STANDOUT},
+    static const struct {
+        const char *name;
+        int bit;
+    } attrs[] = {
+        {"normal", 0},
+        {"bold", TA_BOLD},
+        {"dim", TA_DIM},
+        {"reverse", TA_REVERSE},
+        {"underline", TA_UNDERLINE},
+        {"italic", TA_ITALIC},
+        {"standout", TA_STANDOUT},
     };
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
         if (strcmp(w, attrs[i].name) == 0)
@@ -91,8 +115,8 @@ int theme_color_words(theme *t, char **words, int n, kwb_error *err)
         return kwb_error_set(err, "color: unknown class '%s'", words[0]);
     theme_style st = {-1, -1, 0};
     if (parse_colour(words[1], &st.fg) != 0 || parse_colour(words[2], &st.bg) != 0)
-        return kwb_error_set(err, "color %s: '%s %s' is not a colour (default, black..white, colorN, 0-255)",
-                             words[0], words[1], words[2]);
+        return kwb_error_set(err, "color %s: '%s %s' is not a colour (default, black..white, colorN, 0-255)", words[0],
+                             words[1], words[2]);
     for (int i = 3; i < n; i++) {
         int a = parse_attr(words[i]);
         if (a < 0)
@@ -178,7 +202,7 @@ short theme_downgrade(short c, int colors, int *bold)
     } else if (c >= 232) {
         int level = (c - 232) * 10 + 8;
         base = level < 64 ? 0 : level < 160 ? 8 : level < 224 ? 7 : 15;
-    } else {   /* the 6x6x6 cube: each channel above half becomes that primary */
+    } else { /* the 6x6x6 cube: each channel above half becomes that primary */
         int v = c - 16, r = v / 36, g = (v / 6) % 6, b = v % 6, hi = r >= 4 || g >= 4 || b >= 4;
         base = (r >= 2 ? 1 : 0) | (g >= 2 ? 2 : 0) | (b >= 2 ? 4 : 0);
         if (base == 0 && (r + g + b) >= 3)

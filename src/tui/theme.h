@@ -12,12 +12,12 @@ enum { TA_BOLD = 1, TA_DIM = 2, TA_REVERSE = 4, TA_UNDERLINE = 8, TA_ITALIC = 16
 /* One class's look: colours are -1 (the terminal's default) or 0..255. */
 typedef struct theme_style {
     short fg, bg;
-    int attrs;      /* TA_* bits */
+    int attrs; /* TA_* bits */
 } theme_style;
 
 typedef struct theme {
     char name[64];
-    int need_colors;        /* from `require colors N`; 0: none (mono) */
+    int need_colors; /* from `require colors N`; 0: none (mono) */
     theme_style style[TC_COUNT];
 } theme;
 

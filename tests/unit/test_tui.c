@@ -64,7 +64,7 @@ static void test_diff_pairs(void **state)
     (void)state;
     diff_doc d;
     diff_parse(patch, &d);
-    assert_int_equal(d.nlines, 9);   /* file, hunk, 7 lines */
+    assert_int_equal(d.nlines, 9); /* file, hunk, 7 lines */
     assert_int_equal(d.lines[0].kind, 'F');
     assert_int_equal(d.lines[3].kind, '-');
     assert_int_equal(d.lines[3].old_no, 2);
@@ -174,7 +174,7 @@ static void test_themes(void **state)
     assert_true(t.style[TC_DIFF_ADD_EMPH].attrs & TA_REVERSE);
     int bold;
     assert_int_equal(theme_downgrade(-1, 8, &bold), -1);
-    assert_int_equal(theme_downgrade(9, 8, &bold), 1);   /* bright red: red and bold */
+    assert_int_equal(theme_downgrade(9, 8, &bold), 1); /* bright red: red and bold */
     assert_true(bold);
     assert_int_equal(theme_downgrade(196, 8, &bold), 1);
     assert_int_equal(theme_downgrade(28, 8, &bold), 2);
