@@ -3,7 +3,7 @@
 # (tmux-256color with UTF-8: box lines and 256-colour codes; screen: only the 8 colours; vt100 and
 # NO_COLOR: no colour codes; LANG=C: an ASCII frame; dumb: a clear refusal), resize (80x24, "too
 # small" at 40x10, back), the byte budget of one cursor move in the table (pipe-pane: under 1 KB)
-# and q quits with the terminal given back and the state saved in $XDG_STATE_HOME. Polls for markers, never sleeps a fixed time.
+# q quits and a crash (SIGSEGV) leaves with the terminal given back and the state saved in $XDG_STATE_HOME. Polls for markers, never sleeps a fixed time.
 . "$top_srcdir/tests/lib.sh"
 command -v tmux >/dev/null || { echo "1..0 # SKIP tmux not found"; exit 77; }
 export KWB_WORKSPACE="$TMP/ws"
@@ -79,6 +79,17 @@ if [ -n "$utf8" ]; then
     [ ! -s "$TMP/stderr" ] && pass "nothing on stderr" || { fail "stderr"; cat "$TMP/stderr" >&2; }
     grep -q '^version 1' "$TMP/state/kwb/state" && [ "$(stat -c %a "$TMP/state/kwb/state")" = 600 ] &&
         pass "state saved in XDG_STATE_HOME (0600)" || fail "state file"
+
+    # a crash: the terminal is given back (alternate screen left, cursor shown) by the signal handler
+    start TERM=tmux-256color LANG="$utf8"
+    wait_for 'directions: a chooses' >/dev/null
+    [ "$(tmux -L "$SOCK" display -p -t w '#{alternate_on}')" = 1 ] && pass "up: the alternate screen is on" ||
+        fail "up: no alternate screen"
+    kwb_pid=$(pgrep -P "$(tmux -L "$SOCK" display -p -t w '#{pane_pid}')" -x kwb)
+    kill -SEGV "$kwb_pid"
+    wait_for 'kwb-exited-139' && pass "SIGSEGV: kwb died (139)" || fail "SIGSEGV: $(tail -3 "$TMP/pane")"
+    [ "$(tmux -L "$SOCK" display -p -t w '#{alternate_on} #{cursor_flag}')" = "0 1" ] &&
+        pass "SIGSEGV: the terminal is restored (alternate screen off, cursor on)" || fail "SIGSEGV: terminal not restored"
 
     start TERM=tmux-256color LANG="$utf8" NO_COLOR=1
     if wait_for 'directions: a chooses' -e && ! grep -Eq '\[[34][0-7]m|[34]8;5;' "$TMP/pane"; then
