@@ -1,6 +1,6 @@
 #!/bin/bash
 # kwb tui through a real terminal (tmux, private server): the TERM and locale matrix
-# (tmux-256color with UTF-8: box lines and 256-colour codes; screen: only the 8 colours; vt100 and
+# (xterm-256color with UTF-8: box lines and 256-colour codes; screen: only the 8 colours; vt100 and
 # NO_COLOR: no colour codes; LANG=C: an ASCII frame; dumb: a clear refusal), resize (80x24, "too
 # small" at 40x10, back), the byte budget of one cursor move in the table (pipe-pane: under 1 KB)
 # q quits and a crash (SIGSEGV) leaves with the terminal given back and the state saved in $XDG_STATE_HOME. Polls for markers, never sleeps a fixed time.
@@ -37,8 +37,8 @@ start() {
 }
 
 if [ -n "$utf8" ]; then
-    start TERM=tmux-256color LANG="$utf8"
-    wait_for 'directions: a chooses' && pass "tmux-256color: the workbench is up" || fail "tmux-256color: not up"
+    start TERM=xterm-256color LANG="$utf8"
+    wait_for 'directions: a chooses' && pass "xterm-256color: the workbench is up" || fail "xterm-256color: not up"
     wait_for '│' && pass "UTF-8: box lines" || fail "UTF-8: no box lines"
     wait_for '38;5;[0-9]+' -e && pass "256 colours: 38;5;N codes" || fail "256 colours: no 38;5;N codes"
 
