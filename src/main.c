@@ -9,6 +9,7 @@
 #include "cmd_propose.h"
 #include "cmd_run.h"
 #include "cmd_store.h"
+#include "cmd_tui.h"
 #include "cmd_write.h"
 #include "config.h"
 
@@ -32,6 +33,7 @@ static const command commands[] = {
     {"decide", cmd_decide, "promote (tag) or reject a candidate, with a reason"},
     {"checkout", cmd_checkout, "write a candidate's files into a folder"},
     {"report", cmd_report, "a session's report as md, csv, json, traces or html"},
+    {"tui", cmd_tui, "the terminal workbench: rounds step by step, diffs side by side (also: kwb alone)"},
 };
 
 static void usage(FILE *f)
@@ -45,9 +47,9 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);  /* a runner that dies early must not take kwb with it */
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
+    if (argc < 2) {   /* kwb alone opens the workbench (it explains itself without a terminal) */
+        char *tui_argv[] = {"tui", NULL};
+        return cmd_tui(1, tui_argv);
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "help") || !strcmp(argv[1], "-h")) {
         usage(stdout);

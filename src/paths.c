@@ -90,6 +90,11 @@ char *paths_skills(void)
     return locate("KWB_SKILLS", "../skills", "gdn.md", KWB_INSTALL_DATADIR "/skills");
 }
 
+char *paths_themes(void)
+{
+    return locate("KWB_THEMES_DIR", "../themes", "mono.theme", KWB_INSTALL_DATADIR "/themes");
+}
+
 int paths_mkdir_p(const char *dir)
 {
     char *copy = xstrdup(dir);

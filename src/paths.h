@@ -16,6 +16,9 @@ char *paths_dataset(void);
 /* The skills folder: $KWB_SKILLS, else ../skills from the executable, else the installed data
  * folder. The caller frees the result. */
 char *paths_skills(void);
+/* The workbench's themes folder: $KWB_THEMES_DIR, else ../themes from the executable, else the
+ * installed data folder. The caller frees the result. */
+char *paths_themes(void);
 /* Build cache folder: $KWB_CACHE_DIR, else $XDG_CACHE_HOME/kwb, else ~/.cache/kwb, else
  * /tmp/kwb-cache-UID. Created when missing. The caller frees the result. */
 char *paths_cache_dir(void);

@@ -1,0 +1,163 @@
+/* conf.c - config lines and files (see conf.h). */
+#include "tui/conf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/layout.h"
+#include "tui/words.h"
+#include "xalloc.h"
+
+void config_init(tui_config *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->diff_mode, sizeof c->diff_mode, "auto");
+    snprintf(c->line_graphics, sizeof c->line_graphics, "auto");
+    snprintf(c->theme, sizeof c->theme, "default-256 default-8 mono");
+    keymap_defaults(&c->keys);
+    strbuf_init(&c->errors);
+}
+
+void config_free(tui_config *c)
+{
+    strbuf_free(&c->errors);
+}
+
+static int set_choice(char *dst, size_t cap, const char *name, const char *v, const char *const *choices,
+                      kwb_error *err)
+{
+    for (int i = 0; choices[i]; i++)
+        if (strcmp(v, choices[i]) == 0) {
+            snprintf(dst, cap, "%s", v);
+            return 0;
+        }
+    return kwb_error_set(err, "set %s: '%s' is not one of the choices", name, v);
+}
+
+static int apply_set(tui_config *c, char **w, int n, kwb_error *err)
+{
+    if (n < 3 || strcmp(w[1], "=") != 0)
+        return kwb_error_set(err, "set: want NAME = VALUE");
+    static const char *const diff_modes[] = {"auto", "side-by-side", "unified", NULL};
+    static const char *const graphics[] = {"auto", "utf-8", "ascii", NULL};
+    static const char *const yesno[] = {"yes", "no", NULL};
+    if (strcmp(w[0], "diff-mode") == 0)
+        return set_choice(c->diff_mode, sizeof c->diff_mode, w[0], w[2], diff_modes, err);
+    if (strcmp(w[0], "line-graphics") == 0)
+        return set_choice(c->line_graphics, sizeof c->line_graphics, w[0], w[2], graphics, err);
+    if (strcmp(w[0], "mouse") == 0) {
+        char v[8];
+        if (set_choice(v, sizeof v, w[0], w[2], yesno, err) != 0)
+            return -1;
+        c->mouse = strcmp(v, "yes") == 0;
+        return 0;
+    }
+    if (strcmp(w[0], "theme") == 0) {
+        c->theme[0] = '\0';
+        for (int i = 2; i < n; i++)
+            snprintf(c->theme + strlen(c->theme), sizeof c->theme - strlen(c->theme), "%s%s", i > 2 ? " " : "", w[i]);
+        return 0;
+    }
+    return kwb_error_set(err, "set: unknown option '%s' (diff-mode, line-graphics, mouse, theme)", w[0]);
+}
+
+static int apply_color(tui_config *c, char **w, int n, kwb_error *err)
+{
+    theme scratch;
+    theme_mono(&scratch);
+    if (theme_color_words(&scratch, w, n, err) != 0)
+        return -1;
+    if (c->ncolors >= (int)(sizeof c->colors / sizeof c->colors[0]))
+        return kwb_error_set(err, "color: too many overrides");
+    int cls = tui_class_find(w[0]);
+    c->colors[c->ncolors++] = (color_override){cls, scratch.style[cls]};
+    return 0;
+}
+
+/* ~/ at the start of PATH means $HOME. */
+static char *expand_home(const char *path)
+{
+    const char *home = getenv("HOME");
+    if (path[0] == '~' && path[1] == '/' && home)
+        return xasprintf("%s%s", home, path + 1);
+    return xstrdup(path);
+}
+
+int config_apply_line(tui_config *c, const char *label, char *line, int depth, kwb_error *err)
+{
+    (void)label;
+    char *w[32];
+    int n = words_split(line, w, 32);
+    if (n == 0)
+        return 0;
+    if (strcmp(w[0], "set") == 0)
+        return apply_set(c, w + 1, n - 1, err);
+    if (strcmp(w[0], "bind") == 0)
+        return keymap_bind_words(&c->keys, layout_pane_names, w + 1, n - 1, err);
+    if (strcmp(w[0], "color") == 0)
+        return apply_color(c, w + 1, n - 1, err);
+    if (strcmp(w[0], "source") == 0 && n == 2) {
+        if (depth > 8)
+            return kwb_error_set(err, "source: nested too deep");
+        char *path = expand_home(w[1]);
+        config_apply_file(c, path, 0, depth + 1);
+        free(path);
+        return 0;
+    }
+    return kwb_error_set(err, "unknown command '%s' (set, bind, color, source)", w[0]);
+}
+
+void config_apply_text(tui_config *c, const char *label, const char *text, int depth)
+{
+    char *copy = xstrdup(text);
+    int lineno = 0;
+    for (char *line = copy, *next; line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        lineno++;
+        kwb_error err = {{0}};
+        if (config_apply_line(c, label, line, depth, &err) != 0) {
+            strbuf_printf(&c->errors, "%s:%d: %s\n", label, lineno, err.msg);
+            c->nerrors++;
+        }
+    }
+    free(copy);
+}
+
+void config_apply_file(tui_config *c, const char *path, int optional, int depth)
+{
+    char *text = strbuf_read_file(path, NULL);
+    if (!text) {
+        if (!optional || errno != ENOENT) {
+            strbuf_printf(&c->errors, "%s: cannot read: %s\n", path, strerror(errno));
+            c->nerrors++;
+        }
+        return;
+    }
+    config_apply_text(c, path, text, depth);
+    free(text);
+}
+
+void config_load(tui_config *c)
+{
+    const char *only = getenv("KWB_CONFIG");
+    if (only && *only) {
+        config_apply_file(c, only, 0, 0);
+        return;
+    }
+    config_apply_text(c, "(built-in kwb.conf)", tui_default_config, 0);
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    char *path = xdg && *xdg ? xasprintf("%s/kwb/config", xdg) : home ? xasprintf("%s/.config/kwb/config", home) : NULL;
+    if (path)
+        config_apply_file(c, path, 1, 0);
+    free(path);
+}
+
+void config_apply_colors(const tui_config *c, theme *t)
+{
+    for (int i = 0; i < c->ncolors; i++)
+        t->style[c->colors[i].cls] = c->colors[i].style;
+}

@@ -1,0 +1,66 @@
+#!/bin/bash
+# kwb tui in script mode (KWB_SCRIPT, no terminal) drives one complete round on the CPU demo
+# (GDN decode, the fast solution with LANES turned down to 1): the session starts (the start is
+# evaluated and promoted), the proposals come from kwb propose, the first direction is chosen, the
+# agent (kwb write, tuner) writes it, the diff is read, accepted, built, gated and swept against the
+# best, and the promotion confirmed. The store shows the promotion; the screens at 80x24 and 160x48
+# match tests/golden/ (volatile numbers normalised; KWB_UPDATE_GOLDEN=1 rewrites them).
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/tui_lib.sh"
+"$KWB" init "$TMP/ws" >/dev/null 2>&1 || fail "init"
+export KWB_WORKSPACE="$TMP/ws"
+cp -r "$KERNELS/fast" "$TMP/start"
+sed -i 's/^#define LANES 8 /#define LANES 1 /' "$TMP/start/gdn_decode_fast.c"
+D="$TMP/dump"
+mkdir -p "$D"
+cat >"$TMP/round.script" <<SCRIPT
+# the session has started and kwb propose has answered: choose a direction
+:dump-screen --normalize $D/choose-80x24.txt
+:dump-model $D/choose.model
+:resize 160x48
+:dump-screen --normalize $D/choose-160x48.txt
+:resize 80x24
+<Enter>
+# the agent has written the candidate: read the diff
+:dump-screen --normalize $D/review-80x24.txt
+:dump-attrs $D/review.attrs
+:dump-model $D/review.model
+:resize 160x48
+:dump-screen --normalize $D/review-160x48.txt
+:dump-attrs $D/review-160x48.attrs
+:resize 80x24
+# accept: build, gate, sweep against the best
+a
+:dump-screen --normalize $D/confirm-80x24.txt
+:dump-model $D/confirm.model
+# confirm the promotion
+y
+:dump-model $D/final.model
+:resize 160x48
+:dump-screen --normalize $D/final-160x48.txt
+SCRIPT
+KWB_SCRIPT="$TMP/round.script" LINES=24 COLUMNS=80 timeout 300 "$KWB" tui --session ui \
+    --definition "$DEF" --solution "$TMP/start" --workloads batch_size=16 --max-time 0.3 \
+    >"$TMP/out" 2>"$TMP/err"
+expect_code 0 "$?" "the scripted round ran"
+expect_grep '^step choose' "$D/choose.model" "proposals: the engineer chooses"
+expect_grep '^proposal pending tune\.LANES=2' "$D/choose.model" "proposals: tune.LANES=2 proposed"
+expect_grep '^step review' "$D/review.model" "the agent wrote the candidate: review"
+expect_grep '^focus diff' "$D/review.model" "the diff has the focus"
+expect_grep '^\+#define LANES 2|LANES 2' "$D/review-80x24.txt" "the diff shows the knob turned"
+expect_grep 'diff-del-emph' "$D/review-160x48.attrs" "side by side: changed words marked (deleted)"
+expect_grep 'diff-add-emph' "$D/review-160x48.attrs" "side by side: changed words marked (added)"
+expect_grep '^step confirm' "$D/confirm.model" "gate and sweep done: confirm"
+expect_grep 'all [0-9]+ PASSED; faster on( <n>|[0-9]+), slower on none' "$D/confirm-80x24.txt" "the verdict: promote"
+expect_grep '^proposal accepted tune\.LANES=2' "$D/final.model" "the direction is accepted"
+expect_grep '^best r1-tune-LANES-2' "$D/final.model" "the candidate is the best"
+db="$TMP/ws/kwb.db"
+[ "$(sqlite3 "$db" "SELECT state FROM candidates WHERE name = 'r1-tune-LANES-2'")" = promoted ] &&
+    pass "store: the candidate is promoted" || fail "store: promotion"
+[ "$(sqlite3 "$db" "SELECT count(*) FROM directions WHERE title = 'tune.LANES=1' AND state = 'rejected'")" -eq 1 ] &&
+    pass "store: going back to LANES=1 is barred (cycle)" || fail "store: cycle bar"
+for g in choose-80x24 choose-160x48 review-80x24 review-160x48 confirm-80x24 final-160x48; do
+    golden_compare "$D/$g.txt" "tui_round_$g.txt"
+done
+[ -s "$TMP/err" ] && { echo "stderr:"; sed 's/^/    /' "$TMP/err"; }
+finish
