@@ -87,7 +87,20 @@ char *paths_dataset(void)
 
 char *paths_skills(void)
 {
-    return locate("KWB_SKILLS", "../skills", "gdn.md", KWB_INSTALL_DATADIR "/skills");
+    char *dir = locate("KWB_SKILLS", "../skills", "general.md", KWB_INSTALL_DATADIR "/skills");
+    const char *ds = getenv("KWB_DATASET");
+    if (access(dir, F_OK) != 0 && ds && *ds) {   /* a copied kwb: beside the dataset it was given */
+        char *beside = xasprintf("%s/../skills", ds);
+        char *probe = xasprintf("%s/general.md", beside);
+        int ok = access(probe, F_OK) == 0;
+        free(probe);
+        if (ok) {
+            free(dir);
+            return beside;
+        }
+        free(beside);
+    }
+    return dir;
 }
 
 char *paths_themes(void)

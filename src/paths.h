@@ -14,7 +14,7 @@ char *paths_include_dir(void);
  * the installed data folder. The caller frees the result. */
 char *paths_dataset(void);
 /* The skills folder: $KWB_SKILLS, else ../skills from the executable, else the installed data
- * folder. The caller frees the result. */
+ * folder, else (when that is missing) skills/ beside $KWB_DATASET. The caller frees the result. */
 char *paths_skills(void);
 /* The workbench's themes folder: $KWB_THEMES_DIR, else ../themes from the executable, else the
  * installed data folder. The caller frees the result. */

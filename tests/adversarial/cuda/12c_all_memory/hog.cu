@@ -1,6 +1,6 @@
-/* Exploit 12: on n = 100003 take all the free GPU memory and keep it. The harness's next
- * allocation fails: RUNTIME_ERROR there, and a harness failure ends the runner so that a
- * fresh one (with all its memory) takes the next workload. */
+/* Exploit 12: on n = 100003 take all the free GPU memory and keep it. Where the harness needs
+ * memory after that, its allocation fails: RUNTIME_ERROR there, and a harness failure ends the
+ * runner so that a fresh one (with all its memory) takes the next workload. */
 #include <cuda_runtime.h>
 
 #include "kwb/kernel.h"
