@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
 #include "roundctx.h"
 
 static void usage(FILE *f)
@@ -102,16 +101,10 @@ int cmd_propose(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (!agent_known(agent)) {
-        fprintf(stderr, "kwb propose: unknown agent '%s'\n", agent);
-        return 2;
-    }
-    kwb_error err = {{0}};
     round_ctx rc;
-    if (round_ctx_open(ws_dir, session, 1, &rc, &err) != 0) {
-        fprintf(stderr, "kwb propose: %s\n", err.msg);
+    if (round_ctx_open_for("kwb propose", ws_dir, session, agent, &rc) != 0)
         return 2;
-    }
+    kwb_error err = {{0}};
     direction *d = NULL;
     tuner_knob *k = NULL;
     int n = 0, nk = 0, code = 0;

@@ -103,16 +103,10 @@ int cmd_write(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (!agent_known(agent)) {
-        fprintf(stderr, "kwb write: unknown agent '%s'\n", agent);
-        return 2;
-    }
-    kwb_error err = {{0}};
     round_ctx rc;
-    if (round_ctx_open(ws_dir, session, 1, &rc, &err) != 0) {
-        fprintf(stderr, "kwb write: %s\n", err.msg);
+    if (round_ctx_open_for("kwb write", ws_dir, session, agent, &rc) != 0)
         return 2;
-    }
+    kwb_error err = {{0}};
     direction d;
     int code = 0;
     if (!from && !(from = rc.best_dir)) {

@@ -1,7 +1,6 @@
 /* directions.c - ranking of a round's directions (see directions.h). */
 #include "directions.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,14 +109,6 @@ static void predict(const direction_ctx *c, direction *d)
     }
 }
 
-static int by_score(const void *a, const void *b)
-{
-    const direction *x = a, *y = b;
-    if (x->score != y->score)
-        return x->score < y->score ? 1 : -1;
-    return 0;
-}
-
 int directions_rank(const skill_set *skills, const direction_ctx *ctx, direction **out, int *n)
 {
     int cap = 0;
@@ -143,12 +134,14 @@ int directions_rank(const skill_set *skills, const direction_ctx *ctx, direction
             predict(ctx, o);
         }
     }
-    /* stable: equal scores keep the skills' declared order */
-    for (int i = 0; i < k; i++)
-        v[i].score -= 1e-6 * i;
-    qsort(v, (size_t)k, sizeof *v, by_score);
-    for (int i = 0; i < k; i++)
-        v[i].score = round(v[i].score * 1000) / 1000;
+    /* best first; an insertion sort is stable, so equal scores keep the skills' declared order */
+    for (int i = 1; i < k; i++) {
+        direction x = v[i];
+        int j = i;
+        for (; j > 0 && v[j - 1].score < x.score; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
     *out = v;
     *n = k;
     return 0;

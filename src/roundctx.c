@@ -1,9 +1,11 @@
 /* roundctx.c - a round's starting point from the workspace (see roundctx.h). */
 #include "roundctx.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent.h"
 #include "paths.h"
 #include "solution.h"
 #include "traceset.h"
@@ -96,6 +98,20 @@ int round_ctx_open(const char *ws_dir, const char *session, int readonly, round_
     load_best(c);
     load_tried(c);
     load_history(c);
+    return 0;
+}
+
+int round_ctx_open_for(const char *cmd, const char *ws_dir, const char *session, const char *agent, round_ctx *c)
+{
+    kwb_error err = {{0}};
+    if (!agent_known(agent)) {
+        fprintf(stderr, "%s: unknown agent '%s'\n", cmd, agent);
+        return 2;
+    }
+    if (round_ctx_open(ws_dir, session, 1, c, &err) != 0) {
+        fprintf(stderr, "%s: %s\n", cmd, err.msg);
+        return 2;
+    }
     return 0;
 }
 
