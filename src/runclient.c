@@ -107,16 +107,35 @@ static unsigned char *event_marks(const runner_event *ev, size_t n)
 }
 
 /* Median of the samples marked WANT (and WANT2); *m their count. */
-static double median_marked(const double *v, const unsigned char *mark, size_t n, int want, int want2, size_t *m)
+/* The samples of V marked WANT or WANT2: their count, median, fastest and slowest. */
+typedef struct marked {
+    size_t n;
+    double median, lo, hi;
+} marked;
+
+static marked marked_of(const double *v, const unsigned char *mark, size_t n, int want, int want2)
 {
     double *sel = xcalloc(n + 1, sizeof *sel);
-    *m = 0;
+    marked m = {0, 0, 0, 0};
     for (size_t i = 0; i < n; i++)
-        if (mark[i] == want || mark[i] == want2)
-            sel[(*m)++] = v[i];
-    double med = stats_summarize(sel, *m).median;
+        if (mark[i] == want || mark[i] == want2) {
+            sel[m.n] = v[i];
+            m.lo = m.n == 0 || v[i] < m.lo ? v[i] : m.lo;
+            m.hi = m.n == 0 || v[i] > m.hi ? v[i] : m.hi;
+            m.n++;
+        }
+    m.median = stats_summarize(sel, m.n).median;
     free(sel);
-    return med;
+    return m;
+}
+
+/* Nonzero when FAST, RATIO times over, beats SLOW, and every sample of SLOW is slower than every
+ * sample of FAST: a cheat separates its two kinds of call cleanly on every call, while a loaded
+ * machine slows a few calls of either kind at random (honest kernels were flagged by the
+ * medians alone under make -j2 on two cores). */
+static int separated(const marked *fast, const marked *slow, double ratio)
+{
+    return fast->n >= 3 && slow->n >= 3 && fast->median * ratio < slow->median && fast->hi < slow->lo;
 }
 
 /* The statistics of a timing event, computed here from its raw samples (the runner's summary
@@ -137,11 +156,10 @@ static char *check_timing(const runclient *rc, launch *l, const runner_event *ev
     for (size_t i = 0; i < n; i++)
         sum += v[i];
     l->timed_ms += sum;
-    size_t np, nf, nr, nc;
-    double plain = median_marked(v, mark, n, MARK_PLAIN, MARK_PLAIN, &np);
-    double fresh = median_marked(v, mark, n, MARK_FRESH, MARK_FRESH, &nf);
-    double repeated = median_marked(v, mark, n, MARK_CHECKED, MARK_CHECKED, &nr);
-    double checked = median_marked(v, mark, n, MARK_CHECKED, MARK_FRESH, &nc);
+    marked mp = marked_of(v, mark, n, MARK_PLAIN, MARK_PLAIN), mf = marked_of(v, mark, n, MARK_FRESH, MARK_FRESH);
+    marked mr = marked_of(v, mark, n, MARK_CHECKED, MARK_CHECKED), mc = marked_of(v, mark, n, MARK_CHECKED, MARK_FRESH);
+    size_t np = mp.n, nf = mf.n, nr = mr.n, nc = mc.n;
+    double plain = mp.median, fresh = mf.median, repeated = mr.median, checked = mc.median;
     free(mark);
     int graph = ev->timer && strstr(ev->timer, "/graph") != NULL;
     if (getenv("KWB_DEBUG_TIMING"))
@@ -158,11 +176,11 @@ static char *check_timing(const runclient *rc, launch *l, const runner_event *ev
     else if (!graph && l->timed_ms * 1e-3 > (proc_now() - l->spawned) * 1.05 + 0.05)
         why = xasprintf("the runner's samples add up to %.3f s, more than the %.3f s it has lived (the timer was "
                         "tampered with)", l->timed_ms * 1e-3, proc_now() - l->spawned);
-    else if (nf >= 3 && nr >= 3 && repeated * (cold ? CACHE_RATIO_COLD : CACHE_RATIO_WARM) < fresh)
+    else if (separated(&mr, &mf, cold ? CACHE_RATIO_COLD : CACHE_RATIO_WARM))
         why = xasprintf("calls on repeated inputs ran %.1fx faster than calls on fresh inputs (median %.4g ms vs "
                         "%.4g ms over %zu and %zu checked calls): results are cached across calls",
                         fresh / repeated, repeated, fresh, nr, nf);
-    else if (nc >= 3 && np >= 3 && plain * (cold ? SKIP_RATIO_COLD : SKIP_RATIO_WARM) < checked)
+    else if (separated(&mp, &mc, cold ? SKIP_RATIO_COLD : SKIP_RATIO_WARM))
         why = xasprintf("unchecked calls ran %.1fx faster than calls whose outputs were poisoned and checked "
                         "(median %.4g ms vs %.4g ms over %zu and %zu calls): it skips work when it thinks "
                         "nobody looks", checked / plain, plain, checked, np, nc);

@@ -34,6 +34,12 @@ int integrity_after_call(int threads, pid_t runner_pid, char *why, size_t cap)
         return 1;
     }
     int now = threads >= 0 ? integrity_threads() : -1;
+    /* A joined thread can still be listed while the kernel finishes its exit: a thread that
+     * really runs on is still there after 50 ms. */
+    for (int wait = 0; now > threads && wait < 50; wait++) {
+        usleep(1000);
+        now = integrity_threads();
+    }
     if (now > threads) {
         snprintf(why, cap, "the call left %d thread(s) running after it returned (threads %d before, %d after)",
                  now - threads, threads, now);
