@@ -107,35 +107,31 @@ static unsigned char *event_marks(const runner_event *ev, size_t n)
 }
 
 /* Median of the samples marked WANT (and WANT2); *m their count. */
-/* The samples of V marked WANT or WANT2: their count, median, fastest and slowest. */
+/* The samples of V marked WANT or WANT2: their count, median and quartiles. */
 typedef struct marked {
     size_t n;
-    double median, lo, hi;
+    double median, q1, q3;
 } marked;
 
 static marked marked_of(const double *v, const unsigned char *mark, size_t n, int want, int want2)
 {
     double *sel = xcalloc(n + 1, sizeof *sel);
-    marked m = {0, 0, 0, 0};
+    size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (mark[i] == want || mark[i] == want2) {
-            sel[m.n] = v[i];
-            m.lo = m.n == 0 || v[i] < m.lo ? v[i] : m.lo;
-            m.hi = m.n == 0 || v[i] > m.hi ? v[i] : m.hi;
-            m.n++;
-        }
-    m.median = stats_summarize(sel, m.n).median;
+        if (mark[i] == want || mark[i] == want2)
+            sel[k++] = v[i];
+    stats_summary st = stats_summarize(sel, k);
     free(sel);
-    return m;
+    return (marked){k, st.median, st.q1, st.q3};
 }
 
-/* Nonzero when FAST, RATIO times over, beats SLOW, and every sample of SLOW is slower than every
- * sample of FAST: a cheat separates its two kinds of call cleanly on every call, while a loaded
- * machine slows a few calls of either kind at random (honest kernels were flagged by the
+/* Nonzero when FAST, RATIO times over, beats SLOW and the two barely overlap (FAST's upper
+ * quartile under SLOW's lower one): a cheat separates its two kinds of call on nearly every call,
+ * while a loaded machine slows calls of either kind at random (honest kernels were flagged by the
  * medians alone under make -j2 on two cores). */
 static int separated(const marked *fast, const marked *slow, double ratio)
 {
-    return fast->n >= 3 && slow->n >= 3 && fast->median * ratio < slow->median && fast->hi < slow->lo;
+    return fast->n >= 3 && slow->n >= 3 && fast->median * ratio < slow->median && fast->q3 < slow->q1;
 }
 
 /* The statistics of a timing event, computed here from its raw samples (the runner's summary
