@@ -125,13 +125,19 @@ static marked marked_of(const double *v, const unsigned char *mark, size_t n, in
     return (marked){k, st.median, st.q1, st.q3};
 }
 
+/* Calls of each kind a finding needs: a run of a few dozen calls holds 3 or 4 fresh ones, the
+ * first of them on a newly made input set, too few to tell a cache from a slow start (honest
+ * resumed runs in tests/e2e/session_kill.sh were flagged on 4); a normal run holds over 100. */
+#define MARKED_MIN 8
+
 /* Nonzero when FAST, RATIO times over, beats SLOW and the two barely overlap (FAST's upper
  * quartile under SLOW's lower one): a cheat separates its two kinds of call on nearly every call,
  * while a loaded machine slows calls of either kind at random (honest kernels were flagged by the
  * medians alone under make -j2 on two cores). */
 static int separated(const marked *fast, const marked *slow, double ratio)
 {
-    return fast->n >= 3 && slow->n >= 3 && fast->median * ratio < slow->median && fast->q3 < slow->q1;
+    return fast->n >= MARKED_MIN && slow->n >= MARKED_MIN && fast->median * ratio < slow->median &&
+           fast->q3 < slow->q1;
 }
 
 /* The statistics of a timing event, computed here from its raw samples (the runner's summary
