@@ -6,6 +6,7 @@
 #include "cmd_dump.h"
 #include "cmd_eval.h"
 #include "cmd_profile.h"
+#include "cmd_recon.h"
 #include "cmd_run.h"
 #include "cmd_store.h"
 #include "config.h"
@@ -20,6 +21,7 @@ static const command commands[] = {
     {"eval", cmd_eval, "evaluate a solution on every workload of a definition"},
     {"dump", cmd_dump, "write workloads' inputs and reference outputs as safetensors"},
     {"run", cmd_run, "rounds of the controller with no terminal UI: propose, gate, sweep, decide"},
+    {"recon", cmd_recon, "search reference folders for a direction's keywords (reference-first)"},
     {"profile", cmd_profile, "one workload under Nsight Compute: per-kernel figures and the bottleneck"},
     {"init", cmd_init, "make a workspace: a session store and a candidate archive"},
     {"sessions", cmd_sessions, "list the workspace's sessions"},
