@@ -106,8 +106,11 @@ int evalrec_candidate(eval_recorder *r, const solution *sol, const char *parent_
     if (rc != 0)
         kwb_error_prefix(err, "archive");
     const char *origin = parent ? "human" : "baseline";
+    char *dir = realpath(sol->dir, NULL);   /* absolute: later commands run from anywhere */
     if (rc == 0)
-        rc = store_candidate_add(r->h.st, r->session, parent, origin, cname, sol->dir, oid, &r->candidate, err);
+        rc = store_candidate_add(r->h.st, r->session, parent, origin, cname, dir ? dir : sol->dir, oid,
+                                 &r->candidate, err);
+    free(dir);
     if (rc == 0)
         rc = store_round_begin(r->h.st, r->session, rtitle, &r->round, NULL, err);
     if (rc == 0)

@@ -6,9 +6,11 @@
 #include "cmd_dump.h"
 #include "cmd_eval.h"
 #include "cmd_profile.h"
+#include "cmd_propose.h"
 #include "cmd_recon.h"
 #include "cmd_run.h"
 #include "cmd_store.h"
+#include "cmd_write.h"
 #include "config.h"
 
 typedef struct command {
@@ -21,6 +23,8 @@ static const command commands[] = {
     {"eval", cmd_eval, "evaluate a solution on every workload of a definition"},
     {"dump", cmd_dump, "write workloads' inputs and reference outputs as safetensors"},
     {"run", cmd_run, "rounds of the controller with no terminal UI: propose, gate, sweep, decide"},
+    {"propose", cmd_propose, "the directions a session's next round may take, ranked"},
+    {"write", cmd_write, "an agent writes a candidate for one direction from the session's best"},
     {"recon", cmd_recon, "search reference folders for a direction's keywords (reference-first)"},
     {"profile", cmd_profile, "one workload under Nsight Compute: per-kernel figures and the bottleneck"},
     {"init", cmd_init, "make a workspace: a session store and a candidate archive"},

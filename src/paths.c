@@ -85,6 +85,11 @@ char *paths_dataset(void)
     return locate("KWB_DATASET", "../workloads", "definitions", KWB_INSTALL_DATADIR "/workloads");
 }
 
+char *paths_skills(void)
+{
+    return locate("KWB_SKILLS", "../skills", "gdn.md", KWB_INSTALL_DATADIR "/skills");
+}
+
 int paths_mkdir_p(const char *dir)
 {
     char *copy = xstrdup(dir);

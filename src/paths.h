@@ -13,6 +13,9 @@ char *paths_include_dir(void);
 /* The shipped TraceSet root: $KWB_DATASET, else ../workloads from the executable, else
  * the installed data folder. The caller frees the result. */
 char *paths_dataset(void);
+/* The skills folder: $KWB_SKILLS, else ../skills from the executable, else the installed data
+ * folder. The caller frees the result. */
+char *paths_skills(void);
 /* Build cache folder: $KWB_CACHE_DIR, else $XDG_CACHE_HOME/kwb, else ~/.cache/kwb, else
  * /tmp/kwb-cache-UID. Created when missing. The caller frees the result. */
 char *paths_cache_dir(void);

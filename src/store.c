@@ -288,6 +288,11 @@ static const char *const migrations[] = {
       " JOIN candidates c ON c.id = e.candidate_id"                                                \
       " WHERE e.session_id = ? AND e.mean_latency_ms IS NOT NULL AND c.state <> 'rejected'"        \
       " ORDER BY e.n_workloads DESC, e.mean_latency_ms, e.id LIMIT 1")                             \
+    X(CAND_PROMOTED,                                                                               \
+      "SELECT c.id, (SELECT e.mean_latency_ms FROM eval_runs e WHERE e.candidate_id = c.id"        \
+      "   AND e.mean_latency_ms IS NOT NULL ORDER BY e.id DESC LIMIT 1)"                          \
+      " FROM candidates c JOIN decisions d ON d.candidate_id = c.id"                              \
+      " WHERE c.session_id = ? AND c.state = 'promoted' ORDER BY d.decided_at DESC, d.id DESC LIMIT 1") \
     X(CAND_CURRENT_ROUND,                                                                          \
       "SELECT candidate_id FROM rounds WHERE session_id = ? AND candidate_id IS NOT NULL"          \
       " ORDER BY number DESC LIMIT 1")                                                             \
@@ -331,7 +336,8 @@ static const char *const migrations[] = {
     X(ROW_UUIDS, "SELECT workload_uuid FROM evaluations WHERE eval_run_id = ? ORDER BY id")        \
     X(ROW_TABLE,                                                                                   \
       "SELECT id, workload_uuid, status, message, cand_median, base_median, ref_median, max_abs,"  \
-      " max_rel, matched_ratio, verdict FROM evaluations WHERE eval_run_id = ? ORDER BY id")       \
+      " max_rel, matched_ratio, verdict, roofline, gbps, timer FROM evaluations"                    \
+      " WHERE eval_run_id = ? ORDER BY id")       \
     X(SAMPLES_ADD, "INSERT OR REPLACE INTO samples (evaluation_id, role, ms) VALUES (?, ?, ?)")   \
     X(SAMPLES_GET, "SELECT ms FROM samples WHERE evaluation_id = ? AND role = ?")                  \
     X(PROFILE_ADD,                                                                                 \
@@ -1043,6 +1049,22 @@ static int best_of(store *st, int64_t session, int64_t *id, double *mean, kwb_er
     return rc;
 }
 
+int store_candidate_promoted(store *st, int64_t session, int64_t *id, double *mean_ms, kwb_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = row(st, err, &s, Q_CAND_PROMOTED, "i", session);
+    *id = 0;
+    if (mean_ms)
+        *mean_ms = NAN;
+    if (rc == 1) {
+        *id = sqlite3_column_int64(s, 0);
+        if (mean_ms)
+            *mean_ms = sqlite3_column_double(s, 1);
+        sqlite3_reset(s);
+    }
+    return rc;
+}
+
 int store_session_mark_interrupted(store *st, int64_t session, int *n_evals, int *n_rounds, kwb_error *err)
 {
     int64_t best = 0;
@@ -1727,6 +1749,9 @@ static void read_wl_row(sqlite3_stmt *s, void *out)
     w->max_rel = sqlite3_column_double(s, 8);
     w->matched_ratio = sqlite3_column_double(s, 9);
     col_buf(s, 10, w->verdict, sizeof w->verdict);
+    w->roofline = sqlite3_column_double(s, 11);
+    w->gbps = sqlite3_column_double(s, 12);
+    col_buf(s, 13, w->timer, sizeof w->timer);
     double vs = w->baseline_median_ms > 0 ? w->baseline_median_ms : w->ref_median_ms;
     w->speedup = w->median_ms > 0 && vs > 0 ? vs / w->median_ms : 0;
 }

@@ -165,6 +165,9 @@ int store_candidate_find(store *st, int64_t session, const char *ref, store_cand
  * the most workloads (a partial run never beats a full sweep); rejected candidates excluded.
  * 1 with *id and *mean_ms (when not NULL) set, 0 when there is none. */
 int store_candidate_best(store *st, int64_t session, int64_t *id, double *mean_ms, kwb_error *err);
+/* The candidate of SESSION promoted last (the one rounds start from): 1 with *id and *mean_ms
+ * (its latest complete mean; NaN when none; when not NULL) set, 0 when none was promoted. */
+int store_candidate_promoted(store *st, int64_t session, int64_t *id, double *mean_ms, kwb_error *err);
 /* The current candidate of SESSION: that of the latest round that has one, else the newest
  * candidate. 1 with *id set, 0 when the session has none. */
 int store_candidate_current(store *st, int64_t session, int64_t *id, kwb_error *err);
@@ -247,6 +250,9 @@ typedef struct store_wl_row {
     double speedup;             /* over the baseline when timed, else the reference; 0: none */
     double max_abs, max_rel, matched_ratio;
     char verdict[16];           /* paired gate; "" when none */
+    double roofline;            /* share of the roofline floor, 0..1; 0 when unknown */
+    double gbps;                /* achieved bandwidth; 0 when unknown */
+    char timer[24];             /* which timer produced the latency; "" when none */
 } store_wl_row;
 
 typedef struct store_wl_table {

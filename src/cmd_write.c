@@ -1,0 +1,163 @@
+/* cmd_write.c - `kwb write`: the chosen direction, the session's best (or --from) and an agent
+ * give a new candidate folder and its diff. With --events, progress goes to stdout as JSON
+ * lines for the workbench (contract in kwb(1)); SIGTERM or SIGINT cancels the agent. */
+#include "cmd_write.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "roundctx.h"
+
+static volatile int cancel_flag;
+
+static void on_cancel(int sig)
+{
+    (void)sig;
+    cancel_flag = 1;
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: kwb write --session NAME --direction ID --out DIR [--agent NAME] [--from DIR]\n"
+          "                 [--workspace DIR] [--events]\n",
+          f);
+}
+
+/* Prints one event as a JSON line: {"event": KIND, KEY: TEXT}. */
+static void emit(const char *kind, const char *key, const char *text)
+{
+    json_t *o = json_pack("{s:s, s:s}", "event", kind, key, text ? text : "");
+    char *s = json_dumps(o, JSON_COMPACT);
+    printf("%s\n", s);
+    fflush(stdout);
+    free(s);
+    json_decref(o);
+}
+
+static void on_progress(void *ctx, const char *kind, const char *text)
+{
+    if (*(int *)ctx) {
+        emit(kind, "text", text);
+    } else if (strcmp(kind, "text") == 0) {
+        fputs(text, stderr);
+    } else {
+        fprintf(stderr, "kwb write: %s\n", text);
+    }
+}
+
+/* The direction ID as the agent gets it: a skill direction with its guidance and scope, or a
+ * tuner direction by its id alone. */
+static int find_direction(const round_ctx *c, const char *id, direction *d, kwb_error *err)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->id, sizeof d->id, "%s", id);
+    if (strncmp(id, "tune.", 5) == 0) {
+        snprintf(d->source, sizeof d->source, "tuner");
+        snprintf(d->title, sizeof d->title, "%s", id);
+        return 0;
+    }
+    for (int i = 0; i < c->skills.n; i++)
+        for (int j = 0; j < c->skills.skills[i].ndirs; j++)
+            if (strcmp(c->skills.skills[i].dirs[j].id, id) == 0) {
+                d->skill = &c->skills.skills[i];
+                d->sd = &c->skills.skills[i].dirs[j];
+                snprintf(d->source, sizeof d->source, "skill");
+                snprintf(d->title, sizeof d->title, "%s", d->sd->title);
+                return 0;
+            }
+    return kwb_error_set(err, "no direction '%s' in the skills or the tuner (kwb propose lists them)", id);
+}
+
+int cmd_write(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"session", required_argument, NULL, 'S'}, {"workspace", required_argument, NULL, 'W'},
+        {"agent", required_argument, NULL, 'a'},   {"direction", required_argument, NULL, 'd'},
+        {"out", required_argument, NULL, 'o'},     {"from", required_argument, NULL, 'f'},
+        {"events", no_argument, NULL, 'e'},        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *session = NULL, *ws_dir = NULL, *agent = "tuner", *id = NULL, *out = NULL, *from = NULL;
+    int events = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'S': session = optarg; break;
+        case 'W': ws_dir = optarg; break;
+        case 'a': agent = optarg; break;
+        case 'd': id = optarg; break;
+        case 'o': out = optarg; break;
+        case 'f': from = optarg; break;
+        case 'e': events = 1; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind < argc || !id || !out) {
+        fprintf(stderr, "kwb write: %s\n", optind < argc ? "unexpected argument" : "--direction and --out are required");
+        usage(stderr);
+        return 2;
+    }
+    if (!agent_known(agent)) {
+        fprintf(stderr, "kwb write: unknown agent '%s'\n", agent);
+        return 2;
+    }
+    kwb_error err = {{0}};
+    round_ctx rc;
+    if (round_ctx_open(ws_dir, session, 1, &rc, &err) != 0) {
+        fprintf(stderr, "kwb write: %s\n", err.msg);
+        return 2;
+    }
+    direction d;
+    int code = 0;
+    if (!from && !(from = rc.best_dir)) {
+        kwb_error_set(&err, "session '%s' has no promoted candidate to start from (give --from DIR)", rc.session_name);
+        code = 2;
+    } else if (find_direction(&rc, id, &d, &err) != 0) {
+        code = 2;
+    }
+    if (code) {
+        if (events)
+            emit("error", "message", err.msg);
+        fprintf(stderr, "kwb write: %s\n", err.msg);
+        round_ctx_close(&rc);
+        return code;
+    }
+    signal(SIGTERM, on_cancel);
+    signal(SIGINT, on_cancel);
+    agent_task t = {
+        .definition_path = rc.definition_path,
+        .best_dir = from,
+        .out_dir = out,
+        .dir = &d,
+        .progress = on_progress,
+        .progress_ctx = &events,
+        .cancel = &cancel_flag,
+    };
+    agent_outcome o;
+    agent_outcome_init(&o);
+    if (agent_write(agent, NULL, &t, &o, &err) != 0) {
+        if (events)
+            emit("error", "message", err.msg);
+        fprintf(stderr, "kwb write: %s\n", err.msg);
+        code = 1;
+    } else if (events) {
+        json_t *ev = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:f}", "event", "done", "dir", out,
+                               "direction", id, "diff", o.diff.s ? o.diff.s : "", "calls", o.calls, "tokens_in",
+                               o.tokens_in, "tokens_out", o.tokens_out, "cost", o.cost, "seconds", o.seconds);
+        char *s = json_dumps(ev, JSON_COMPACT);
+        printf("%s\n", s);
+        free(s);
+        json_decref(ev);
+    } else {
+        fputs(o.diff.s ? o.diff.s : "", stdout);
+    }
+    agent_outcome_free(&o);
+    round_ctx_close(&rc);
+    return code;
+}
