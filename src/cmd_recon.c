@@ -21,19 +21,6 @@ static void recon_usage(FILE *f)
           f);
 }
 
-/* The skills folder: $KWB_SKILLS, else skills/ beside the shipped dataset. The caller frees it. */
-char *recon_skills_dir(void);
-char *recon_skills_dir(void)
-{
-    const char *env = getenv("KWB_SKILLS");
-    if (env && *env)
-        return xstrdup(env);
-    char *data = paths_dataset();
-    char *dir = xasprintf("%s/../skills", data);
-    free(data);
-    return dir;
-}
-
 static void add(char ***v, int *n, char *s)
 {
     *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
@@ -99,7 +86,7 @@ int cmd_recon(int argc, char **argv)
         return 2;
     }
     const char *id = argv[optind];
-    char *sdir = skills_dir ? xstrdup(skills_dir) : recon_skills_dir();
+    char *sdir = skills_dir ? xstrdup(skills_dir) : paths_skills();
     skill_set set = {0};
     kwb_error err = {{0}};
     const skill_direction *d = NULL;
