@@ -198,8 +198,10 @@ static void job_status(llm_job *j, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    char *clean = secrets_redact(line);
     if (j->progress)
-        j->progress(j->progress_ctx, "status", line);
+        j->progress(j->progress_ctx, "status", clean);
+    free(clean);
 }
 
 static void on_sse_event(void *ctx, const char *event, const char *data, size_t len)
@@ -555,11 +557,16 @@ int llm_finish(llm_job *j, llm_result *r, kwb_error *err)
     strbuf_add(&r->text, j->parse.text.s, j->parse.text.len);
     strbuf_add(&r->reasoning, j->parse.reasoning.s, j->parse.reasoning.len);
     strbuf_add(&r->request, j->body.s, j->body.len);
-    strbuf_add(&r->response, j->last_response.s, j->last_response.len);
-    strbuf_add(&r->attempts_log, j->attempts_log.s, j->attempts_log.len);
+    /* a server may echo the key in an error: what the caller keeps is redacted */
+    char *clean = secrets_redact(j->last_response.s);
+    strbuf_puts(&r->response, clean);
+    free(clean);
+    clean = secrets_redact(j->attempts_log.s);
+    strbuf_puts(&r->attempts_log, clean);
+    free(clean);
     int rc = 0;
     if (j->failure != LLM_OK) {
-        char *clean = secrets_redact(j->message);
+        clean = secrets_redact(j->message);
         rc = kwb_error_set(err, "%s (%s): %s", j->cfg.name, r->model, clean);
         free(clean);
     }

@@ -22,7 +22,9 @@
  *   === text      the content is the reply (an edit, a whole file, anything)
  *   === length    stop at the output cap with no visible text (finish_reason length / max_tokens)
  *   === status CODE   answer with HTTP CODE, content = the error message; retry_after=SECONDS,
- *                 retry_after_ms=MS, type=ERROR_TYPE, code=ERROR_CODE (e.g. insufficient_quota)
+ *                 retry_after_ms=MS, retry_after_date=SECONDS (an HTTP date that far ahead),
+ *                 should_retry=true|false (x-should-retry), type=ERROR_TYPE, code=ERROR_CODE
+ *                 (e.g. insufficient_quota), echo_key (the message ends with the key received)
  *   === cut       stream the content but close after `after` chunks (default half) with no end
  *                 marker ([DONE] / message_stop); not streamed: a body shorter than its length
  *   === error     stream `after` chunks (default 1) of the content, then an error event (OpenAI
@@ -31,7 +33,8 @@
  * Options for every kind: chunk=BYTES (default 16) per streamed piece, delay_ms=MS between pieces
  * (a slow stream), model=NAME (default "fake-model"), in=N and out=N (usage counts; default 11
  * and 7), crlf (CRLF line ends in the stream), comments (": keep-alive" comments and ping events
- * between pieces). */
+ * between pieces), thinking (reasoning first: OpenAI reasoning_content deltas, Anthropic a thinking
+ * block; and for Anthropic the text in two text blocks with a block of an unknown type between). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -54,6 +57,10 @@ typedef struct answer {
     int status;
     double retry_after;
     long retry_after_ms;
+    long retry_after_date;
+    char should_retry[8];
+    int echo_key;
+    int thinking;
     char type[64];
     char code[64];
     int chunk;
@@ -93,6 +100,14 @@ static void answer_option(answer *a, const char *opt)
         a->retry_after = atof(v);
     else if (OPT("retry_after_ms"))
         a->retry_after_ms = atol(v);
+    else if (OPT("retry_after_date"))
+        a->retry_after_date = atol(v);
+    else if (OPT("should_retry"))
+        snprintf(a->should_retry, sizeof a->should_retry, "%s", v);
+    else if (OPT("echo_key"))
+        a->echo_key = 1;
+    else if (OPT("thinking"))
+        a->thinking = 1;
     else if (OPT("type"))
         snprintf(a->type, sizeof a->type, "%s", v);
     else if (OPT("code"))
@@ -125,6 +140,7 @@ static void answer_header(answer *a, char *line)
     memset(a, 0, sizeof *a);
     a->retry_after = -1;
     a->retry_after_ms = -1;
+    a->retry_after_date = -1;
     a->chunk = 16;
     a->after = -1;
     a->silent_ms = 10000;
@@ -356,6 +372,14 @@ static int send_head(int fd, int anthropic, int status, const char *ctype, long 
         n += snprintf(h + n, sizeof h - (size_t)n, "Retry-After: %g\r\n", a->retry_after);
     if (a && a->retry_after_ms >= 0)
         n += snprintf(h + n, sizeof h - (size_t)n, "retry-after-ms: %ld\r\n", a->retry_after_ms);
+    if (a && a->retry_after_date >= 0) {
+        time_t when = time(NULL) + a->retry_after_date;
+        struct tm tm;
+        gmtime_r(&when, &tm);
+        n += (int)strftime(h + n, sizeof h - (size_t)n, "Retry-After: %a, %d %b %Y %H:%M:%S GMT\r\n", &tm);
+    }
+    if (a && a->should_retry[0])
+        n += snprintf(h + n, sizeof h - (size_t)n, "x-should-retry: %s\r\n", a->should_retry);
     if (!strcmp(ctype, "text/event-stream"))
         n += snprintf(h + n, sizeof h - (size_t)n, "Cache-Control: no-cache\r\n");
     snprintf(h + n, sizeof h - (size_t)n, "\r\n");
@@ -405,21 +429,34 @@ static void trim_newline(char *s)
         s[--n] = '\0';
 }
 
-static int answer_status(int fd, int anthropic, const answer *a)
+static int answer_status(int fd, int anthropic, const answer *a, const char *key)
 {
-    char *msg = strdup(a->content);
+    char *msg = malloc(strlen(a->content) + strlen(key) + 16);
+    strcpy(msg, a->content);
     trim_newline(msg);
+    if (a->echo_key)
+        strcat(strcat(msg, " key: "), key);
     const char *type = a->type[0] ? a->type : default_type(anthropic, a->status);
     int rc = send_json(fd, anthropic, a->status, error_json(anthropic, type, a->code, msg[0] ? msg : "scripted error"), a);
     free(msg);
     return rc;
 }
 
+#define THINKING "thinking about it"
+
 /* A whole (not streamed) reply: TEXT with STOP as finish/stop reason. */
 static json_t *whole_reply(int anthropic, const answer *a, const char *text, const char *stop)
 {
     if (anthropic) {
         json_t *content = json_array();
+        size_t half = strlen(text) / 2;
+        if (a->thinking) {
+            json_array_append_new(content, json_pack("{s:s, s:s, s:s}", "type", "thinking", "thinking", THINKING,
+                                                     "signature", "sig"));
+            json_array_append_new(content, json_pack("{s:s, s:s}", "type", "server_tool_use", "id", "x"));
+            json_array_append_new(content, json_pack("{s:s, s:s%}", "type", "text", "text", text, half));
+            text += half;
+        }
         if (text[0])
             json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text", text));
         return json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:n, s:{s:I, s:I}}", "id", "msg_fake", "type", "message",
@@ -427,10 +464,15 @@ static json_t *whole_reply(int anthropic, const answer *a, const char *text, con
                          "stop_sequence", "usage", "input_tokens", (json_int_t)a->in, "output_tokens",
                          (json_int_t)a->out);
     }
-    return json_pack("{s:s, s:s, s:s, s:[{s:i, s:{s:s, s:s}, s:s}], s:{s:I, s:I, s:I}}", "id", "chatcmpl-fake",
-                     "object", "chat.completion", "model", a->model, "choices", "index", 0, "message", "role",
-                     "assistant", "content", text, "finish_reason", stop, "usage", "prompt_tokens", (json_int_t)a->in,
-                     "completion_tokens", (json_int_t)a->out, "total_tokens", (json_int_t)(a->in + a->out));
+    json_t *o = json_pack("{s:s, s:s, s:s, s:[{s:i, s:{s:s, s:s}, s:s}], s:{s:I, s:I, s:I}}", "id", "chatcmpl-fake",
+                          "object", "chat.completion", "model", a->model, "choices", "index", 0, "message", "role",
+                          "assistant", "content", text, "finish_reason", stop, "usage", "prompt_tokens",
+                          (json_int_t)a->in, "completion_tokens", (json_int_t)a->out, "total_tokens",
+                          (json_int_t)(a->in + a->out));
+    if (a->thinking)
+        json_object_set_new(json_object_get(json_array_get(json_object_get(o, "choices"), 0), "message"),
+                            "reasoning_content", json_string(THINKING));
+    return o;
 }
 
 /* One SSE event: optional name, one data line per line of DATA, blank line. */
@@ -456,8 +498,54 @@ static int send_event_json(int fd, const answer *a, const char *name, json_t *o)
     return rc;
 }
 
+/* With `thinking`: the reasoning first; for Anthropic then a block of a type clients must skip. */
+static int stream_thinking(int fd, int anthropic, const answer *a)
+{
+    if (!anthropic)
+        return send_event_json(fd, a, NULL,
+                               json_pack("{s:s, s:s, s:s, s:[{s:i, s:{s:s}, s:n}]}", "id", "chatcmpl-fake", "object",
+                                         "chat.completion.chunk", "model", a->model, "choices", "index", 0, "delta",
+                                         "reasoning_content", THINKING, "finish_reason"));
+    return send_event_json(fd, a, "content_block_start",
+                           json_pack("{s:s, s:i, s:{s:s, s:s}}", "type", "content_block_start", "index", 0,
+                                     "content_block", "type", "thinking", "thinking", "")) ||
+           send_event_json(fd, a, "content_block_delta",
+                           json_pack("{s:s, s:i, s:{s:s, s:s}}", "type", "content_block_delta", "index", 0, "delta",
+                                     "type", "thinking_delta", "thinking", THINKING)) ||
+           send_event_json(fd, a, "content_block_stop", json_pack("{s:s, s:i}", "type", "content_block_stop", "index", 0)) ||
+           send_event_json(fd, a, "content_block_start",
+                           json_pack("{s:s, s:i, s:{s:s, s:s}}", "type", "content_block_start", "index", 1,
+                                     "content_block", "type", "server_tool_use", "id", "x")) ||
+           send_event_json(fd, a, "content_block_delta",
+                           json_pack("{s:s, s:i, s:{s:s, s:s}}", "type", "content_block_delta", "index", 1, "delta",
+                                     "type", "input_json_delta", "partial_json", "{}")) ||
+           send_event_json(fd, a, "content_block_stop", json_pack("{s:s, s:i}", "type", "content_block_stop", "index", 1));
+}
+
+/* Anthropic: ends text block INDEX and starts the next. */
+static int next_text_block(int fd, const answer *a, int index)
+{
+    return send_event_json(fd, a, "content_block_stop",
+                           json_pack("{s:s, s:i}", "type", "content_block_stop", "index", index)) ||
+           send_event_json(fd, a, "content_block_start",
+                           json_pack("{s:s, s:i, s:{s:s, s:s}}", "type", "content_block_start", "index", index + 1,
+                                     "content_block", "type", "text", "text", ""));
+}
+
 static int stream_start(int fd, int anthropic, const answer *a)
 {
+    if (anthropic && a->thinking)
+        return send_event_json(fd, a, "message_start",
+                               json_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:[], s:n, s:{s:I, s:i}}}", "type",
+                                         "message_start", "message", "id", "msg_fake", "type", "message", "role",
+                                         "assistant", "model", a->model, "content", "stop_reason", "usage",
+                                         "input_tokens", (json_int_t)a->in, "output_tokens", 1)) ||
+               stream_thinking(fd, anthropic, a) ||
+               send_event_json(fd, a, "content_block_start",
+                               json_pack("{s:s, s:i, s:{s:s, s:s}}", "type", "content_block_start", "index", 2,
+                                         "content_block", "type", "text", "text", ""));
+    if (a->thinking && stream_thinking(fd, anthropic, a))
+        return -1;
     if (anthropic)
         return send_event_json(fd, a, "message_start",
                                json_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:[], s:n, s:{s:I, s:i}}}", "type",
@@ -545,9 +633,11 @@ static int answer_stream(int fd, int anthropic, const answer *a)
         limit = a->after >= 0 ? a->after : count_pieces(a) / 2;
     else if (!strcmp(a->kind, "error"))
         limit = a->after >= 0 ? a->after : 1;
-    int sent = 0;
+    int sent = 0, half = count_pieces(a) / 2;
     const char *text = strcmp(a->kind, "length") ? a->content : "";
     for (const char *p = text; *p && sent != limit;) {
+        if (anthropic && a->thinking && sent == half && sent > 0 && next_text_block(fd, a, 2) < 0)
+            return -1;
         size_t n = piece_len(p, (size_t)a->chunk);
         char *piece = strndup(p, n);
         int rc = stream_piece(fd, anthropic, a, piece);
@@ -626,7 +716,7 @@ static void serve(int fd)
         send_json(fd, anthropic, 400, error_json(anthropic, "invalid_request_error", "", "fake_llm: no scripted answer left"),
                   NULL);
     } else if (!strcmp(a->kind, "status")) {
-        answer_status(fd, anthropic, a);
+        answer_status(fd, anthropic, a, key);
     } else {
         json_t *body = json_loadb(r.body, r.body_len, 0, NULL);
         int stream = json_is_true(json_object_get(body, "stream"));

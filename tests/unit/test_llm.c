@@ -55,13 +55,21 @@ static int setup(void **state)
     return 0;
 }
 
+/* Ends F's server, if one runs: its stdin closes, it exits. */
+static void fake_stop(fake *f)
+{
+    if (f->stdin_fd >= 0)
+        close(f->stdin_fd);
+    f->stdin_fd = -1;
+    if (f->pid > 0 && proc_wait(f->pid, 3, NULL) != 0)
+        proc_kill_group(f->pid);
+    f->pid = -1;
+}
+
 static int teardown(void **state)
 {
     fake *f = *state;
-    if (f->stdin_fd >= 0)
-        close(f->stdin_fd);
-    if (f->pid > 0 && proc_wait(f->pid, 3, NULL) != 0)
-        proc_kill_group(f->pid);
+    fake_stop(f);
     free(f->log);
     void *dir = f->dir;
     free(f);
@@ -71,6 +79,7 @@ static int teardown(void **state)
 /* Starts the fake server with SCRIPT; fails the test when it does not come up. */
 static void fake_start(fake *f, const char *script)
 {
+    fake_stop(f);
     char *path = testutil_path(f->dir, "script");
     testutil_write_text(path, script);
     int in[2], out[2];
@@ -446,6 +455,61 @@ static void test_retry_after_over_cap(void **state)
                 "asks to wait 100 s, over agent.retry_after_cap 60 s");
 }
 
+static void test_retry_after_http_date(void **state)
+{
+    /* an HTTP date two seconds ahead, at whole-second resolution: at least one second */
+    check_retry_then_ok(*state, "anthropic", "=== status 429 retry_after_date=2\nlater\n=== text\nfine\n", 1.0,
+                        "HTTP 429 rate_limit_error: later");
+}
+
+static void test_should_retry_header(void **state)
+{
+    /* x-should-retry: true makes a 400 retried */
+    check_retry_then_ok(*state, "openai", "=== status 400 should_retry=true\nflaky\n=== text\nfine\n", 0.0,
+                        "HTTP 400 invalid_request_error: flaky");
+}
+
+static void test_should_retry_false(void **state)
+{
+    check_fails(*state, "openai", 1, "=== status 500 should_retry=false\nno\n=== text\nnever\n", LLM_FAIL_HTTP, 1,
+                "HTTP 500 server_error: no");
+}
+
+static void test_key_echoed_is_redacted(void **state)
+{
+    check_fails(*state, "openai", 1, "=== status 401 echo_key\nIncorrect API key provided\n", LLM_FAIL_HTTP, 1,
+                "HTTP 401 authentication_error: Incorrect API key provided key: [REDACTED]");
+}
+
+/* Reasoning kept apart; Anthropic text blocks joined around a block of unknown type. */
+static void check_thinking(fake *f, const char *provider, int stream)
+{
+    fake_start(f, "=== text thinking chunk=6\nthe first half, and the second half\n");
+    agent_config c;
+    fake_config(f, provider, &c);
+    c.stream = stream;
+    llm_result r;
+    kwb_error err = {{0}};
+    seen s;
+    if (call(&c, &r, &err, &s) != 0)
+        fail_msg("call failed: %s", err.msg);
+    assert_string_equal(r.text.s, "the first half, and the second half\n");
+    assert_string_equal(r.reasoning.s, "thinking about it");
+    if (stream)
+        assert_string_equal(s.text.s, r.text.s);
+    llm_result_free(&r);
+    seen_free(&s);
+}
+
+static void test_thinking_and_blocks(void **state)
+{
+    fake *f = *state;
+    check_thinking(f, "anthropic", 1);
+    check_thinking(f, "anthropic", 0);
+    check_thinking(f, "openai", 1);
+    check_thinking(f, "openai", 0);
+}
+
 static void test_gives_up_after_retries(void **state)
 {
     check_fails(*state, "openai", 0, "=== status 503\nx\n=== status 503\nx\n=== status 503\nx\n=== status 503\nx\n",
@@ -607,6 +671,11 @@ int main(void)
         T(test_length_no_content_anthropic),
         T(test_retry_after_over_cap),
         T(test_gives_up_after_retries),
+        T(test_retry_after_http_date),
+        T(test_should_retry_header),
+        T(test_should_retry_false),
+        T(test_key_echoed_is_redacted),
+        T(test_thinking_and_blocks),
         T(test_cancel_slow_stream),
         T(test_stall),
         T(test_connect_refused),
