@@ -123,6 +123,43 @@ static void test_crlf_split_between_cr_and_lf(void **state)
     strbuf_free(&out);
 }
 
+/* Many events fed in random pieces (fixed seed) give the same events as fed whole. */
+static void test_random_splits(void **state)
+{
+    strbuf in;
+    strbuf_init(&in);
+    for (int i = 0; i < 300; i++) {
+        const char *nl = i % 3 == 0 ? "\r\n" : i % 3 == 1 ? "\n" : "\r";
+        if (i % 7 == 0)
+            strbuf_printf(&in, ": ping %d%s", i, nl);
+        if (i % 2)
+            strbuf_printf(&in, "event: e%d%s", i, nl);
+        strbuf_printf(&in, "data: {\"i\": %d, \"s\": \"h\u00e9llo \xc3\xa9\"}%sdata: second%s%s", i, nl, nl, nl);
+    }
+    char *whole = parse(in.s, 0, SIZE_MAX);
+    unsigned seed = 12345;
+    for (int round = 0; round < 200; round++) {
+        strbuf out;
+        strbuf_init(&out);
+        sse_parser p;
+        sse_init(&p, collect, &out);
+        for (size_t at = 0; at < in.len;) {
+            seed = seed * 1103515245u + 12345u;
+            size_t n = 1 + (seed >> 16) % 37;
+            if (n > in.len - at)
+                n = in.len - at;
+            sse_feed(&p, in.s + at, n);
+            at += n;
+        }
+        assert_int_equal(p.events, 300);
+        assert_string_equal(out.s, whole);
+        sse_free(&p);
+        strbuf_free(&out);
+    }
+    free(whole);
+    strbuf_free(&in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -130,6 +167,7 @@ int main(void)
         cmocka_unit_test(test_every_cut),
         cmocka_unit_test(test_no_bom_and_partial_bom),
         cmocka_unit_test(test_crlf_split_between_cr_and_lf),
+        cmocka_unit_test(test_random_splits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
