@@ -6,9 +6,11 @@
 #include <math.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "llm_http.h"
 #include "llm_proto.h"
@@ -41,6 +43,7 @@ struct llm_job {
     strbuf attempts_log;
     strbuf last_response;
     int last_status;
+    double last_first_byte;
     char last_request_id[128];
     llm_progress_fn progress;
     void *progress_ctx;
@@ -120,6 +123,7 @@ void llm_result_init(llm_result *r)
     strbuf_init(&r->response);
     strbuf_init(&r->attempts_log);
     r->tokens_in = r->tokens_out = -1;
+    r->first_byte_s = -1;
 }
 
 void llm_result_free(llm_result *r)
@@ -145,6 +149,7 @@ char *llm_result_json(const llm_result *r)
                           (json_int_t)r->tokens_out, "cost", r->cost, "priced", r->priced, "seconds", r->seconds,
                           "attempts", r->attempts, "http_status", r->http_status, "stop_reason", r->stop_reason,
                           "request_id", r->request_id, "failure", llm_failure_name(r->failure));
+    json_object_set_new(o, "first_byte_s", r->first_byte_s >= 0 ? json_real(r->first_byte_s) : json_null());
     if (r->tokens_in < 0)
         json_object_set_new(o, "tokens_in", json_null());
     if (r->tokens_out < 0)
@@ -375,6 +380,19 @@ static int attempt_classify(llm_job *j)
     return 0;
 }
 
+/* A number in [0, 1) from a small generator seeded per process (clients started together should
+ * not retry in step). */
+static double jitter_unit(void)
+{
+    static uint64_t state;
+    if (!state)
+        state = ((uint64_t)getpid() << 32) ^ (uint64_t)(proc_now() * 1e9) ^ 0x9E3779B97F4A7C15ull;
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return (double)(state >> 11) / 9007199254740992.0;
+}
+
 /* Seconds to wait before the next attempt, or -1 when the server asks for more than the cap. */
 static double retry_delay(llm_job *j)
 {
@@ -384,7 +402,7 @@ static double retry_delay(llm_job *j)
     double d = j->cfg.retry_base_s * pow(2.0, j->attempts - 1);
     if (d > j->cfg.retry_cap_s)
         d = j->cfg.retry_cap_s;
-    return d * (1.0 - 0.25 * ((double)rand() / RAND_MAX));
+    return d * (1.0 - 0.25 * jitter_unit());
 }
 
 static void job_done(llm_job *j)
@@ -393,6 +411,7 @@ static void job_done(llm_job *j)
     strbuf_init(&j->last_response);
     strbuf_add(&j->last_response, j->att.body.s, j->att.body.len);
     j->last_status = (int)j->att.status;
+    j->last_first_byte = j->att.first_body > 0 ? j->att.first_body - j->att.started : -1;
     snprintf(j->last_request_id, sizeof j->last_request_id, "%s", j->att.request_id);
 }
 
@@ -553,6 +572,7 @@ int llm_finish(llm_job *j, llm_result *r, kwb_error *err)
     if (!r->priced)
         r->cost = llm_cost(&j->cfg, r->model, r->tokens_in, r->tokens_out, &r->priced);
     r->seconds = proc_now() - j->t0;
+    r->first_byte_s = j->last_first_byte;
     r->failure = j->failure;
     strbuf_add(&r->text, j->parse.text.s, j->parse.text.len);
     strbuf_add(&r->reasoning, j->parse.reasoning.s, j->parse.reasoning.len);

@@ -64,6 +64,7 @@ typedef struct llm_result {
     double cost;           /* dollars from the configured price table; 0 when the model has no price */
     int priced;            /* 1 when the price table knew the model */
     double seconds;        /* wall time from llm_start to the end, waits included */
+    double first_byte_s;   /* the last attempt's seconds to its first body byte; -1 when none came */
     llm_failure failure;
 } llm_result;
 

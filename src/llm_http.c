@@ -101,6 +101,8 @@ static size_t on_write(char *p, size_t size, size_t nmemb, void *userdata)
     http_attempt *a = userdata;
     size_t n = size * nmemb;
     a->last_activity = proc_now();
+    if (a->first_body == 0)
+        a->first_body = a->last_activity;
     strbuf_add(&a->body, p, n);
     if (a->on_body)
         a->on_body(a->ctx, p, n);

@@ -27,6 +27,7 @@ typedef struct http_attempt {
     void *ctx;
     double started;             /* monotonic seconds */
     double last_activity;       /* last time any byte (header or body) arrived */
+    double first_body;          /* when the first body byte arrived; 0 before */
     int running;                /* 1 until the transfer ended, stalled or was aborted */
     int stalled;                /* ended by the stall clock */
     CURLcode result;            /* curl's result when it ended by itself */

@@ -30,6 +30,9 @@
  *   === error     stream `after` chunks (default 1) of the content, then an error event (OpenAI
  *                 data: {"error":...}; Anthropic event: error); type=ERROR_TYPE (overloaded_error)
  *   === silent    send the 200 headers, then nothing for ms=MS (default 10000), then close
+ *   === raw       send the content verbatim as the body, streamed or not, closing the connection
+ *                 after it: status=CODE (default 200), ctype=TYPE (default text/event-stream);
+ *                 for garbage, HTML error pages, hand-written event streams
  * Options for every kind: chunk=BYTES (default 16) per streamed piece, delay_ms=MS between pieces
  * (a slow stream), model=NAME (default "fake-model"), in=N and out=N (usage counts; default 11
  * and 7), crlf (CRLF line ends in the stream), comments (": keep-alive" comments and ping events
@@ -61,6 +64,8 @@ typedef struct answer {
     char should_retry[8];
     int echo_key;
     int thinking;
+    int raw_status;
+    char ctype[64];
     char type[64];
     char code[64];
     int chunk;
@@ -108,6 +113,10 @@ static void answer_option(answer *a, const char *opt)
         a->echo_key = 1;
     else if (OPT("thinking"))
         a->thinking = 1;
+    else if (OPT("status"))
+        a->raw_status = atoi(v);
+    else if (OPT("ctype"))
+        snprintf(a->ctype, sizeof a->ctype, "%s", v);
     else if (OPT("type"))
         snprintf(a->type, sizeof a->type, "%s", v);
     else if (OPT("code"))
@@ -141,6 +150,8 @@ static void answer_header(answer *a, char *line)
     a->retry_after = -1;
     a->retry_after_ms = -1;
     a->retry_after_date = -1;
+    a->raw_status = 200;
+    snprintf(a->ctype, sizeof a->ctype, "text/event-stream");
     a->chunk = 16;
     a->after = -1;
     a->silent_ms = 10000;
@@ -157,7 +168,7 @@ static void answer_header(answer *a, char *line)
             die("%s", "'=== status' needs a status code");
         a->status = atoi(tok);
     } else if (strcmp(a->kind, "text") && strcmp(a->kind, "length") && strcmp(a->kind, "cut") &&
-               strcmp(a->kind, "error") && strcmp(a->kind, "silent")) {
+               strcmp(a->kind, "error") && strcmp(a->kind, "silent") && strcmp(a->kind, "raw")) {
         die("unknown answer kind '%s'", a->kind);
     }
     while ((tok = strtok_r(NULL, " \t\r\n", &save)))
@@ -717,6 +728,9 @@ static void serve(int fd)
                   NULL);
     } else if (!strcmp(a->kind, "status")) {
         answer_status(fd, anthropic, a, key);
+    } else if (!strcmp(a->kind, "raw")) {
+        if (send_head(fd, anthropic, a->raw_status, a->ctype, -1, NULL) == 0)
+            send_str(fd, a->content);
     } else {
         json_t *body = json_loadb(r.body, r.body_len, 0, NULL);
         int stream = json_is_true(json_object_get(body, "stream"));

@@ -235,6 +235,14 @@ static void check_good(fake *f, const char *provider, int stream, const char *op
     assert_int_equal(r.priced, 1);
     assert_true(r.cost > 0.0249999 && r.cost < 0.0250001); /* 11 * $1000/M + 7 * $2000/M */
     assert_string_equal(r.request_id, "req_fake_1");
+    assert_true(r.first_byte_s >= 0 && r.first_byte_s <= r.seconds);
+    char *summary = llm_result_json(&r);
+    json_t *sj = json_loads(summary, 0, NULL);
+    assert_int_equal(json_integer_value(json_object_get(sj, "tokens_in")), 11);
+    assert_string_equal(json_string_value(json_object_get(sj, "failure")), "ok");
+    assert_true(json_real_value(json_object_get(sj, "cost")) > 0.0249);
+    json_decref(sj);
+    free(summary);
     assert_non_null(strstr(r.response.s, stream ? (strcmp(provider, "openai") ? "message_stop" : "[DONE]") : "fake-model"));
     assert_no_key(&r, &err);
 
@@ -537,6 +545,56 @@ static void test_large_reply(void **state)
     strbuf_free(&script);
 }
 
+static void test_html_502_then_ok(void **state)
+{
+    check_retry_then_ok(*state, "openai", "=== raw status=502 ctype=text/html\n<html><body>Bad gateway</body></html>\n"
+                                          "=== text\nfine\n",
+                        0.0, "HTTP 502 <html><body>Bad gateway</body></html>");
+}
+
+static void test_garbage_stream(void **state)
+{
+    check_fails(*state, "openai", 1, "=== raw\ndata: this is not json\n\ndata: [DONE]\n\n", LLM_FAIL_BAD_REPLY, 1,
+                "a stream chunk is not JSON");
+}
+
+static void test_unknown_events_ignored(void **state)
+{
+    /* hand-written: unknown events, block and delta types, a ping, usage in message_delta */
+    fake *f = *state;
+    fake_start(f, "=== raw\n"
+                  "event: message_start\n"
+                  "data: {\"type\":\"message_start\",\"message\":{\"model\":\"m-1\",\"usage\":{\"input_tokens\":5}}}\n\n"
+                  "event: future_event\ndata: {\"type\":\"future_event\"}\n\n"
+                  "event: ping\ndata: {\"type\":\"ping\"}\n\n"
+                  "event: content_block_start\n"
+                  "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"A\"}}\n\n"
+                  "event: content_block_delta\n"
+                  "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"future_delta\",\"x\":1}}\n\n"
+                  "event: content_block_delta\n"
+                  "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"B\"}}\n\n"
+                  "event: message_delta\n"
+                  "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"pause_turn\"},\"usage\":{\"output_tokens\":3}}\n\n"
+                  "event: message_delta\n"
+                  "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":9}}\n\n"
+                  "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+    agent_config c;
+    fake_config(f, "anthropic", &c);
+    llm_result r;
+    kwb_error err = {{0}};
+    seen s;
+    if (call(&c, &r, &err, &s) != 0)
+        fail_msg("call failed: %s", err.msg);
+    assert_string_equal(r.text.s, "AB");
+    assert_string_equal(r.model, "m-1");
+    assert_string_equal(r.stop_reason, "end_turn");
+    assert_int_equal(r.tokens_in, 5);
+    assert_int_equal(r.tokens_out, 9); /* cumulative: the last value, not the sum */
+    assert_int_equal(r.priced, 1);     /* priced by the configured model's name */
+    llm_result_free(&r);
+    seen_free(&s);
+}
+
 static void test_gives_up_after_retries(void **state)
 {
     check_fails(*state, "openai", 0, "=== status 503\nx\n=== status 503\nx\n=== status 503\nx\n=== status 503\nx\n",
@@ -698,6 +756,9 @@ int main(void)
         T(test_length_no_content_anthropic),
         T(test_retry_after_over_cap),
         T(test_gives_up_after_retries),
+        T(test_html_502_then_ok),
+        T(test_garbage_stream),
+        T(test_unknown_events_ignored),
         T(test_large_reply),
         T(test_retry_after_http_date),
         T(test_should_retry_header),
