@@ -595,6 +595,53 @@ static void test_unknown_events_ignored(void **state)
     seen_free(&s);
 }
 
+/* Not streamed: an error object in a 200 body, then a body cut short, each retried. */
+static void test_whole_reply_error_and_cut(void **state)
+{
+    fake *f = *state;
+    fake_start(f, "=== error type=overloaded_error\n=== cut\nsome text that is cut\n=== text\nfine\n");
+    agent_config c;
+    fake_config(f, "openai", &c);
+    c.stream = 0;
+    llm_result r;
+    kwb_error err = {{0}};
+    seen s;
+    if (call(&c, &r, &err, &s) != 0)
+        fail_msg("call failed: %s", err.msg);
+    assert_string_equal(r.text.s, "fine\n");
+    assert_int_equal(r.attempts, 3);
+    assert_non_null(strstr(s.status.s, "retry 1/3 in"));
+    assert_non_null(strstr(s.status.s, "error in the reply: overloaded_error: scripted error in the reply"));
+    assert_non_null(strstr(s.status.s, "retry 2/3 in"));
+    assert_non_null(strstr(s.status.s, "the reply was cut off"));
+    llm_result_free(&r);
+    seen_free(&s);
+}
+
+static void test_length_with_text_is_an_answer(void **state)
+{
+    /* stopped at the cap after some visible text: an answer (the caller sees stop_reason) */
+    fake *f = *state;
+    fake_start(f, "=== raw\n"
+                  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"partial\"},\"finish_reason\":null}]}\n\n"
+                  "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}]}\n\n"
+                  "data: [DONE]\n\n");
+    agent_config c;
+    fake_config(f, "openai", &c);
+    llm_result r;
+    kwb_error err = {{0}};
+    seen s;
+    assert_int_equal(call(&c, &r, &err, &s), 0);
+    assert_string_equal(r.text.s, "partial");
+    assert_string_equal(r.stop_reason, "length");
+    assert_int_equal(r.tokens_in, -1); /* no usage chunk: unknown, not 0 */
+    char *summary = llm_result_json(&r);
+    assert_non_null(strstr(summary, "\"tokens_in\":null"));
+    free(summary);
+    llm_result_free(&r);
+    seen_free(&s);
+}
+
 static void test_gives_up_after_retries(void **state)
 {
     check_fails(*state, "openai", 0, "=== status 503\nx\n=== status 503\nx\n=== status 503\nx\n=== status 503\nx\n",
@@ -708,6 +755,15 @@ static void test_no_key_for_official_host(void **state)
     assert_int_equal(r.failure, LLM_FAIL_CONFIG);
     assert_non_null(strstr(err.msg, "no API key: set OPENAI_API_KEY"));
     llm_result_free(&r);
+    /* not an HTTP provider; no message */
+    setenv("OPENAI_API_KEY", KEY, 1);
+    snprintf(c.provider, sizeof c.provider, "command");
+    assert_null(llm_start(&c, &request, NULL, NULL, &err));
+    assert_non_null(strstr(err.msg, "agent openai: provider 'command' is not an HTTP model provider"));
+    snprintf(c.provider, sizeof c.provider, "openai");
+    llm_request empty = {NULL, NULL, 0};
+    assert_null(llm_start(&c, &empty, NULL, NULL, &err));
+    assert_non_null(strstr(err.msg, "needs at least one message"));
 }
 
 static void test_wrong_key_refused(void **state)
@@ -756,6 +812,8 @@ int main(void)
         T(test_length_no_content_anthropic),
         T(test_retry_after_over_cap),
         T(test_gives_up_after_retries),
+        T(test_whole_reply_error_and_cut),
+        T(test_length_with_text_is_an_answer),
         T(test_html_502_then_ok),
         T(test_garbage_stream),
         T(test_unknown_events_ignored),
