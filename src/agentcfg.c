@@ -62,6 +62,7 @@ void agentcfg_defaults(agent_config *cfg, const char *name)
     cfg->max_tokens = 8192;
     cfg->temperature = -1;
     cfg->stream = 1;
+    cfg->stream_usage = 1;
     snprintf(cfg->anthropic_version, sizeof cfg->anthropic_version, "2023-06-01");
     cfg->connect_timeout_s = 10;
     cfg->stall_timeout_s = 120;
@@ -254,6 +255,8 @@ static int apply(agent_config *cfg, const char *full, const char *s, const char 
         return parse_bool(v, &cfg->reasoning, where, full, err);
     if (!strcmp(s, "stream"))
         return parse_bool(v, &cfg->stream, where, full, err);
+    if (!strcmp(s, "stream_usage"))
+        return parse_bool(v, &cfg->stream_usage, where, full, err);
     if (!strcmp(s, "max_tokens") || !strcmp(s, "max_retries")) {
         if (parse_int(v, !strcmp(s, "max_tokens") ? 1 : 0, &l, where, full, err) < 0 || l > 100000000)
             return kwb_error_set(err, "%s: %s: expected a whole number, got '%s'", where, full, v);

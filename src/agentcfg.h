@@ -39,6 +39,8 @@ typedef struct agent_config {
     char reasoning_effort[16]; /* "" or "low"/"medium"/"high": sent as reasoning_effort when reasoning */
     double temperature;        /* < 0: not sent (default -1) */
     int stream;                /* 1: stream over SSE (default 1) */
+    int stream_usage;          /* OpenAI: 1 sends stream_options.include_usage (default 1; some servers
+                                  such as Mistral's, Groq's or older Ollama reject it) */
     char anthropic_version[32];/* default "2023-06-01" */
     double connect_timeout_s;  /* default 10 */
     double stall_timeout_s;    /* no byte for this long ends the attempt (default 120) */

@@ -52,7 +52,8 @@ static void openai_build_body(const agent_config *cfg, const llm_request *req, s
     }
     if (cfg->stream) {
         json_object_set_new(body, "stream", json_true());
-        json_object_set_new(body, "stream_options", json_pack("{s:b}", "include_usage", 1));
+        if (cfg->stream_usage)
+            json_object_set_new(body, "stream_options", json_pack("{s:b}", "include_usage", 1));
     }
     char *s = json_dumps(body, JSON_COMPACT);
     strbuf_puts(out, s);

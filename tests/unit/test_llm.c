@@ -316,8 +316,26 @@ static void test_openai_reasoning_variant(void **state)
     assert_null(json_object_get(body, "max_tokens"));
     assert_null(json_object_get(body, "temperature"));
     assert_string_equal(json_string_value(json_object_get(body, "reasoning_effort")), "high");
+    assert_true(json_is_true(json_object_get(json_object_get(body, "stream_options"), "include_usage")));
     json_decref(reqs);
-    /* and without the flag: max_tokens with the temperature */
+    llm_result_free(&r);
+    seen_free(&s);
+    /* without the flag: max_tokens and the temperature; stream_usage no: no stream_options
+       (servers that reject it), and the counts unknown */
+    fake_start(f, "=== raw\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\n"
+                  "data: [DONE]\n\n");
+    fake_config(f, "openai", &c);
+    c.stream_usage = 0;
+    c.temperature = 0.7;
+    assert_int_equal(call(&c, &r, &err, &s), 0);
+    reqs = fake_requests(f);
+    body = json_object_get(json_array_get(reqs, json_array_size(reqs) - 1), "body");
+    assert_null(json_object_get(body, "stream_options"));
+    assert_int_equal(json_integer_value(json_object_get(body, "max_tokens")), 1000);
+    assert_null(json_object_get(body, "max_completion_tokens"));
+    assert_true(json_real_value(json_object_get(body, "temperature")) == 0.7);
+    assert_int_equal(r.tokens_out, -1);
+    json_decref(reqs);
     llm_result_free(&r);
     seen_free(&s);
 }

@@ -28,6 +28,7 @@ static const char *lines = "# agents\n"
                            "set agent.openai.reasoning yes\n"
                            "set agent.openai.reasoning_effort high\n"
                            "set agent.openai.max_tokens 16000\n"
+                           "set agent.openai.stream_usage no\n"
                            "set agent.price gpt-x 2.5 10\n"
                            "set agent.openai.price other 1 2\n"
                            "set agent.budget_usd 3.5\n"
@@ -53,6 +54,7 @@ static void check_openai(const agent_config *c)
     assert_null(agentcfg_price(c, "nope"));
     assert_string_equal(agentcfg_value(c, "references"), "/src/mine");
     assert_true(c->temperature < 0);
+    assert_int_equal(c->stream_usage, 0);
     /* one million tokens in, half a million out */
     int priced;
     assert_true(llm_cost(c, "gpt-x", 1000000, 500000, &priced) == 7.5);
@@ -100,7 +102,7 @@ static void test_json(void **state)
     testutil_write_text(path, "{\"agent\": {\"stall_timeout\": 30, \"model\": \"generic-model\", \"budget_usd\": 3.5,\n"
                               " \"prices\": {\"gpt-x\": [2.5, 10]},\n"
                               " \"openai\": {\"model\": \"gpt-x\", \"reasoning\": true, \"reasoning_effort\": \"high\",\n"
-                              "   \"max_tokens\": 16000, \"prices\": {\"other\": [1, 2]}, \"references\": \"/src/mine\"},\n"
+                              "   \"max_tokens\": 16000, \"stream_usage\": false, \"prices\": {\"other\": [1, 2]}, \"references\": \"/src/mine\"},\n"
                               " \"command\": {\"command\": [\"codex\", \"exec\", \"say \\\"hi\\\"\"]}}}\n");
     agent_config c;
     kwb_error err = {{0}};
