@@ -20,20 +20,26 @@
 #include "proc.h"
 #include "xalloc.h"
 
-/* The last LINES lines of the file PATH, into OUT. */
+/* The last LINES lines of the file PATH, into OUT as one line (" | " between them). */
 static void tail_of(const char *path, int lines, strbuf *out)
 {
     size_t len;
     char *text = strbuf_read_file(path, &len);
     if (!text)
         return;
+    while (len && text[len - 1] == '\n')
+        text[--len] = '\0';
     const char *p = text + len;
-    int seen = 0;
-    while (p > text && seen <= lines)
+    for (int seen = 0; p > text && seen < lines;)
         seen += *--p == '\n';
     if (*p == '\n')
         p++;
-    strbuf_puts(out, p);
+    for (; *p; p++) {
+        if (*p == '\n')
+            strbuf_puts(out, " | ");
+        else
+            strbuf_add(out, p, 1);
+    }
     free(text);
 }
 
@@ -180,9 +186,9 @@ int agent_command_write(const agent_config *cfg, const agent_task *t, agent_outc
     }
     o->calls = 1;
     o->seconds = proc_now() - t0;
-    json_t *call = json_pack("{s:s, s:s, s:n, s:n, s:f, s:f, s:s}", "provider", "command", "model",
+    json_t *call = json_pack("{s:s, s:s, s:n, s:n, s:f, s:f, s:i, s:s}", "provider", "command", "model",
                              cfg->command_argc ? cfg->command_args[0] : "", "tokens_in", "tokens_out", "cost", 0.0,
-                             "seconds", o->seconds, "status", rc == 0 ? "ok" : "error");
+                             "seconds", o->seconds, "attempts", 1, "status", rc == 0 ? "ok" : "error");
     char *line = json_dumps(call, JSON_COMPACT);
     agent_say(t, "call", line);
     free(line);
