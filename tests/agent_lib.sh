@@ -20,9 +20,9 @@ good_edit() {
     printf '>>>>>>> REPLACE\n```\n'
 }
 
-# start_fake SCRIPT: the fake server on SCRIPT (log $TMP/fake.log), its port in $FAKE_PORT.
+# start_fake SCRIPT: the fake server on SCRIPT (a fresh log $TMP/fake.log), its port in $FAKE_PORT.
 start_fake() {
-    rm -f "$TMP/port"
+    rm -f "$TMP/port" "$TMP/fake.log"
     "$FAKE_LLM" --script "$1" --log "$TMP/fake.log" --key "$FAKE_KEY" --port-file "$TMP/port" --lifetime 300 &
     FAKE_PID=$!
     for _ in $(seq 100); do [ -s "$TMP/port" ] && break; sleep 0.05; done
@@ -34,7 +34,7 @@ stop_fake() {
     [ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null
     FAKE_PID=
 }
-trap 'stop_fake; rm -rf "$TMP"' EXIT
+trap 'stop_fake; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 
 # agent_config LINE...: writes the agent configuration file (mode 0600) from the lines given.
 agent_config() {
