@@ -505,12 +505,13 @@ int agentcfg_load(const char *path, const char *name, agent_config *cfg, kwb_err
     cfg_lines ls = {0};
     const char *first = text + strspn(text, " \t\r\n");
     int rc = *first == '{' ? read_json(path, text, &ls, err) : read_lines(path, text, &ls, err);
-    /* generic keys first, the agent's own after them */
-    for (int pass = 0; rc == 0 && pass < 2; pass++)
+    /* the provider first (it brings its own address and key variable), then generic keys, then
+       the agent's own, so that the more specific and the explicit settings win */
+    for (int pass = 0; rc == 0 && pass < 4; pass++)
         for (int i = 0; rc == 0 && i < ls.n; i++) {
             int specific;
             const char *s = short_key(cfg, ls.v[i].key, &specific);
-            if (!s || specific != pass)
+            if (!s || specific != pass % 2 || (pass < 2) != (strcmp(s, "provider") == 0))
                 continue;
             char where[4200];
             if (ls.v[i].line)

@@ -320,7 +320,7 @@ static int attempt_classify(llm_job *j)
     j->message[0] = '\0';
     if (a->stalled) {
         j->failure = LLM_FAIL_STALL;
-        snprintf(j->message, sizeof j->message, "no data from %s for %.0f s (agent.stall_timeout)", j->url,
+        snprintf(j->message, sizeof j->message, "no data from %s for %g s (agent.stall_timeout)", j->url,
                  j->cfg.stall_timeout_s);
         return 1;
     }
@@ -372,10 +372,12 @@ static int attempt_classify(llm_job *j)
     }
     if ((!strcmp(p->stop_reason, "length") || !strcmp(p->stop_reason, "max_tokens")) && blank(p->text.s)) {
         j->failure = LLM_FAIL_LENGTH;
+        char used[64] = "output tokens unknown";
+        if (p->tokens_out >= 0)
+            snprintf(used, sizeof used, "%ld output tokens", p->tokens_out);
         snprintf(j->message, sizeof j->message,
-                 "truncated at the output cap (%d tokens) with no visible text (%ld output tokens%s); raise "
-                 "agent.%s.max_tokens",
-                 j->cfg.max_tokens, p->tokens_out, p->reasoning.len ? ", reasoning only" : "", j->cfg.name);
+                 "truncated at the output cap (%d tokens) with no visible text (%s%s); raise agent.%s.max_tokens",
+                 j->cfg.max_tokens, used, p->reasoning.len ? ", reasoning only" : "", j->cfg.name);
     }
     return 0;
 }

@@ -730,7 +730,7 @@ static void test_stall(void **state)
     assert_int_equal(call(&c, &r, &err, &s), -1);
     double took = proc_now() - t0;
     assert_int_equal(r.failure, LLM_FAIL_STALL);
-    assert_non_null(strstr(err.msg, "(agent.stall_timeout)"));
+    assert_non_null(strstr(err.msg, "for 0.4 s (agent.stall_timeout)"));
     if (took < 0.4 || took > 3.0)
         fail_msg("stall detected after %.3f s (limit 0.4 s)", took);
     llm_result_free(&r);

@@ -24,6 +24,8 @@ static const char *lines = "# agents\n"
                            "set agent.stall_timeout 30\n"
                            "set agent.model generic-model\n"
                            "set agent.local.base_url http://127.0.0.1:8080/v1\n"
+                           "set agent.proxy.base_url http://127.0.0.1:9000\n"
+                           "set agent.proxy.provider anthropic\n"
                            "set agent.openai.model gpt-x\n"
                            "set agent.openai.reasoning yes\n"
                            "set agent.openai.reasoning_effort high\n"
@@ -83,6 +85,13 @@ static void test_lines(void **state)
     assert_int_equal(agentcfg_load(path, "local", &c, &err), 0);
     assert_string_equal(c.provider, "openai");
     assert_string_equal(c.base_url, "http://127.0.0.1:8080/v1");
+    agentcfg_free(&c);
+
+    /* a provider set after the address keeps the address, and brings its key variable */
+    assert_int_equal(agentcfg_load(path, "proxy", &c, &err), 0);
+    assert_string_equal(c.provider, "anthropic");
+    assert_string_equal(c.base_url, "http://127.0.0.1:9000");
+    assert_string_equal(c.api_key_env, "ANTHROPIC_API_KEY");
     agentcfg_free(&c);
 
     assert_int_equal(agentcfg_load(path, "command", &c, &err), 0);
