@@ -216,8 +216,9 @@ static void check_parent(void)
     }
 }
 
-/* Sleeps MS milliseconds, leaving at once when the parent goes away. */
-static void nap(int ms)
+/* Sleeps MS milliseconds, leaving at once when the parent goes away (exit) or when the client on
+ * FD hangs up (returns -1; 0 after the full nap), so a cancelled call frees the server at once. */
+static int nap(int fd, int ms)
 {
     struct timespec end, now;
     clock_gettime(CLOCK_MONOTONIC, &end);
@@ -231,10 +232,14 @@ static void nap(int ms)
         clock_gettime(CLOCK_MONOTONIC, &now);
         long left = (end.tv_sec - now.tv_sec) * 1000L + (end.tv_nsec - now.tv_nsec) / 1000000L;
         if (left <= 0)
-            return;
-        struct pollfd p = {watch_stdin ? 0 : -1, POLLIN, 0};
-        if (poll(&p, 1, left > 100 ? 100 : (int)left) > 0)
-            check_parent();
+            return 0;
+        struct pollfd p[2] = {{watch_stdin ? 0 : -1, POLLIN, 0}, {fd, POLLRDHUP, 0}};
+        if (poll(p, 2, left > 100 ? 100 : (int)left) > 0) {
+            if (p[0].revents)
+                check_parent();
+            if (p[1].revents & (POLLRDHUP | POLLHUP | POLLERR))
+                return -1;
+        }
     }
 }
 
@@ -634,7 +639,7 @@ static int answer_stream(int fd, int anthropic, const answer *a)
     if (send_head(fd, anthropic, 200, "text/event-stream", -1, NULL) < 0)
         return -1;
     if (!strcmp(a->kind, "silent")) {
-        nap(a->silent_ms);
+        nap(fd, a->silent_ms);
         return 0;
     }
     if (stream_start(fd, anthropic, a) < 0)
@@ -657,8 +662,8 @@ static int answer_stream(int fd, int anthropic, const answer *a)
             return -1;
         p += n;
         sent++;
-        if (a->delay_ms)
-            nap(a->delay_ms);
+        if (a->delay_ms && nap(fd, a->delay_ms) < 0)
+            return -1;
     }
     if (!strcmp(a->kind, "cut"))
         return 0;
@@ -675,7 +680,7 @@ static int answer_stream(int fd, int anthropic, const answer *a)
 static int answer_whole(int fd, int anthropic, const answer *a)
 {
     if (!strcmp(a->kind, "silent")) {
-        nap(a->silent_ms);
+        nap(fd, a->silent_ms);
         return 0;
     }
     if (!strcmp(a->kind, "error")) {

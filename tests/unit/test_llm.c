@@ -715,6 +715,35 @@ static void test_cancel_slow_stream(void **state)
     seen_free(&s);
 }
 
+static void test_cancel_silent_frees_server(void **state)
+{
+    /* a call cancelled while the server holds it silent: the next call is answered at once */
+    fake *f = *state;
+    fake_start(f, "=== silent ms=20000\n=== text\nfine\n");
+    agent_config c;
+    fake_config(f, "anthropic", &c);
+    kwb_error err = {{0}};
+    llm_job *j = llm_start(&c, &request, NULL, NULL, &err);
+    assert_non_null(j);
+    double t0 = proc_now();
+    while (proc_now() - t0 < 0.3)
+        assert_int_equal(llm_poll(j, 50), 0);
+    llm_cancel(j);
+    llm_result r;
+    llm_result_init(&r);
+    assert_int_equal(llm_finish(j, &r, &err), -1);
+    llm_result_free(&r);
+    seen s;
+    t0 = proc_now();
+    if (call(&c, &r, &err, &s) != 0)
+        fail_msg("call failed: %s", err.msg);
+    assert_string_equal(r.text.s, "fine\n");
+    if (proc_now() - t0 > 3.0)
+        fail_msg("the next call waited %.1f s for the server", proc_now() - t0);
+    llm_result_free(&r);
+    seen_free(&s);
+}
+
 static void test_stall(void **state)
 {
     fake *f = *state;
@@ -842,6 +871,7 @@ int main(void)
         T(test_key_echoed_is_redacted),
         T(test_thinking_and_blocks),
         T(test_cancel_slow_stream),
+        T(test_cancel_silent_frees_server),
         T(test_stall),
         T(test_connect_refused),
         T(test_no_key_for_official_host),
