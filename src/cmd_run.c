@@ -510,7 +510,10 @@ static void on_agent_progress(void *ctx, const char *kind, const char *text)
     if (r->midline)
         fputc('\n', stderr), r->midline = 0;
     if (strcmp(kind, "call") != 0) {
-        fprintf(stderr, "kwb run: agent: %s\n", text);
+        if (strncmp(text, "reconnaissance:", 15) == 0)
+            note(r, "agent %s", text);   /* which references the round consulted, in the store */
+        else
+            fprintf(stderr, "kwb run: agent: %s\n", text);
         return;
     }
     json_error_t jerr;

@@ -20,6 +20,7 @@
     grep '^#define MAX_THREADS 8 ' "$TMP/start/gdn_decode_fast.c" | sed 's/^/-/'
     grep '^#define MAX_THREADS 8 ' "$TMP/start/gdn_decode_fast.c" | sed 's/^/+/; s/MAX_THREADS 8 /MAX_THREADS 2 /'
     printf '```\n'
+    printf '=== text model=claude-fake\nA new header:\n\nnotes.h\n<<<<<<< SEARCH\n=======\n#define NOTE 1\n>>>>>>> REPLACE\n'
 } >"$TMP/script"
 start_fake "$TMP/script"
 agent_config "set agent.anthropic.base_url http://127.0.0.1:$FAKE_PORT" "set agent.anthropic.model claude-test" \
@@ -45,4 +46,14 @@ expect_grep '"max_tokens":4000' "$TMP/req1" "max_tokens from the configuration"
 expect_grep '"model":"claude-test"' "$TMP/req1" "the configured model is asked for"
 t1=$(ls "$TMP/ws/run/an/"r1-*.transcript.jsonl 2>/dev/null | head -1)
 expect_grep '"kind":"call".*event: message_start' "$t1" "the transcript keeps the raw event stream"
+
+# kwb write with the anthropic agent, events on stdout for the workbench
+"$KWB" write --session an --direction agenttest.three --out "$TMP/written" --agent anthropic --events \
+    >"$TMP/write.out" 2>"$TMP/write.err"
+expect_code 0 "$?" "kwb write --agent anthropic"
+expect_grep '"event":"status","text":"anthropic: asking claude-test' "$TMP/write.out" "write: status events"
+expect_grep '"event":"text","text":' "$TMP/write.out" "write: the model's text as it streams"
+expect_grep '"event":"call"' "$TMP/write.out" "write: the call event"
+expect_grep '"event":"done".*\+\+\+ b/notes\.h' "$TMP/write.out" "write: done with the diff"
+[ -f "$TMP/written/notes.h" ] && pass "write: the candidate folder has the new file" || fail "write: no notes.h"
 finish
