@@ -184,16 +184,21 @@ static void read_script(const char *path)
     size_t cap = 0;
     ssize_t len;
     answer *cur = NULL;
-    size_t content_len = 0;
+    size_t content_len = 0, content_cap = 0;
     while ((len = getline(&line, &cap, f)) > 0) {
         if (!strncmp(line, "=== ", 4)) {
             answers = realloc(answers, (size_t)(nanswers + 1) * sizeof *answers);
             cur = &answers[nanswers++];
             answer_header(cur, line);
-            cur->content = calloc(1, 1);
+            content_cap = 256;
+            cur->content = calloc(1, content_cap);
             content_len = 0;
         } else if (cur) {
-            cur->content = realloc(cur->content, content_len + (size_t)len + 1);
+            if (content_len + (size_t)len + 1 > content_cap) {
+                while (content_len + (size_t)len + 1 > content_cap)
+                    content_cap *= 2;
+                cur->content = realloc(cur->content, content_cap);
+            }
             memcpy(cur->content + content_len, line, (size_t)len + 1);
             content_len += (size_t)len;
         }
