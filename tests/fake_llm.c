@@ -28,8 +28,10 @@
  *   === cut       stream the content but close after `after` chunks (default half) with no end
  *                 marker ([DONE] / message_stop); not streamed: a body shorter than its length
  *   === error     stream `after` chunks (default 1) of the content, then an error event (OpenAI
- *                 data: {"error":...}; Anthropic event: error); type=ERROR_TYPE (overloaded_error)
- *   === silent    send the 200 headers, then nothing for ms=MS (default 10000), then close
+ *                 data: {"error":...}; Anthropic event: error); type=ERROR_TYPE (overloaded_error);
+ *                 not streamed: a 200 body holding only the error object
+ *   === silent    send the 200 headers (not streamed: nothing at all), then nothing for ms=MS
+ *                 (default 10000), then close; a client hanging up ends the wait
  *   === raw       send the content verbatim as the body, streamed or not, closing the connection
  *                 after it: status=CODE (default 200), ctype=TYPE (default text/event-stream);
  *                 for garbage, HTML error pages, hand-written event streams
