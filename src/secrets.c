@@ -56,17 +56,36 @@ int secrets_api_key(const agent_config *cfg, char *key, size_t cap, kwb_error *e
     return 1;
 }
 
-/* Every secret to look for: the registered ones and the usual environment variables. */
+/* 1 when an environment variable named NAME (N bytes) holds a credential by its name:
+ * *API_KEY*, *_KEY, *_TOKEN, *SECRET*. */
+static int secret_name(const char *name, size_t n)
+{
+    static const char *ends[] = {"_KEY", "_TOKEN"};
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        size_t e = strlen(ends[i]);
+        if (n >= e && strncmp(name + n - e, ends[i], e) == 0)
+            return 1;
+    }
+    char buf[256];
+    if (n >= sizeof buf)
+        return 0;
+    memcpy(buf, name, n);
+    buf[n] = '\0';
+    return strstr(buf, "API_KEY") || strstr(buf, "SECRET");
+}
+
+/* Every secret to look for: the registered ones, and the values of environment variables named
+ * like credentials (OPENAI_API_KEY, ANTHROPIC_API_KEY, a key variable another process read). */
 static int secrets_all(const char **out, int cap)
 {
+    extern char **environ;
     int n = 0;
     for (int i = 0; i < nregistered && n < cap; i++)
         out[n++] = registered[i];
-    static const char *vars[] = {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0] && n < cap; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && strlen(v) >= SECRETS_MIN_LEN)
-            out[n++] = v;
+    for (char **e = environ; e && *e && n < cap; e++) {
+        const char *eq = strchr(*e, '=');
+        if (eq && strlen(eq + 1) >= SECRETS_MIN_LEN && secret_name(*e, (size_t)(eq - *e)))
+            out[n++] = eq + 1;
     }
     return n;
 }
@@ -86,8 +105,8 @@ char *secrets_redact(const char *text)
 {
     if (!text)
         return NULL;
-    const char *keys[SECRETS_MAX + 2];
-    int nkeys = secrets_all(keys, SECRETS_MAX + 2);
+    const char *keys[SECRETS_MAX + 32];
+    int nkeys = secrets_all(keys, SECRETS_MAX + 32);
     static const char *headers[] = {"Authorization: Bearer ", "x-api-key: "};
     strbuf sb;
     strbuf_init(&sb);
@@ -121,8 +140,8 @@ char *secrets_redact(const char *text)
 
 int secrets_contains_key(const char *text)
 {
-    const char *keys[SECRETS_MAX + 2];
-    int nkeys = secrets_all(keys, SECRETS_MAX + 2);
+    const char *keys[SECRETS_MAX + 32];
+    int nkeys = secrets_all(keys, SECRETS_MAX + 32);
     for (int i = 0; text && i < nkeys; i++)
         if (strstr(text, keys[i]))
             return 1;

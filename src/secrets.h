@@ -18,12 +18,13 @@ int secrets_api_key(const agent_config *cfg, char *key, size_t cap, kwb_error *e
 /* Adds KEY (8 characters or more; shorter ones are ignored) to the set secrets_redact removes. */
 void secrets_register(const char *key);
 
-/* A copy of TEXT with every registered key, the values of OPENAI_API_KEY and ANTHROPIC_API_KEY,
- * and the value after "Authorization: Bearer " / "x-api-key: " replaced by "[REDACTED]". The
- * caller frees it; NULL gives NULL. */
+/* A copy of TEXT with every registered key, the value (8 characters or more) of every environment
+ * variable named like a credential (*API_KEY*, *_KEY, *_TOKEN, *SECRET*: OPENAI_API_KEY, a key
+ * variable a child process read), and the value after "Authorization: Bearer " / "x-api-key: "
+ * replaced by "[REDACTED]". The caller frees it; NULL gives NULL. */
 char *secrets_redact(const char *text);
 
-/* 1 when TEXT contains a registered key (or the environment keys), else 0. */
+/* 1 when TEXT contains a registered key or a credential variable's value, else 0. */
 int secrets_contains_key(const char *text);
 
 #endif

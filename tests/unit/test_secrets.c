@@ -117,6 +117,16 @@ static void test_redact(void **state)
     assert_int_equal(secrets_contains_key(text), 1);
     free(clean);
     assert_null(secrets_redact(NULL));
+    /* a key variable of any name read by another process: redacted by its name alone */
+    setenv("MY_SERVICE_API_KEY", "custom-service-key-123456", 1);
+    setenv("KWB_TEST_TOKEN", "tok-0123456789", 1);
+    setenv("KWB_TEST_PLAIN", "not-a-secret-at-all", 1);
+    clean = secrets_redact("a custom-service-key-123456 b tok-0123456789 c not-a-secret-at-all");
+    assert_string_equal(clean, "a [REDACTED] b [REDACTED] c not-a-secret-at-all");
+    free(clean);
+    unsetenv("MY_SERVICE_API_KEY");
+    unsetenv("KWB_TEST_TOKEN");
+    unsetenv("KWB_TEST_PLAIN");
 }
 
 int main(void)
