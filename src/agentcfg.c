@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "secrets.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -524,6 +525,8 @@ int agentcfg_load(const char *path, const char *name, agent_config *cfg, kwb_err
     free(text);
     if (rc < 0)
         agentcfg_free(cfg);
+    else if (cfg->api_key[0])
+        secrets_register(cfg->api_key); /* redacted wherever this process writes, used or not */
     return rc;
 }
 

@@ -67,8 +67,9 @@ typedef struct agent_config {
 /* Fills CFG with the built-in defaults for agent NAME (no file read). */
 void agentcfg_defaults(agent_config *cfg, const char *name);
 
-/* Reads PATH (lines or JSON) and fills CFG for agent NAME over the defaults. A missing PATH is an
- * error; bad lines give "PATH:LINE: problem". 0, or -1 with *err set. Free CFG with agentcfg_free. */
+/* Reads PATH (lines or JSON) and fills CFG for agent NAME over the defaults; a key in the file is
+ * registered for secrets_redact. A missing PATH is an error; bad lines give "PATH:LINE: problem".
+ * 0, or -1 with *err set. Free CFG with agentcfg_free. */
 int agentcfg_load(const char *path, const char *name, agent_config *cfg, kwb_error *err);
 
 /* Like agentcfg_load from the default file (agentcfg_default_path), or defaults only when that file

@@ -77,6 +77,12 @@ static void test_file_key_0600(void **state)
 static void test_file_key_0644_refused(void **state)
 {
     agent_config c;
+    /* loading registers the key for redaction, even though it will not be used */
+    load(*state, "set agent.openai.api_key sk-only-in-a-file-4242\n", 0644, "openai", &c);
+    char *clean = secrets_redact("x sk-only-in-a-file-4242 y");
+    assert_string_equal(clean, "x [REDACTED] y");
+    free(clean);
+    agentcfg_free(&c);
     load(*state, "# keys\nset agent.openai.api_key " FILE_KEY "\n", 0644, "openai", &c);
     char key[256] = "x";
     kwb_error err = {{0}};
