@@ -101,8 +101,7 @@ char *agentcfg_default_path(char *buf, size_t cap)
 
 /* ---- values ---------------------------------------------------------------------------- */
 
-static int parse_double(const char *v, double lo, double *out, const char *where, const char *key,
-                        kwb_error *err)
+static int parse_double(const char *v, double lo, double *out, const char *where, const char *key, kwb_error *err)
 {
     char *end;
     errno = 0;
@@ -187,8 +186,10 @@ static int parse_price(agent_config *cfg, const char *v, const char *where, kwb_
     double in, out;
     char extra;
     if (sscanf(v, "%127s %lf %lf %c", model, &in, &out, &extra) != 3 || in < 0 || out < 0)
-        return kwb_error_set(err, "%s: price: expected 'MODEL INPUT OUTPUT' (dollars per million tokens), "
-                                  "got '%s'", where, v);
+        return kwb_error_set(err,
+                             "%s: price: expected 'MODEL INPUT OUTPUT' (dollars per million tokens), "
+                             "got '%s'",
+                             where, v);
     for (int i = 0; i < cfg->nprices; i++)
         if (strcmp(cfg->prices[i].model, model) == 0) {
             cfg->prices[i].in_per_mtok = in;
@@ -218,8 +219,8 @@ static void extra_set(agent_config *cfg, const char *key, const char *value, int
 }
 
 /* Applies SHORT = V (an interpreted key, or kept in extra under FULL). */
-static int apply(agent_config *cfg, const char *full, const char *s, const char *v, const char *where,
-                 int line, kwb_error *err)
+static int apply(agent_config *cfg, const char *full, const char *s, const char *v, const char *where, int line,
+                 kwb_error *err)
 {
     long l;
     double d;
@@ -448,8 +449,8 @@ static int json_object_lines(const char *path, const char *prefix, json_t *obj, 
             {
                 if (!json_is_array(pair) || json_array_size(pair) != 2 || !json_is_number(json_array_get(pair, 0)) ||
                     !json_is_number(json_array_get(pair, 1))) {
-                    rc = kwb_error_set(err, "%s: %s.%s: expected [INPUT, OUTPUT] dollars per million tokens",
-                                       path, key, model);
+                    rc = kwb_error_set(err, "%s: %s.%s: expected [INPUT, OUTPUT] dollars per million tokens", path, key,
+                                       model);
                     break;
                 }
                 char *val = xasprintf("%s %.17g %.17g", model, json_number_value(json_array_get(pair, 0)),

@@ -22,45 +22,45 @@ typedef struct agent_price {
 
 /* One key the parser does not interpret itself, kept for other modules (agentcfg_value). */
 typedef struct agentcfg_entry {
-    char *key;   /* full key, e.g. "agent.openai.references" */
+    char *key; /* full key, e.g. "agent.openai.references" */
     char *value;
-    int line;    /* where it was set, 0 for defaults */
+    int line; /* where it was set, 0 for defaults */
 } agentcfg_entry;
 
 /* The settings of one agent. Plain values, plus `extra` (owned: agentcfg_free releases it). */
 typedef struct agent_config {
-    char name[32];             /* the agent's name: "openai", "anthropic", "command", "local", ... */
-    char provider[32];         /* wire protocol: "openai", "anthropic" or "command" (default: the name
-                                  when it is one of those, else "openai") */
-    char base_url[512];        /* e.g. "https://api.openai.com/v1", "http://127.0.0.1:8080/v1" */
+    char name[32];      /* the agent's name: "openai", "anthropic", "command", "local", ... */
+    char provider[32];  /* wire protocol: "openai", "anthropic" or "command" (default: the name
+                           when it is one of those, else "openai") */
+    char base_url[512]; /* e.g. "https://api.openai.com/v1", "http://127.0.0.1:8080/v1" */
     char model[128];
-    int max_tokens;            /* output cap (default 8192) */
-    int reasoning;             /* 1: OpenAI reasoning variant: max_completion_tokens, no temperature */
-    char reasoning_effort[16]; /* "" or "low"/"medium"/"high": sent as reasoning_effort when reasoning */
-    double temperature;        /* < 0: not sent (default -1) */
-    int stream;                /* 1: stream over SSE (default 1) */
-    int stream_usage;          /* OpenAI: 1 sends stream_options.include_usage (default 1; some servers
-                                  such as Mistral's, Groq's or older Ollama reject it) */
-    char anthropic_version[32];/* default "2023-06-01" */
-    double connect_timeout_s;  /* default 10 */
-    double stall_timeout_s;    /* no byte for this long ends the attempt (default 120) */
-    int max_retries;           /* retries after the first attempt (default 3) */
-    double retry_base_s;       /* first backoff delay (default 0.5), doubled each retry */
-    double retry_cap_s;        /* backoff cap (default 8) */
-    double retry_after_cap_s;  /* a longer retry-after fails instead of waiting (default 60) */
-    char api_key_env[64];      /* variable holding the key (default OPENAI_API_KEY/ANTHROPIC_API_KEY) */
-    char api_key[512];         /* a key written in the file ("" if none); use secrets_api_key() */
-    char path[4096];           /* the file read ("" when none) */
-    mode_t file_mode;          /* that file's permission bits */
-    int api_key_line;          /* line of the key in that file */
+    int max_tokens;             /* output cap (default 8192) */
+    int reasoning;              /* 1: OpenAI reasoning variant: max_completion_tokens, no temperature */
+    char reasoning_effort[16];  /* "" or "low"/"medium"/"high": sent as reasoning_effort when reasoning */
+    double temperature;         /* < 0: not sent (default -1) */
+    int stream;                 /* 1: stream over SSE (default 1) */
+    int stream_usage;           /* OpenAI: 1 sends stream_options.include_usage (default 1; some servers
+                                   such as Mistral's, Groq's or older Ollama reject it) */
+    char anthropic_version[32]; /* default "2023-06-01" */
+    double connect_timeout_s;   /* default 10 */
+    double stall_timeout_s;     /* no byte for this long ends the attempt (default 120) */
+    int max_retries;            /* retries after the first attempt (default 3) */
+    double retry_base_s;        /* first backoff delay (default 0.5), doubled each retry */
+    double retry_cap_s;         /* backoff cap (default 8) */
+    double retry_after_cap_s;   /* a longer retry-after fails instead of waiting (default 60) */
+    char api_key_env[64];       /* variable holding the key (default OPENAI_API_KEY/ANTHROPIC_API_KEY) */
+    char api_key[512];          /* a key written in the file ("" if none); use secrets_api_key() */
+    char path[4096];            /* the file read ("" when none) */
+    mode_t file_mode;           /* that file's permission bits */
+    int api_key_line;           /* line of the key in that file */
     agent_price prices[AGENTCFG_MAX_PRICES];
     int nprices;
-    double budget_usd;         /* session cost budget in dollars; 0: none */
-    long budget_tokens;        /* session token budget (in + out); 0: none */
+    double budget_usd;                         /* session cost budget in dollars; 0: none */
+    long budget_tokens;                        /* session token budget (in + out); 0: none */
     char command_args[AGENTCFG_MAX_ARGS][512]; /* `command` agent: argv, split on blanks, "..." quoting */
     int command_argc;
-    double command_timeout_s;  /* `command` agent's wall-clock limit (default 1800) */
-    agentcfg_entry *extra;     /* every key of this agent (and agent.* defaults) not listed above */
+    double command_timeout_s; /* `command` agent's wall-clock limit (default 1800) */
+    agentcfg_entry *extra;    /* every key of this agent (and agent.* defaults) not listed above */
     int nextra;
 } agent_config;
 

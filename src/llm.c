@@ -22,19 +22,19 @@
 enum job_state { JOB_RUNNING, JOB_WAITING, JOB_DONE };
 
 struct llm_job {
-    agent_config cfg;            /* a copy of the plain settings (extra keys not kept) */
+    agent_config cfg; /* a copy of the plain settings (extra keys not kept) */
     const llm_protocol *proto;
     char key[512];
     char *url;
     char *headers[9];
-    strbuf body;                 /* the request body */
+    strbuf body; /* the request body */
     CURLM *multi;
     http_attempt att;
     int att_live;
     llm_parse parse;
     sse_parser sse;
     int sse_live;
-    int streamed;                /* the current attempt's reply is an event stream */
+    int streamed; /* the current attempt's reply is an event stream */
     enum job_state state;
     double t0, wait_until;
     int attempts, cuts;
@@ -137,7 +137,7 @@ void llm_result_free(llm_result *r)
 
 const char *llm_failure_name(llm_failure f)
 {
-    static const char *names[] = {"ok",         "config",       "connect", "http",   "quota",     "stall",
+    static const char *names[] = {"ok",         "config",       "connect", "http",      "quota",    "stall",
                                   "stream-cut", "stream-error", "length",  "bad-reply", "cancelled"};
     return (unsigned)f < sizeof names / sizeof names[0] ? names[f] : "unknown";
 }
@@ -186,8 +186,7 @@ int llm_session_budget_check(const agent_config *cfg, double spent_usd, long spe
         return 1;
     }
     if (cfg->budget_tokens > 0 && spent_tokens >= cfg->budget_tokens) {
-        kwb_error_set(err, "budget reached: %ld tokens of %ld (agent.budget_tokens)", spent_tokens,
-                      cfg->budget_tokens);
+        kwb_error_set(err, "budget reached: %ld tokens of %ld (agent.budget_tokens)", spent_tokens, cfg->budget_tokens);
         return 1;
     }
     return 0;
@@ -259,8 +258,7 @@ static int status_retryable(long st)
 
 static int error_type_retryable(const llm_parse *p)
 {
-    static const char *types[] = {"overloaded_error", "api_error", "rate_limit_error", "server_error",
-                                  "timeout_error"};
+    static const char *types[] = {"overloaded_error", "api_error", "rate_limit_error", "server_error", "timeout_error"};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (!strcmp(p->error_type, types[i]))
             return 1;
@@ -365,7 +363,8 @@ static int attempt_classify(llm_job *j)
         return 0;
     } else if (!p->ended) {
         j->failure = LLM_FAIL_STREAM_CUT;
-        snprintf(j->message, sizeof j->message, "the stream ended before its end marker (%s) after %zu bytes of text%s%s",
+        snprintf(j->message, sizeof j->message,
+                 "the stream ended before its end marker (%s) after %zu bytes of text%s%s",
                  j->proto == &llm_openai_protocol ? "[DONE]" : "message_stop", p->text.len,
                  a->result != CURLE_OK ? ": " : "", a->result != CURLE_OK ? curl_easy_strerror(a->result) : "");
         return j->cuts++ == 0;
@@ -422,8 +421,7 @@ static void attempt_finished(llm_job *j)
 {
     int retry = attempt_classify(j);
     job_done(j);
-    strbuf_printf(&j->attempts_log, "attempt %d: %s", j->attempts,
-                  j->failure == LLM_OK ? "ok" : j->message);
+    strbuf_printf(&j->attempts_log, "attempt %d: %s", j->attempts, j->failure == LLM_OK ? "ok" : j->message);
     if (j->att.request_id[0])
         strbuf_printf(&j->attempts_log, " (request %s)", j->att.request_id);
     double ra = j->att.retry_after_s;
@@ -440,8 +438,7 @@ static void attempt_finished(llm_job *j)
     double delay = retry_delay(j);
     if (delay < 0) {
         snprintf(j->message + strlen(j->message), sizeof j->message - strlen(j->message),
-                 " (the server asks to wait %.0f s, over agent.retry_after_cap %.0f s)", ra,
-                 j->cfg.retry_after_cap_s);
+                 " (the server asks to wait %.0f s, over agent.retry_after_cap %.0f s)", ra, j->cfg.retry_after_cap_s);
         strbuf_puts(&j->attempts_log, "; retry-after over the cap\n");
         j->state = JOB_DONE;
         return;
@@ -485,8 +482,8 @@ llm_job *llm_start(const agent_config *cfg, const llm_request *req, llm_progress
     int found = secrets_api_key(cfg, j->key, sizeof j->key, err);
     if (found < 0 || (found == 0 && official_host(cfg->base_url))) {
         if (found == 0)
-            kwb_error_set(err, "agent %s: no API key: set %s in the environment (or agent.%s.api_key_env)",
-                          cfg->name, cfg->api_key_env[0] ? cfg->api_key_env : "the key variable", cfg->name);
+            kwb_error_set(err, "agent %s: no API key: set %s in the environment (or agent.%s.api_key_env)", cfg->name,
+                          cfg->api_key_env[0] ? cfg->api_key_env : "the key variable", cfg->name);
         free(j);
         return NULL;
     }

@@ -109,9 +109,8 @@ static size_t on_write(char *p, size_t size, size_t nmemb, void *userdata)
     return n;
 }
 
-int http_attempt_start(http_attempt *a, CURLM *multi, const char *url, const char *const *headers,
-                       const char *body, size_t len, double connect_timeout_s, http_body_fn on_body,
-                       void *ctx, kwb_error *err)
+int http_attempt_start(http_attempt *a, CURLM *multi, const char *url, const char *const *headers, const char *body,
+                       size_t len, double connect_timeout_s, http_body_fn on_body, void *ctx, kwb_error *err)
 {
     http_global_init();
     memset(a, 0, sizeof *a);

@@ -12,17 +12,17 @@
 
 /* What one attempt's reply said so far. */
 typedef struct llm_parse {
-    strbuf text;              /* visible text */
+    strbuf text; /* visible text */
     strbuf reasoning;
     char model[128];
     char stop_reason[64];
     long tokens_in, tokens_out; /* -1 unknown */
-    int ended;                /* [DONE] / message_stop seen */
-    int stream_error;         /* an error payload arrived in the stream */
-    char error_type[64];      /* of that error (or of a non-2xx body) */
+    int ended;                  /* [DONE] / message_stop seen */
+    int stream_error;           /* an error payload arrived in the stream */
+    char error_type[64];        /* of that error (or of a non-2xx body) */
     char error_code[64];
     char error_message[512];
-    int bad;                  /* a payload that is not the expected JSON */
+    int bad; /* a payload that is not the expected JSON */
     char bad_message[256];
     llm_progress_fn progress;
     void *progress_ctx;

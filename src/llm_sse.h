@@ -14,14 +14,14 @@ typedef void (*sse_event_fn)(void *ctx, const char *event, const char *data, siz
 
 /* Parser state; fields are private. */
 typedef struct sse_parser {
-    strbuf line;        /* the current, unfinished line */
-    strbuf data;        /* data lines of the current event */
-    strbuf event;       /* event name of the current event */
-    int has_data;       /* a data line was seen for the current event */
-    int after_cr;       /* the last byte was a CR: a following LF belongs to it */
-    int at_start;       /* no byte seen yet (a BOM is skipped there) */
-    size_t bom_seen;    /* bytes of a BOM matched so far */
-    long events;        /* events dispatched so far */
+    strbuf line;     /* the current, unfinished line */
+    strbuf data;     /* data lines of the current event */
+    strbuf event;    /* event name of the current event */
+    int has_data;    /* a data line was seen for the current event */
+    int after_cr;    /* the last byte was a CR: a following LF belongs to it */
+    int at_start;    /* no byte seen yet (a BOM is skipped there) */
+    size_t bom_seen; /* bytes of a BOM matched so far */
+    long events;     /* events dispatched so far */
     sse_event_fn fn;
     void *ctx;
 } sse_parser;

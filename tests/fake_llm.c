@@ -255,7 +255,7 @@ static int nap(int fd, int ms)
 typedef struct request {
     char method[16];
     char path[256];
-    char *head;     /* header lines */
+    char *head; /* header lines */
     char *body;
     size_t body_len;
 } request;
@@ -339,8 +339,8 @@ static void log_request(const request *r, const char *key_state, const char *ans
     json_t *body = json_loadb(r->body, r->body_len, 0, NULL);
     if (!body)
         body = json_stringn(r->body, r->body_len);
-    json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:o, s:o, s:s}", "n", nrequests, "method", r->method, "path",
-                          r->path, "key", key_state, "headers", headers, "body", body, "answer", answer_kind);
+    json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:o, s:o, s:s}", "n", nrequests, "method", r->method, "path", r->path,
+                          "key", key_state, "headers", headers, "body", body, "answer", answer_kind);
     char *s = json_dumps(o, JSON_COMPACT);
     fprintf(log_file, "%s\n", s);
     fflush(log_file);
@@ -460,7 +460,8 @@ static int answer_status(int fd, int anthropic, const answer *a, const char *key
     if (a->echo_key)
         strcat(strcat(msg, " key: "), key);
     const char *type = a->type[0] ? a->type : default_type(anthropic, a->status);
-    int rc = send_json(fd, anthropic, a->status, error_json(anthropic, type, a->code, msg[0] ? msg : "scripted error"), a);
+    int rc =
+        send_json(fd, anthropic, a->status, error_json(anthropic, type, a->code, msg[0] ? msg : "scripted error"), a);
     free(msg);
     return rc;
 }
@@ -474,8 +475,8 @@ static json_t *whole_reply(int anthropic, const answer *a, const char *text, con
         json_t *content = json_array();
         size_t half = strlen(text) / 2;
         if (a->thinking) {
-            json_array_append_new(content, json_pack("{s:s, s:s, s:s}", "type", "thinking", "thinking", THINKING,
-                                                     "signature", "sig"));
+            json_array_append_new(
+                content, json_pack("{s:s, s:s, s:s}", "type", "thinking", "thinking", THINKING, "signature", "sig"));
             json_array_append_new(content, json_pack("{s:s, s:s}", "type", "server_tool_use", "id", "x"));
             json_array_append_new(content, json_pack("{s:s, s:s%}", "type", "text", "text", text, half));
             text += half;
@@ -487,11 +488,11 @@ static json_t *whole_reply(int anthropic, const answer *a, const char *text, con
                          "stop_sequence", "usage", "input_tokens", (json_int_t)a->in, "output_tokens",
                          (json_int_t)a->out);
     }
-    json_t *o = json_pack("{s:s, s:s, s:s, s:[{s:i, s:{s:s, s:s}, s:s}], s:{s:I, s:I, s:I}}", "id", "chatcmpl-fake",
-                          "object", "chat.completion", "model", a->model, "choices", "index", 0, "message", "role",
-                          "assistant", "content", text, "finish_reason", stop, "usage", "prompt_tokens",
-                          (json_int_t)a->in, "completion_tokens", (json_int_t)a->out, "total_tokens",
-                          (json_int_t)(a->in + a->out));
+    json_t *o =
+        json_pack("{s:s, s:s, s:s, s:[{s:i, s:{s:s, s:s}, s:s}], s:{s:I, s:I, s:I}}", "id", "chatcmpl-fake", "object",
+                  "chat.completion", "model", a->model, "choices", "index", 0, "message", "role", "assistant",
+                  "content", text, "finish_reason", stop, "usage", "prompt_tokens", (json_int_t)a->in,
+                  "completion_tokens", (json_int_t)a->out, "total_tokens", (json_int_t)(a->in + a->out));
     if (a->thinking)
         json_object_set_new(json_object_get(json_array_get(json_object_get(o, "choices"), 0), "message"),
                             "reasoning_content", json_string(THINKING));
@@ -535,14 +536,16 @@ static int stream_thinking(int fd, int anthropic, const answer *a)
            send_event_json(fd, a, "content_block_delta",
                            json_pack("{s:s, s:i, s:{s:s, s:s}}", "type", "content_block_delta", "index", 0, "delta",
                                      "type", "thinking_delta", "thinking", THINKING)) ||
-           send_event_json(fd, a, "content_block_stop", json_pack("{s:s, s:i}", "type", "content_block_stop", "index", 0)) ||
+           send_event_json(fd, a, "content_block_stop",
+                           json_pack("{s:s, s:i}", "type", "content_block_stop", "index", 0)) ||
            send_event_json(fd, a, "content_block_start",
                            json_pack("{s:s, s:i, s:{s:s, s:s}}", "type", "content_block_start", "index", 1,
                                      "content_block", "type", "server_tool_use", "id", "x")) ||
            send_event_json(fd, a, "content_block_delta",
                            json_pack("{s:s, s:i, s:{s:s, s:s}}", "type", "content_block_delta", "index", 1, "delta",
                                      "type", "input_json_delta", "partial_json", "{}")) ||
-           send_event_json(fd, a, "content_block_stop", json_pack("{s:s, s:i}", "type", "content_block_stop", "index", 1));
+           send_event_json(fd, a, "content_block_stop",
+                           json_pack("{s:s, s:i}", "type", "content_block_stop", "index", 1));
 }
 
 /* Anthropic: ends text block INDEX and starts the next. */
@@ -580,8 +583,8 @@ static int stream_start(int fd, int anthropic, const answer *a)
                                          "content_block", "type", "text", "text", ""));
     return send_event_json(fd, a, NULL,
                            json_pack("{s:s, s:s, s:s, s:[{s:i, s:{s:s, s:s}, s:n}]}", "id", "chatcmpl-fake", "object",
-                                     "chat.completion.chunk", "model", a->model, "choices", "index", 0, "delta",
-                                     "role", "assistant", "content", "", "finish_reason"));
+                                     "chat.completion.chunk", "model", a->model, "choices", "index", 0, "delta", "role",
+                                     "assistant", "content", "", "finish_reason"));
 }
 
 static int stream_piece(int fd, int anthropic, const answer *a, const char *piece)
@@ -594,8 +597,8 @@ static int stream_piece(int fd, int anthropic, const answer *a, const char *piec
     }
     if (anthropic)
         return send_event_json(fd, a, "content_block_delta",
-                               json_pack("{s:s, s:i, s:{s:s, s:s}}", "type", "content_block_delta", "index", 0,
-                                         "delta", "type", "text_delta", "text", piece));
+                               json_pack("{s:s, s:i, s:{s:s, s:s}}", "type", "content_block_delta", "index", 0, "delta",
+                                         "type", "text_delta", "text", piece));
     return send_event_json(fd, a, NULL,
                            json_pack("{s:s, s:s, s:s, s:[{s:i, s:{s:s}, s:n}]}", "id", "chatcmpl-fake", "object",
                                      "chat.completion.chunk", "model", a->model, "choices", "index", 0, "delta",
@@ -618,9 +621,9 @@ static int stream_end(int fd, int anthropic, const answer *a, const char *stop)
                                      "finish_reason", stop)) ||
            send_event_json(fd, a, NULL,
                            json_pack("{s:s, s:s, s:s, s:[], s:{s:I, s:I, s:I}}", "id", "chatcmpl-fake", "object",
-                                     "chat.completion.chunk", "model", a->model, "choices", "usage",
-                                     "prompt_tokens", (json_int_t)a->in, "completion_tokens", (json_int_t)a->out,
-                                     "total_tokens", (json_int_t)(a->in + a->out))) ||
+                                     "chat.completion.chunk", "model", a->model, "choices", "usage", "prompt_tokens",
+                                     (json_int_t)a->in, "completion_tokens", (json_int_t)a->out, "total_tokens",
+                                     (json_int_t)(a->in + a->out))) ||
            send_event(fd, a, NULL, "[DONE]");
 }
 
@@ -679,8 +682,8 @@ static int answer_stream(int fd, int anthropic, const answer *a)
         return send_event_json(fd, a, anthropic ? "error" : NULL,
                                error_json(anthropic, type, a->code, "scripted mid-stream error"));
     }
-    const char *stop = !strcmp(a->kind, "length") ? (anthropic ? "max_tokens" : "length")
-                                                  : (anthropic ? "end_turn" : "stop");
+    const char *stop =
+        !strcmp(a->kind, "length") ? (anthropic ? "max_tokens" : "length") : (anthropic ? "end_turn" : "stop");
     return stream_end(fd, anthropic, a, stop);
 }
 
@@ -736,8 +739,8 @@ static void serve(int fd)
                   error_json(anthropic, "authentication_error", "invalid_api_key", "fake_llm: wrong or missing key"),
                   NULL);
     } else if (!a) {
-        send_json(fd, anthropic, 400, error_json(anthropic, "invalid_request_error", "", "fake_llm: no scripted answer left"),
-                  NULL);
+        send_json(fd, anthropic, 400,
+                  error_json(anthropic, "invalid_request_error", "", "fake_llm: no scripted answer left"), NULL);
     } else if (!strcmp(a->kind, "status")) {
         answer_status(fd, anthropic, a, key);
     } else if (!strcmp(a->kind, "raw")) {

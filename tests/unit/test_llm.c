@@ -33,7 +33,7 @@ typedef struct fake {
     char *dir;
     char *log;
     pid_t pid;
-    int stdin_fd;   /* closing it ends the server */
+    int stdin_fd; /* closing it ends the server */
     int port;
 } fake;
 
@@ -243,7 +243,8 @@ static void check_good(fake *f, const char *provider, int stream, const char *op
     assert_true(json_real_value(json_object_get(sj, "cost")) > 0.0249);
     json_decref(sj);
     free(summary);
-    assert_non_null(strstr(r.response.s, stream ? (strcmp(provider, "openai") ? "message_stop" : "[DONE]") : "fake-model"));
+    assert_non_null(
+        strstr(r.response.s, stream ? (strcmp(provider, "openai") ? "message_stop" : "[DONE]") : "fake-model"));
     assert_no_key(&r, &err);
 
     json_t *reqs = fake_requests(f);
@@ -322,8 +323,9 @@ static void test_openai_reasoning_variant(void **state)
     seen_free(&s);
     /* without the flag: max_tokens and the temperature; stream_usage no: no stream_options
        (servers that reject it), and the counts unknown */
-    fake_start(f, "=== raw\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\n"
-                  "data: [DONE]\n\n");
+    fake_start(
+        f, "=== raw\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\n"
+           "data: [DONE]\n\n");
     fake_config(f, "openai", &c);
     c.stream_usage = 0;
     c.temperature = 0.7;
@@ -372,15 +374,15 @@ static void check_retry_then_ok(fake *f, const char *provider, const char *scrip
 
 static void test_429_retry_after(void **state)
 {
-    check_retry_then_ok(*state, "openai", "=== status 429 retry_after=1 code=rate_limit_exceeded\nslow down\n"
-                                          "=== text\nfine\n",
+    check_retry_then_ok(*state, "openai",
+                        "=== status 429 retry_after=1 code=rate_limit_exceeded\nslow down\n"
+                        "=== text\nfine\n",
                         1.0, "retry 1/3 in 1.0 s: HTTP 429 requests: slow down");
 }
 
 static void test_500_then_ok(void **state)
 {
-    check_retry_then_ok(*state, "anthropic", "=== status 500\nboom\n=== text\nfine\n", 0.0,
-                        "HTTP 500 api_error: boom");
+    check_retry_then_ok(*state, "anthropic", "=== status 500\nboom\n=== text\nfine\n", 0.0, "HTTP 500 api_error: boom");
 }
 
 static void test_529_then_ok(void **state)
@@ -455,7 +457,8 @@ static void test_stream_cut_twice(void **state)
 static void test_mid_stream_error_openai(void **state)
 {
     check_fails(*state, "openai", 1, "=== error type=invalid_request_error after=2 chunk=3\nabcdefgh\n",
-                LLM_FAIL_STREAM_ERROR, 1, "error event in the stream: invalid_request_error: scripted mid-stream error");
+                LLM_FAIL_STREAM_ERROR, 1,
+                "error event in the stream: invalid_request_error: scripted mid-stream error");
 }
 
 static void test_mid_stream_error_anthropic(void **state)
@@ -565,8 +568,9 @@ static void test_large_reply(void **state)
 
 static void test_html_502_then_ok(void **state)
 {
-    check_retry_then_ok(*state, "openai", "=== raw status=502 ctype=text/html\n<html><body>Bad gateway</body></html>\n"
-                                          "=== text\nfine\n",
+    check_retry_then_ok(*state, "openai",
+                        "=== raw status=502 ctype=text/html\n<html><body>Bad gateway</body></html>\n"
+                        "=== text\nfine\n",
                         0.0, "HTTP 502 <html><body>Bad gateway</body></html>");
 }
 
@@ -580,22 +584,26 @@ static void test_unknown_events_ignored(void **state)
 {
     /* hand-written: unknown events, block and delta types, a ping, usage in message_delta */
     fake *f = *state;
-    fake_start(f, "=== raw\n"
-                  "event: message_start\n"
-                  "data: {\"type\":\"message_start\",\"message\":{\"model\":\"m-1\",\"usage\":{\"input_tokens\":5}}}\n\n"
-                  "event: future_event\ndata: {\"type\":\"future_event\"}\n\n"
-                  "event: ping\ndata: {\"type\":\"ping\"}\n\n"
-                  "event: content_block_start\n"
-                  "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"A\"}}\n\n"
-                  "event: content_block_delta\n"
-                  "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"future_delta\",\"x\":1}}\n\n"
-                  "event: content_block_delta\n"
-                  "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"B\"}}\n\n"
-                  "event: message_delta\n"
-                  "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"pause_turn\"},\"usage\":{\"output_tokens\":3}}\n\n"
-                  "event: message_delta\n"
-                  "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":9}}\n\n"
-                  "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+    fake_start(
+        f,
+        "=== raw\n"
+        "event: message_start\n"
+        "data: {\"type\":\"message_start\",\"message\":{\"model\":\"m-1\",\"usage\":{\"input_tokens\":5}}}\n\n"
+        "event: future_event\ndata: {\"type\":\"future_event\"}\n\n"
+        "event: ping\ndata: {\"type\":\"ping\"}\n\n"
+        "event: content_block_start\n"
+        "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"A\"}}\n\n"
+        "event: content_block_delta\n"
+        "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"future_delta\",\"x\":1}}\n\n"
+        "event: content_block_delta\n"
+        "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"B\"}}\n\n"
+        "event: message_delta\n"
+        "data: "
+        "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"pause_turn\"},\"usage\":{\"output_tokens\":3}}\n\n"
+        "event: message_delta\n"
+        "data: "
+        "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":9}}\n\n"
+        "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
     agent_config c;
     fake_config(f, "anthropic", &c);
     llm_result r;

@@ -108,11 +108,13 @@ static void test_lines(void **state)
 static void test_json(void **state)
 {
     char *path = testutil_path(*state, "agents.json");
-    testutil_write_text(path, "{\"agent\": {\"stall_timeout\": 30, \"model\": \"generic-model\", \"budget_usd\": 3.5,\n"
-                              " \"prices\": {\"gpt-x\": [2.5, 10]},\n"
-                              " \"openai\": {\"model\": \"gpt-x\", \"reasoning\": true, \"reasoning_effort\": \"high\",\n"
-                              "   \"max_tokens\": 16000, \"stream_usage\": false, \"prices\": {\"other\": [1, 2]}, \"references\": \"/src/mine\"},\n"
-                              " \"command\": {\"command\": [\"codex\", \"exec\", \"say \\\"hi\\\"\"]}}}\n");
+    testutil_write_text(path,
+                        "{\"agent\": {\"stall_timeout\": 30, \"model\": \"generic-model\", \"budget_usd\": 3.5,\n"
+                        " \"prices\": {\"gpt-x\": [2.5, 10]},\n"
+                        " \"openai\": {\"model\": \"gpt-x\", \"reasoning\": true, \"reasoning_effort\": \"high\",\n"
+                        "   \"max_tokens\": 16000, \"stream_usage\": false, \"prices\": {\"other\": [1, 2]}, "
+                        "\"references\": \"/src/mine\"},\n"
+                        " \"command\": {\"command\": [\"codex\", \"exec\", \"say \\\"hi\\\"\"]}}}\n");
     agent_config c;
     kwb_error err = {{0}};
     assert_int_equal(agentcfg_load(path, "openai", &c, &err), 0);

@@ -98,7 +98,9 @@ static void test_every_cut(void **state)
 static void test_no_bom_and_partial_bom(void **state)
 {
     /* bytes that start like a BOM but are not one stay in the line */
-    char *got = parse("\xEF\xBB" "\ndata: x\n\n", 1, SIZE_MAX);
+    char *got = parse("\xEF\xBB"
+                      "\ndata: x\n\n",
+                      1, SIZE_MAX);
     assert_string_equal(got, "message|x\n");
     free(got);
     got = parse("data: plain\n\n", 0, SIZE_MAX);
@@ -163,10 +165,8 @@ static void test_random_splits(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_whole_and_bytewise),
-        cmocka_unit_test(test_every_cut),
-        cmocka_unit_test(test_no_bom_and_partial_bom),
-        cmocka_unit_test(test_crlf_split_between_cr_and_lf),
+        cmocka_unit_test(test_whole_and_bytewise),     cmocka_unit_test(test_every_cut),
+        cmocka_unit_test(test_no_bom_and_partial_bom), cmocka_unit_test(test_crlf_split_between_cr_and_lf),
         cmocka_unit_test(test_random_splits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
