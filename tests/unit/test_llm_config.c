@@ -154,6 +154,44 @@ static void test_bad_values(void **state)
     assert_non_null(strstr(err.msg, "/nonexistent/agents.conf"));
 }
 
+static void test_default_file(void **state)
+{
+    char buf[4096];
+    unsetenv("KWB_AGENT_CONFIG");
+    setenv("XDG_CONFIG_HOME", "/xdg", 1);
+    assert_string_equal(agentcfg_default_path(buf, sizeof buf), "/xdg/kwb/agents.conf");
+    unsetenv("XDG_CONFIG_HOME");
+    char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+    setenv("HOME", "/home/u", 1);
+    assert_string_equal(agentcfg_default_path(buf, sizeof buf), "/home/u/.config/kwb/agents.conf");
+    if (home)
+        setenv("HOME", home, 1);
+    free(home);
+    /* no file: the defaults */
+    char *path = testutil_path(*state, "agents.conf");
+    setenv("KWB_AGENT_CONFIG", path, 1);
+    agent_config c;
+    kwb_error err = {{0}};
+    assert_int_equal(agentcfg_load_default("anthropic", &c, &err), 0);
+    assert_string_equal(c.base_url, "https://api.anthropic.com");
+    assert_string_equal(c.path, "");
+    agentcfg_free(&c);
+    testutil_write_text(path, "set agent.anthropic.model claude-test\n");
+    assert_int_equal(agentcfg_load_default("anthropic", &c, &err), 0);
+    assert_string_equal(c.model, "claude-test");
+    assert_string_equal(c.path, path);
+    agentcfg_free(&c);
+    /* a command-line style override on top */
+    assert_int_equal(agentcfg_set(&c, "agent.anthropic.max_tokens", "77", "--set", &err), 0);
+    assert_int_equal(c.max_tokens, 77);
+    assert_int_equal(agentcfg_set(&c, "agent.openai.max_tokens", "99", "--set", &err), 0); /* another agent's */
+    assert_int_equal(c.max_tokens, 77);
+    assert_int_equal(agentcfg_set(&c, "agent.max_tokens", "x", "--set", &err), -1);
+    assert_non_null(strstr(err.msg, "--set: agent.max_tokens"));
+    unsetenv("KWB_AGENT_CONFIG");
+    free(path);
+}
+
 static void test_budget(void **state)
 {
     agent_config c;
@@ -183,6 +221,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lines, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_json, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_bad_values, setup, testutil_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_default_file, setup, testutil_tmpdir_teardown),
         cmocka_unit_test(test_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
