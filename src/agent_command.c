@@ -1,6 +1,7 @@
 /* agent_command.c - the `command` agent: an external CLI agent (`codex exec ...`,
  * `claude -p ...`) run from its configured argv (no shell) in a scratch copy of the best, the
- * prompt on stdin, its output into OUT_DIR.agent.log, within a wall-clock limit and killed as a
+ * prompt on stdin (the copy a git repository with the best as its one commit, as `codex exec`
+ * wants), its output into OUT_DIR.agent.log, within a wall-clock limit and killed as a
  * process group on cancel. What it changed in the scratch copy, checked path by path against the
  * scope like any edit, becomes the candidate (see agent_llm.h). */
 #include "agent_llm.h"
@@ -160,6 +161,8 @@ int agent_command_write(const agent_config *cfg, const agent_task *t, agent_outc
     int rc = agent_prep_task(cfg, t, &p, err);
     if (rc == 0)
         rc = ftree_copy(t->best_dir, work, err);
+    if (rc == 0)
+        rc = ftree_git_snapshot(work, t->dir->id, err);
     if (rc == 0)
         rc = run_command(cfg, t, &p, work, err);
     strbuf changed;

@@ -187,3 +187,38 @@ int ftree_diff(const char *old_dir, const char *new_dir, strbuf *out, kwb_error 
     ftree_list_free(b, nb);
     return rc;
 }
+
+int ftree_git_snapshot(const char *dir, const char *message, kwb_error *err)
+{
+    if (git_libgit2_init() < 0)
+        return kwb_error_set(err, "libgit2 did not start");
+    git_repository *repo = NULL;
+    git_index *index = NULL;
+    git_signature *sig = NULL;
+    git_tree *tree = NULL;
+    git_oid tree_id, commit_id;
+    int rc = git_repository_init(&repo, dir, 0);
+    if (rc == 0)
+        rc = git_repository_index(&index, repo);
+    if (rc == 0)
+        rc = git_index_add_all(index, NULL, GIT_INDEX_ADD_FORCE, NULL, NULL);
+    if (rc == 0)
+        rc = git_index_write(index);
+    if (rc == 0)
+        rc = git_index_write_tree(&tree_id, index);
+    if (rc == 0)
+        rc = git_tree_lookup(&tree, repo, &tree_id);
+    if (rc == 0)
+        rc = git_signature_now(&sig, "kwb", "kwb@localhost");
+    if (rc == 0)
+        rc = git_commit_create(&commit_id, repo, "HEAD", sig, sig, NULL, message, tree, 0, NULL);
+    if (rc != 0) {
+        const git_error *ge = git_error_last();
+        kwb_error_set(err, "%s: git snapshot: %s", dir, ge ? ge->message : "libgit2 failed");
+    }
+    git_signature_free(sig);
+    git_tree_free(tree);
+    git_index_free(index);
+    git_repository_free(repo);
+    return rc == 0 ? 0 : -1;
+}

@@ -15,6 +15,10 @@ void ftree_list_free(char **list, int n);
 /* Copies every regular file below SRC (leaving out `.git`) into DST, made when missing;
  * symlinks are refused. Returns 0, or -1 with *err set. */
 int ftree_copy(const char *src, const char *dst, kwb_error *err);
+/* Makes DIR a git repository (non-bare) whose one commit, on HEAD, holds every file of DIR with
+ * MESSAGE, so that a CLI agent working in it sees a clean tree (`git diff` shows its own
+ * changes; `codex exec` wants a repository). Returns 0, or -1 with *err set. */
+int ftree_git_snapshot(const char *dir, const char *message, kwb_error *err);
 /* Appends to OUT the unified diff (a/ and b/ paths, git's patch format) from the tree OLD_DIR to
  * NEW_DIR: changed, added and removed files. Returns 0, or -1 with *err set. */
 int ftree_diff(const char *old_dir, const char *new_dir, strbuf *out, kwb_error *err);

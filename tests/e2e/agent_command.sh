@@ -39,6 +39,8 @@ cmp -s "$TMP/want-args" "$FAKE_AGENT_STATE.args.1" && pass "argv as configured, 
     fail "argv: $(cat "$FAKE_AGENT_STATE.args.1")"
 expect_grep 'Raise LANES so that the dot products' "$FAKE_AGENT_STATE.prompt.1" "the prompt came on stdin"
 expect_grep '#define LANES 1 ' "$FAKE_AGENT_STATE.prompt.1" "the prompt holds the kernel"
+[ -f "$FAKE_AGENT_STATE.git.1" ] && [ ! -s "$FAKE_AGENT_STATE.git.1" ] &&
+    pass "the scratch copy is a clean git repository" || fail "git status in the scratch copy: $(cat "$FAKE_AGENT_STATE.git.1")"
 ls "$TMP/ws/run/cmd" >"$TMP/folders"
 expect_no_grep '\.work$' "$TMP/folders" "no scratch copy left behind"
 [ -d "$(ls -d "$TMP/ws/run/cmd/"r2-* 2>/dev/null | grep -v '\.' | head -1)" ] && fail "a refused candidate's folder is left" ||
@@ -46,4 +48,17 @@ expect_no_grep '\.work$' "$TMP/folders" "no scratch copy left behind"
 expect_grep 'fake agent call 6: fail' "$(ls "$TMP/ws/run/cmd/"r6-*.agent.log)" "the agent's output is kept in the round's log"
 [ "$(sql "SELECT count(*) FROM agent_calls WHERE provider = 'command'")" = 9 ] &&
     pass "store: one call row per round" || fail "store: $(sql 'SELECT count(*) FROM agent_calls')"
+
+# human mode: decline the first direction, accept the next, decline its candidate at review
+rm -f "$FAKE_AGENT_STATE"
+export FAKE_AGENT_PLAN="good"
+printf 'n\ny\nn\n' | "$KWB" run --definition "$DEF" --workloads batch_size=16 --max-time 0.3 --solution "$TMP/start" \
+    --session human --agent command --rounds 1 >"$TMP/human.out" 2>"$TMP/human.err"
+expect_code 0 "$?" "human mode: one round"
+expect_grep 'accept this direction\? \[y\]es / \[n\]o / \[q\]uit n$' "$TMP/human.err" "human mode: a direction is declined"
+expect_grep 'build and evaluate it\? \[y\]es / \[n\]o n$' "$TMP/human.err" "human mode: the candidate is shown for review"
+[ "$(sql "SELECT group_concat(d.reason, ',') FROM decisions d JOIN sessions s ON s.id = d.session_id WHERE s.name = 'human' AND d.direction_id IS NOT NULL")" = \
+    "declined by the human,candidate declined at review" ] && pass "human mode: both decisions recorded" ||
+    fail "human mode: $(sql "SELECT reason FROM decisions")"
+[ "$(cat "$FAKE_AGENT_STATE")" = 1 ] && pass "human mode: the agent ran for the accepted direction only" || fail "human mode: agent runs"
 finish
