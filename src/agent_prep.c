@@ -81,10 +81,14 @@ static void reconnoitre(const agent_config *cfg, const agent_task *t, agent_prep
         recon_format(&r, budget, out);
         for (int i = 0; i < r.nconsulted; i++)
             strbuf_printf(&p->consulted, "%s%s", i ? ", " : "", r.consulted[i]);
-        char line[1024];
-        snprintf(line, sizeof line, "reconnaissance: %d hit(s) in %d file(s); consulted: %s%s", r.nhits,
-                 r.files_scanned, p->consulted.len ? p->consulted.s : "none", r.nmissing ? " (some not readable)" : "");
-        agent_say(t, "status", line);
+        strbuf line;
+        strbuf_init(&line);
+        strbuf_printf(&line, "reconnaissance: %d hit(s) in %d file(s); consulted: %s%s", r.nhits, r.files_scanned,
+                      p->consulted.len ? p->consulted.s : "none", r.nmissing ? " (some not readable)" : "");
+        for (int i = 0; i < r.nhits && i < 5; i++)
+            strbuf_printf(&line, "%s%s:%d", i ? ", " : "; best hits: ", r.hits[i].file, r.hits[i].line);
+        agent_say(t, "status", line.s);
+        strbuf_free(&line);
         recon_result_free(&r);
     } else {
         agent_say(t, "status", err.msg);

@@ -637,8 +637,20 @@ static int apply_block(work_file *f, const edit_block *b, strbuf *report)
 /* The path block B applies to, or NULL with REPORT told why. */
 static const char *block_path(const edit_block *b, const edits_scope *scope, strbuf *report)
 {
-    if (b->path)
-        return b->path[0] == '.' && b->path[1] == '/' ? b->path + 2 : b->path;
+    if (b->path) {
+        const char *path = b->path[0] == '.' && b->path[1] == '/' ? b->path + 2 : b->path;
+        /* a model that names the file by a longer path (kernels/.../k.c) means the source it ends with */
+        size_t len = strlen(path);
+        for (int i = 0; i < scope->nsources && path[0] != '/'; i++) {
+            size_t sl = strlen(scope->sources[i]);
+            if (strcmp(path, scope->sources[i]) == 0)
+                return path;
+            if (len > sl && path[len - sl - 1] == '/' && strcmp(path + len - sl, scope->sources[i]) == 0 &&
+                paths_is_safe_relative(path))
+                return scope->sources[i];
+        }
+        return path;
+    }
     if (scope->nsources == 1)
         return scope->sources[0];
     strbuf_printf(report, "names no file, and the candidate has %d files: put the file's path on the line before the "

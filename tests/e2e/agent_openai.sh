@@ -30,6 +30,7 @@ err="$TMP/oa.err"
 expect_grep 'agent: retry 1/[0-9]+ in [0-9.]+ s: HTTP 429' "$err" "the 429 is retried and shown"
 expect_grep '^kwb run: round 1: agenttest\.[a-z]+: .*\(agent openai\)' "$err" "round 1: a skill direction for the agent"
 expect_grep 'agent reconnaissance: [1-9][0-9]* hit\(s\) in [0-9]+ file\(s\); consulted: .*/refs' "$err" "reconnaissance consulted the skill's references"
+expect_grep "agent reconnaissance: .*; best hits: .*/refs/wide_dot\\.c:[0-9]+" "$err" "the best hits are shown"
 expect_grep '^\+#define LANES 8 ' "$err" "the candidate's diff is shown"
 expect_grep 'round 1: r1-agenttest-[a-z]+ promoted: all 7 PASSED' "$err" "the agent's candidate is evaluated and promoted"
 expect_grep 'agent call: openai fake-model, tokens 1200 in / 300 out, \$0\.0060, [0-9.]+ s, 2 attempt\(s\), ok' "$err" \
@@ -47,7 +48,7 @@ expect_grep '^kwb run: [0-9]+ candidate\(s\) promoted' "$err" "the run ends norm
     pass "store: tokens per call" || fail "store: tokens"
 [ "$(sql "SELECT cost > 0.0059 AND cost < 0.0061 FROM agent_calls ORDER BY id LIMIT 1")" = 1 ] &&
     pass "store: cost per call" || fail "store: cost"
-[ "$(sql "SELECT count(*) FROM notes WHERE text LIKE 'agent reconnaissance: % consulted: %/refs'")" = 2 ] &&
+[ "$(sql "SELECT count(*) FROM notes WHERE text LIKE 'agent reconnaissance: % consulted: %/refs; best hits: %wide_dot.c:%'")" = 2 ] &&
     pass "store: each round notes the references it consulted" || fail "store: reconnaissance notes"
 [ "$(sql "SELECT count(*) FROM directions WHERE skill = 'agenttest' AND state != 'proposed'")" -ge 2 ] &&
     pass "store: the skill directions are decided" || fail "store: directions"

@@ -135,6 +135,21 @@ static void test_two_files_and_inherited_path(void **state)
     free(rep);
 }
 
+static void test_longer_path_means_the_source(void **state)
+{
+    char *rep;
+    kwb_error err = {{0}};
+    const char *reply = "kernels/x/cpu/fast/k.h\n<<<<<<< SEARCH\n#define LANES 8\n=======\n#define LANES 4\n>>>>>>> REPLACE\n";
+    assert_int_equal(apply(*state, reply, two_sources, 2, &rep, &err), 0);
+    assert_non_null(strstr(rep, "block 1 (k.h, reply line 2): applied"));
+    free(rep);
+    /* but never through '..' */
+    reply = "../k.h\n<<<<<<< SEARCH\n#define LANES 4\n=======\n#define LANES 2\n>>>>>>> REPLACE\n";
+    assert_int_equal(apply(*state, reply, two_sources, 2, &rep, &err), -1);
+    assert_non_null(strstr(rep, "'..' leaves the candidate folder"));
+    free(rep);
+}
+
 static void test_no_path_several_sources(void **state)
 {
     char *rep;
@@ -357,6 +372,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_path_one_source_and_trailing_blanks, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_reindented, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_two_files_and_inherited_path, setup, testutil_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_longer_path_means_the_source, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_no_path_several_sources, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_no_match_closest_lines, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_ambiguous, setup, testutil_tmpdir_teardown),
