@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <jansson.h>
@@ -495,6 +496,16 @@ static int one_round(run_state *r, int number, kwb_error *err)
     return rc;
 }
 
+/* Set by SIGINT or SIGTERM while an agent works: the agent stops (its children killed), the
+ * round fails as cancelled and the run ends there. */
+static volatile int agent_cancel;
+
+static void on_agent_signal(int sig)
+{
+    (void)sig;
+    agent_cancel = 1;
+}
+
 /* Progress of the LLM or command agent: streamed text and status lines on stderr, each finished
  * call a row of the store's agent-call table. */
 static void on_agent_progress(void *ctx, const char *kind, const char *text)
@@ -584,6 +595,54 @@ static char *candidate_name(int number, const char *id)
     return name;
 }
 
+/* The agent writes the candidate for direction D (the round's context C), then the gate judges
+ * it; a failing agent fails the round only. Returns 1, or -1 when cancelled. */
+static int agent_write_and_judge(run_state *r, int number, const round_ctx *c, const direction *d, kwb_error *err)
+{
+    const char *skill_id = d->skill ? d->skill->id : "skill";
+    char *name = candidate_name(number, d->id), *dir = xasprintf("%s/%s", r->folder, name);
+    char *context = agent_context(r);
+    fprintf(stderr, "kwb run: round %d: %s: %s (agent %s)\n", number, d->id, d->title, r->a.agent);
+    agent_task t = {c->definition_path, r->best_dir, dir, d, context, on_agent_progress, r, &agent_cancel};
+    agent_outcome o;
+    agent_outcome_init(&o);
+    kwb_error aerr = {{0}};
+    int rc = 1;
+    struct sigaction sa = {.sa_handler = on_agent_signal}, old_int, old_term;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    int failed = agent_write(r->a.agent, &r->cfg, &t, &o, &aerr) != 0;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (r->midline)
+        fputc('\n', stderr), r->midline = 0;
+    if (agent_cancel) {
+        note(r, "round %d: %s: cancelled while the agent worked; the run stops", number, d->id);
+        rc = kwb_error_set(err, "cancelled while the agent worked on %s", d->id);
+    } else if (failed) {
+        note(r, "round %d: %s: the agent failed: %s%s%s", number, d->id, aerr.msg, o.transcript[0] ? "; transcript " : "",
+             o.transcript);
+        char reason[1024];
+        snprintf(reason, sizeof reason, "agent failed: %.900s", aerr.msg);
+        record_direction(r, skill_id, d->id, d->title, "rejected", reason);
+        strbuf_printf(&r->attempts, "round %d: %s: %s\n", number, d->id, reason);
+        remember_round(r, d->id, 0);
+    } else {
+        fprintf(stderr, "kwb run: round %d: %s: %d call(s), %d+%d tokens, $%.4f, %.1f s; transcript %s\n%s", number, name,
+                o.calls, o.tokens_in, o.tokens_out, o.cost, o.seconds, o.transcript[0] ? o.transcript : "-", o.diff.s);
+        int review = r->a.auto_mode ? 'y' : ask("build and evaluate it? [y]es / [n]o");
+        if (review != 'y')
+            record_direction(r, skill_id, d->id, d->title, "rejected", "candidate declined at review");
+        else
+            judge(r, number, name, dir, skill_id, d->id, d->title, err);
+    }
+    agent_outcome_free(&o);
+    free(context);
+    free(name);
+    free(dir);
+    return rc;
+}
+
 /* One round with an LLM or command agent: the best-ranked untried skill direction, the agent
  * writes the candidate, then the same gate as the tuner's. A failing agent fails the round, not
  * the run. Returns 1 when it ran, 0 when nothing is left to try, -1 on error. */
@@ -594,7 +653,7 @@ static int agent_round(run_state *r, int number, kwb_error *err)
         return -1;
     direction *dirs = NULL;
     tuner_knob *k = NULL;
-    int nd = 0, nk = 0, rc = 0, pick = -1;
+    int nd = 0, nk = 0, rc = 0, pick = -1, quit = 0;
     if (round_ctx_propose(&c, r->a.agent, 0, &dirs, &nd, &k, &nk, err) != 0) {
         round_ctx_close(&c);
         return -1;
@@ -611,51 +670,20 @@ static int agent_round(run_state *r, int number, kwb_error *err)
                     dirs[i].predicted);
             answer = ask("accept this direction? [y]es / [n]o / [q]uit");
         }
-        if (answer == 'q')
+        if (answer == 'q') {
+            quit = 1;
             break;
+        }
         if (answer == 'y')
             pick = i;
         else
             record_direction(r, dirs[i].skill ? dirs[i].skill->id : "skill", dirs[i].id, dirs[i].title, "rejected",
                              "declined by the human");
     }
-    if (pick < 0) {
+    if (pick < 0 && !quit) {
         note(r, "round %d: no untried direction left in the skills for %s (class %s)", number, c.definition, c.cls);
-    } else {
-        const direction *d = &dirs[pick];
-        const char *skill_id = d->skill ? d->skill->id : "skill";
-        char *name = candidate_name(number, d->id), *dir = xasprintf("%s/%s", r->folder, name);
-        char *context = agent_context(r);
-        fprintf(stderr, "kwb run: round %d: %s: %s (agent %s)\n", number, d->id, d->title, r->a.agent);
-        agent_task t = {c.definition_path, r->best_dir, dir, d, context, on_agent_progress, r, NULL};
-        agent_outcome o;
-        agent_outcome_init(&o);
-        kwb_error aerr = {{0}};
-        rc = 1;
-        if (agent_write(r->a.agent, &r->cfg, &t, &o, &aerr) != 0) {
-            if (r->midline)
-                fputc('\n', stderr), r->midline = 0;
-            note(r, "round %d: %s: the agent failed: %s%s%s", number, d->id, aerr.msg, o.transcript[0] ? "; transcript " : "",
-                 o.transcript);
-            char reason[1024];
-            snprintf(reason, sizeof reason, "agent failed: %.900s", aerr.msg);
-            record_direction(r, skill_id, d->id, d->title, "rejected", reason);
-            strbuf_printf(&r->attempts, "round %d: %s: %s\n", number, d->id, reason);
-            remember_round(r, d->id, 0);
-        } else {
-            fprintf(stderr, "kwb run: round %d: %s: %d call(s), %d+%d tokens, $%.4f, %.1f s; transcript %s\n%s", number,
-                    name, o.calls, o.tokens_in, o.tokens_out, o.cost, o.seconds, o.transcript[0] ? o.transcript : "-",
-                    o.diff.s);
-            int review = r->a.auto_mode ? 'y' : ask("build and evaluate it? [y]es / [n]o");
-            if (review != 'y')
-                record_direction(r, skill_id, d->id, d->title, "rejected", "candidate declined at review");
-            else
-                judge(r, number, name, dir, skill_id, d->id, d->title, err);
-        }
-        agent_outcome_free(&o);
-        free(context);
-        free(name);
-        free(dir);
+    } else if (pick >= 0) {
+        rc = agent_write_and_judge(r, number, &c, &dirs[pick], err);
     }
     free(dirs);
     tuner_knobs_free(k, nk);

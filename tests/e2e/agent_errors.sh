@@ -92,4 +92,21 @@ expect_code 1 "$code" "cancel: kwb write ends as failed"
 [ "$ms" -lt 2000 ] && pass "cancel: it stopped within 2 s ($ms ms)" || fail "cancel took $ms ms"
 expect_grep '"event":"error","message":"[^"]*cancel' "$TMP/write.out" "cancel: the error event says cancelled"
 [ -e "$TMP/cancelled" ] && fail "cancel: the candidate folder is left" || pass "cancel: no candidate folder"
+stop_fake
+
+# cancel: SIGTERM to kwb run while the agent streams: the round is cancelled, the run stops, the
+# direction stays untried
+{ printf '=== text chunk=4 delay_ms=100\n'; good_edit; } >"$TMP/script5"
+start_fake "$TMP/script5"
+agent_config "set agent.openai.base_url http://127.0.0.1:$FAKE_PORT/v1"
+"$KWB" run --definition "$DEF" --workloads batch_size=16 --max-time 0.3 --solution "$TMP/start" --session stop \
+    --auto --agent openai --rounds 3 >"$TMP/stop.out" 2>"$TMP/stop.err" &
+rpid=$!
+for _ in $(seq 400); do grep -q 'More accum' "$TMP/stop.err" 2>/dev/null && break; sleep 0.05; done
+kill -TERM "$rpid"
+wait "$rpid"
+expect_code 1 "$?" "cancel kwb run: exit 1"
+expect_grep 'cancelled while the agent worked' "$TMP/stop.err" "cancel kwb run: said"
+[ "$(sql "SELECT count(*) FROM directions d JOIN sessions s ON s.id = d.session_id WHERE s.name = 'stop'")" = 0 ] &&
+    pass "cancel kwb run: the direction stays untried" || fail "cancel kwb run: a direction was decided"
 finish
