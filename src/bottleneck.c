@@ -9,6 +9,7 @@
 #define LATENCY_BELOW 60.0
 #define SOL_ABOVE 80.0
 #define BALANCE_BAND 10.0
+#define MEMORY_ROOFLINE_SHARE 0.5 /* under 60% on both sides, yet half the measured copy rate: memory-bound */
 #define LAUNCH_BUSY_SHARE 0.5     /* GPU busy under half the call's wall time */
 #define LOW_OCCUPANCY_SHARE 0.5   /* achieved under half of theoretical */
 
@@ -64,9 +65,16 @@ static void classify_sol(const bottleneck_input *in, bottleneck *b)
     add_evidence(b, "sm %.0f%%, memory %.0f%%", sm, mem);
     if (!isnan(in->dram_pct))
         add_evidence(b, "dram %.0f%%", in->dram_pct);
-    if (sm < LATENCY_BELOW && mem < LATENCY_BELOW)
-        b->cls = "latency-bound";
-    else if (sm > SOL_ABOVE || mem > SOL_ABOVE)
+    if (sm < LATENCY_BELOW && mem < LATENCY_BELOW) {
+        /* ncu's percentages are of theoretical peaks no real kernel reaches; a kernel whose
+         * memory side leads and that moves half of what kwb's measured copy moves is held
+         * back by memory traffic first (issue 8: GDN decode at batch 64). */
+        int memory_led = mem > sm + BALANCE_BAND && in->memory_floor && !isnan(in->roofline_share) &&
+                         in->roofline_share >= MEMORY_ROOFLINE_SHARE;
+        b->cls = memory_led ? "memory-bound" : "latency-bound";
+        if (memory_led)
+            add_evidence(b, "roofline %.0f%% of the measured copy peak", 100.0 * in->roofline_share);
+    } else if (sm > SOL_ABOVE || mem > SOL_ABOVE)
         b->cls = "speed-of-light";
     else
         b->cls = mem >= sm ? "memory-bound" : "compute-bound";

@@ -1,6 +1,8 @@
 /* bottleneck.h - what bounds a kernel on a workload (DESIGN.md section 10), with the numbers
  * that say so. From Nsight Compute's speed-of-light where counters exist, after its
- * SOLBottleneck rule: SM and memory throughput both under 60% of peak -> latency-bound; either
+ * SOLBottleneck rule: SM and memory throughput both under 60% of peak -> latency-bound (unless
+ * memory leads by over 10 points and the roofline share against the measured copy peak is 50% or
+ * more: memory-bound, since ncu's peaks are theoretical ones no kernel reaches); either
  * over 80% -> at speed of light; otherwise the higher one decides, and within 10 points of each
  * other the kernel is balanced (reported by the higher one, marked "balanced"). Without
  * counters, from the roofline share. Launch-bound when the GPU is busy for well under the

@@ -38,13 +38,14 @@ typedef struct profile_args {
     double time_limit_s;
     int launch_count;       /* 0: one launch per kernel of the compiler's report */
     int json;
+    const char *keep_csv;   /* where to keep Nsight Compute's raw CSV page (NULL: nowhere) */
 } profile_args;
 
 static void profile_usage(FILE *f)
 {
     fputs("usage: kwb profile --definition NAME --solution DIR --workload UUID [--device cuda[:N]|cpu]\n"
           "                   [--dataset DIR] [--time-limit S] [--launch-count K]\n"
-          "                   [--session NAME [--workspace DIR]] [--json]\n",
+          "                   [--session NAME [--workspace DIR]] [--keep-csv FILE] [--json]\n",
           f);
 }
 
@@ -66,7 +67,8 @@ static int parse_profile_args(int argc, char **argv, profile_args *a)
         {"dataset", required_argument, NULL, 'D'},    {"time-limit", required_argument, NULL, 'T'},
         {"launch-count", required_argument, NULL, 'k'}, {"session", required_argument, NULL, 'X'},
         {"workspace", required_argument, NULL, 'W'},  {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
+        {"keep-csv", required_argument, NULL, 'K'},   {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     *a = (profile_args){.device = "cuda", .time_limit_s = 120};
     char *end;
@@ -83,6 +85,7 @@ static int parse_profile_args(int argc, char **argv, profile_args *a)
         case 'X': a->session = optarg; break;
         case 'W': a->workspace = optarg; break;
         case 'j': a->json = 1; break;
+        case 'K': a->keep_csv = optarg; break;
         case 'T':
             v = strtod(optarg, &end);
             if (*optarg == '\0' || *end != '\0' || !(v > 0)) {
@@ -359,6 +362,13 @@ static char *run_ncu(profile_job *j, const ptxas_usage *px, int npx, ncu_table *
         unsetenv("KWB_NO_CUPTI");
     size_t len = 0;
     char *text = rc == 0 ? strbuf_read_file(out, &len) : NULL;
+    if (text && a->keep_csv) {
+        FILE *f = fopen(a->keep_csv, "w");
+        if (!f || fwrite(text, 1, len, f) != len)
+            fprintf(stderr, "kwb profile: %s: cannot write the CSV: %s\n", a->keep_csv, strerror(errno));
+        if (f)
+            fclose(f);
+    }
     if (rc < 0)
         note = xasprintf("ncu: %s; roofline-only profile", err.msg);
     else if (rc == 1)

@@ -236,18 +236,19 @@ static int parse_cost(definition *d, json_t *cost, const def_ctx *c)
     return parse_cost_expr(d, cost, "flops", &d->cost.flops, c);
 }
 
-/* Reads /kwb/check/KEY (when present) into *out: a number from LO to HI (HI infinite: no bound). */
-static int parse_check_number(json_t *check, const char *key, double lo, double hi, double *out, const def_ctx *c)
+/* Reads /kwb/SECTION/KEY (when present) into *out: a number from LO to HI (HI infinite: no bound). */
+static int parse_section_number(json_t *obj, const char *section, const char *key, double lo, double hi, double *out,
+                                const def_ctx *c)
 {
-    json_t *v = json_object_get(check, key);
+    json_t *v = json_object_get(obj, key);
     char pointer[64];
-    snprintf(pointer, sizeof pointer, "/kwb/check/%s", key);
+    snprintf(pointer, sizeof pointer, "/kwb/%s/%s", section, key);
     if (!v)
         return 0;
     double x = json_number_value(v);
     if (!json_is_number(v) || x < lo || x > hi)
-        return isinf(hi) ? def_fail(c, pointer, "kwb check '%s' must be a number >= %g", key, lo)
-                         : def_fail(c, pointer, "kwb check '%s' must be a number from %g to %g", key, lo, hi);
+        return isinf(hi) ? def_fail(c, pointer, "kwb %s '%s' must be a number >= %g", section, key, lo)
+                         : def_fail(c, pointer, "kwb %s '%s' must be a number from %g to %g", section, key, lo, hi);
     *out = x;
     return 0;
 }
@@ -260,21 +261,36 @@ static int parse_check(definition *d, json_t *check, const def_ctx *c)
         return 0;
     if (expect_object(check, "kwb.check", known, c) != 0)
         return -1;
-    if (parse_check_number(check, "atol", 0, INFINITY, &d->check.atol, c) != 0 ||
-        parse_check_number(check, "rtol", 0, INFINITY, &d->check.rtol, c) != 0)
+    if (parse_section_number(check, "check", "atol", 0, INFINITY, &d->check.atol, c) != 0 ||
+        parse_section_number(check, "check", "rtol", 0, INFINITY, &d->check.rtol, c) != 0)
         return -1;
-    return parse_check_number(check, "matched_ratio", 0, 1, &d->check.matched_ratio, c);
+    return parse_section_number(check, "check", "matched_ratio", 0, 1, &d->check.matched_ratio, c);
 }
 
-/* kwb's extension: {"kwb": {"cost": {...}, "check": {...}}}. */
+/* {"replay": {"failure_rate": P, "confidence": C}}: both required, each strictly between 0 and 1. */
+static int parse_replay(definition *d, json_t *replay, const def_ctx *c)
+{
+    static const char *const known[] = {"failure_rate", "confidence", NULL};
+    if (!replay)
+        return 0;
+    if (expect_object(replay, "kwb.replay", known, c) != 0)
+        return -1;
+    if (!json_object_get(replay, "failure_rate") || !json_object_get(replay, "confidence"))
+        return def_fail(c, "/kwb/replay", "kwb replay needs both 'failure_rate' and 'confidence'");
+    if (parse_section_number(replay, "replay", "failure_rate", 1e-6, 0.5, &d->replay.failure_rate, c) != 0)
+        return -1;
+    return parse_section_number(replay, "replay", "confidence", 0.5, 0.999999, &d->replay.confidence, c);
+}
+
+/* kwb's extension: {"kwb": {"cost": {...}, "check": {...}, "replay": {...}}}. */
 static int parse_kwb_extension(definition *d, json_t *kwb, const def_ctx *c)
 {
-    static const char *const known[] = {"check", "cost", NULL};
+    static const char *const known[] = {"check", "cost", "replay", NULL};
     if (!kwb)
         return 0;
     if (expect_object(kwb, "kwb", known, c) != 0)
         return -1;
-    if (parse_check(d, json_object_get(kwb, "check"), c) != 0)
+    if (parse_check(d, json_object_get(kwb, "check"), c) != 0 || parse_replay(d, json_object_get(kwb, "replay"), c) != 0)
         return -1;
     return parse_cost(d, json_object_get(kwb, "cost"), c);
 }
@@ -312,6 +328,7 @@ definition *definition_parse(const char *text, size_t len, const char *label, kw
     definition *d = xcalloc(1, sizeof *d);
     d->path = xstrdup(label);
     d->check = (def_check){NAN, NAN, NAN};
+    d->replay = (def_replay){NAN, NAN};
     def_ctx c = {label, text, len, err};
     int rc = parse_root(d, root, &c);
     json_decref(root);

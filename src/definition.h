@@ -45,6 +45,15 @@ typedef struct def_check {
     double matched_ratio;
 } def_check;
 
+/* The replay before promotion from "kwb": {"replay": {"failure_rate", "confidence"}}: a
+ * definition whose candidates can fail on a small share of inputs (a top-k at its boundary) is
+ * replayed with the trials that catch a failure rate P with confidence C (trialbudget.h); NAN
+ * where the definition asks for no replay. */
+typedef struct def_replay {
+    double failure_rate;
+    double confidence;
+} def_replay;
+
 typedef struct definition {
     char *path;         /* file it was read from, or a label */
     char *name;
@@ -58,6 +67,7 @@ typedef struct definition {
     int noutputs;
     def_cost cost;
     def_check check;
+    def_replay replay;
 } definition;
 
 /* Reads and validates the definition at PATH. Returns NULL and sets *err to

@@ -250,13 +250,23 @@ static int filter_axes_match(const workload *w, const definition *d, const char 
     return ok && terms > 0;
 }
 
+/* Nonzero when W matches one alternative of FILTER (alternatives separated by '|'). */
+static int filter_matches(const workload *w, const definition *d, const char *filter)
+{
+    char *copy = xstrdup(filter), *save = NULL;
+    int hit = 0;
+    for (char *alt = strtok_r(copy, "|", &save); alt && !hit; alt = strtok_r(NULL, "|", &save))
+        hit = strstr(w->uuid, alt) != NULL || (strchr(alt, '=') && filter_axes_match(w, d, alt));
+    free(copy);
+    return hit;
+}
+
 int workload_set_filter(workload_set *set, const definition *d, const char *filter)
 {
     int kept = 0;
     for (int i = 0; i < set->count; i++) {
         workload *w = &set->items[i];
-        int keep = strstr(w->uuid, filter) != NULL ||
-                   (strchr(filter, '=') && filter_axes_match(w, d, filter));
+        int keep = filter_matches(w, d, filter);
         if (keep)
             set->items[kept++] = *w;
         else

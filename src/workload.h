@@ -53,7 +53,8 @@ int64_t workload_numel(const workload *w, const def_tensor *t);
 /* Writes "name=value,name=value" for the var axes of D into buf. */
 void workload_axes_string(const workload *w, const definition *d, char *buf, size_t cap);
 /* Keeps only the workloads whose uuid or axes string matches FILTER (a substring of the
- * uuid, or a comma-separated list of "axis=value" that must all hold). Returns the count kept. */
+ * uuid, or a comma-separated list of "axis=value" that must all hold; alternatives separated by
+ * '|', any of which may match). Returns the count kept. */
 int workload_set_filter(workload_set *set, const definition *d, const char *filter);
 /* Frees the contents of w. */
 void workload_free(workload *w);

@@ -99,6 +99,17 @@ extern "C" int cuda_support_probe(void *stream, unsigned long long *slot)
     return (int)cudaGetLastError();
 }
 
+extern "C" __global__ void kwb_fe_tiny(int *slot)
+{
+    *slot = 1;
+}
+
+extern "C" int cuda_support_tiny(void *stream, int *slot)
+{
+    kwb_fe_tiny<<<1, 1, 0, (cudaStream_t)stream>>>(slot);
+    return (int)cudaGetLastError();
+}
+
 extern "C" int cuda_support_fma(void *stream, int grid, int iters, float *out)
 {
     kwb_peak_fma<<<grid, 256, 0, (cudaStream_t)stream>>>(out, iters);

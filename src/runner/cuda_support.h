@@ -22,6 +22,9 @@ int cuda_support_hold(void *stream, const volatile int *flag, uint64_t timeout_n
 int cuda_support_read(void *stream, const void *buf, size_t bytes, int *sink);
 /* Queues on STREAM a kernel writing clock64() and %globaltimer to slot[0] and slot[1]. */
 int cuda_support_probe(void *stream, unsigned long long *slot);
+/* Queues on STREAM a one-thread kernel that writes 1 to *slot: the smallest call there is,
+ * used to measure the launch front end (named kwb_fe_tiny; the timer counts it). */
+int cuda_support_tiny(void *stream, int *slot);
 /* Runs the fp32 FMA peak kernel on STREAM: GRID blocks of 256 threads, ITERS rounds;
  * 8 * ITERS flops per thread. OUT holds one float per block (keeps the work alive). */
 int cuda_support_fma(void *stream, int grid, int iters, float *out);

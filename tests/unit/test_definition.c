@@ -143,6 +143,7 @@ static void test_dsa_indexer(void **state)
     expect_axis(d, 4, "topk", 1, 2048);
     expect_axis(d, 8, "head_dim_with_scale", 1, 132);
     assert_int_equal(definition_var_axes(d), 3);
+    assert_true(d->replay.failure_rate == 0.015 && d->replay.confidence == 0.95);   /* replayed before promotion */
     assert_int_equal(d->ninputs, 5);
     expect_tensor(d, &d->inputs[0], "q_index_fp8", KWB_F8_E4M3, 3, "batch_size", "num_index_heads",
                   "index_head_dim");
@@ -356,6 +357,7 @@ static void test_moe_check_and_cost(void **state)
     /* without the extension: nothing set */
     d = load_ok(FIX "/tiny.json");
     assert_true(isnan(d->check.atol) && isnan(d->check.rtol) && isnan(d->check.matched_ratio));
+    assert_true(isnan(d->replay.failure_rate) && isnan(d->replay.confidence));
     assert_int_equal(d->cost.nfrom_inputs, 0);
     definition_free(d);
 }
@@ -369,6 +371,9 @@ static void test_check_and_from_inputs_errors(void **state)
     expect_kwb_error("{\"check\": {\"atol\": \"1\"}}", 2, "kwb check 'atol' must be a number");
     expect_kwb_error("\n{\"check\": {\"ratio\": 0.9}}", 3, "unknown key 'kwb.check.ratio' (known: atol, rtol, matched_ratio)");
     expect_kwb_error("{\"check\": [1]}", 2, "'kwb.check' must be an object");
+    expect_kwb_error("{\"replay\": {\"failure_rate\": 0.015}}", 2, "kwb replay needs both 'failure_rate' and 'confidence'");
+    expect_kwb_error("{\"replay\": {\"failure_rate\": 0.015,\n\"confidence\": 1}}", 3,
+                     "kwb replay 'confidence' must be a number from 0.5 to 0.999999");
     expect_kwb_error("{\"cost\": {\"from_inputs\": [\"pairs\",\n \"2x\"]}}", 3, "'from_inputs' entry 1 must be a name");
     expect_kwb_error("{\"cost\": {\"from_inputs\": [\n\"n\"]}}", 3, "'n' is an axis or listed twice");
     expect_kwb_error("{\"cost\": {\"from_inputs\": \"pairs\"}}", 2, "'from_inputs' must be a list of names");

@@ -223,6 +223,10 @@ static void test_filters(void **state)
     expect_filter(d, "num_heads=1", 0, NULL);
     expect_filter(d, "batch_size=8,heads=1", 0, NULL);
     expect_filter(d, "no-such-uuid", 0, NULL);
+    /* alternatives: a regime's representatives in one filter */
+    expect_filter(d, "901e5104|42963acb", 2, (const int[]){1, 54});
+    expect_filter(d, "batch_size=8|901e5104|no-such", 8, (const int[]){1, 19, 20, 21, 22, 23, 24, 25});
+    expect_filter(d, "|", 0, NULL);
     definition_free(d);
 }
 

@@ -1,6 +1,7 @@
 /* gdn_decode_baseline.cu - plain CUDA solution of gdn_decode_qk4_v8_d128_k_last (kwb ABI).
  *
- * Float32 math, one 128-thread block (4 warps) per (batch, value head) pair. The state
+ * Float32 math, one block of WARPS warps per (batch, value head) pair and ROW_SPLIT-th of its
+ * rows (knobs for `kwb run --agent tuner`; 4 warps and the whole state by default). The state
  * stays in its k-last layout [V][K]: row v of it is column v of the reference's K x V
  * matrix. Warp w takes rows w, w+4, ..., and splits K across its lanes, lane l holding
  * K elements 4l..4l+3 (one float4 per row, coalesced). Per row:
@@ -17,8 +18,10 @@
 #define NQ 4          /* q and k heads */
 #define NV 8          /* value heads */
 #define D 128         /* head size (K = V = 128) */
-#define WARPS 4       /* warps per block */
+#define WARPS 4 /* kwb:tune WARPS {1,2,4,8,16} */
+#define ROW_SPLIT 1 /* kwb:tune ROW_SPLIT {1,2,4,8,16,32} */
 #define THREADS (WARPS * 32)
+#define ROWS (D / ROW_SPLIT)  /* state rows per block */
 
 /* Sum over the 32 lanes of a warp; every lane gets the total. */
 static __device__ __forceinline__ float warp_sum(float x)
@@ -49,7 +52,8 @@ gdn_decode_kernel(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__re
                   const float *__restrict__ dt_bias, const __nv_bfloat16 *__restrict__ b,
                   float scale, __nv_bfloat16 *__restrict__ out, float *__restrict__ new_state)
 {
-    const int pair = blockIdx.x;          /* batch * NV + head */
+    const int pair = blockIdx.x / ROW_SPLIT;  /* batch * NV + head */
+    const int part = blockIdx.x % ROW_SPLIT;
     const int h = pair % NV;
     const int qk = (pair / NV) * NQ + h / (NV / NQ);
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -60,7 +64,7 @@ gdn_decode_kernel(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__re
     const float4 qv = load_bf16x4(q + (size_t)qk * D + 4 * lane);
 
     const size_t base = (size_t)pair * D * D + 4 * lane;
-    for (int row = warp; row < D; row += WARPS) {
+    for (int row = part * ROWS + warp; row < (part + 1) * ROWS; row += WARPS) {
         float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         if (state) {
             s = *reinterpret_cast<const float4 *>(state + base + (size_t)row * D);
@@ -91,7 +95,7 @@ int kwb_entry(const kwb_arg *args, int nargs, kwb_stream stream)
     if (nargs != 11 || args[0].rank != 4 || args[3].rank != 4)
         return -1;
     const int64_t batch = args[0].shape[0];
-    if (batch < 0 || batch > INT32_MAX / NV || args[0].shape[2] != NQ || args[0].shape[3] != D ||
+    if (batch < 0 || batch > INT32_MAX / (NV * ROW_SPLIT) || args[0].shape[2] != NQ || args[0].shape[3] != D ||
         args[2].shape[2] != NV || args[3].shape[1] != NV || args[3].shape[2] != D || args[3].shape[3] != D)
         return -1;
     if (batch == 0)
@@ -104,7 +108,7 @@ int kwb_entry(const kwb_arg *args, int nargs, kwb_stream stream)
     if (scale == 0.0f)
         scale = 0.08838834764831845f; /* 1 / sqrt(128) */
 
-    gdn_decode_kernel<<<(unsigned)(batch * NV), THREADS, 0, (cudaStream_t)stream>>>(
+    gdn_decode_kernel<<<(unsigned)(batch * NV * ROW_SPLIT), THREADS, 0, (cudaStream_t)stream>>>(
         (const __nv_bfloat16 *)args[0].data, (const __nv_bfloat16 *)args[1].data,
         (const __nv_bfloat16 *)args[2].data, (const float *)args[3].data, (const float *)args[4].data,
         (const __nv_bfloat16 *)args[5].data, (const float *)args[6].data, (const __nv_bfloat16 *)args[7].data,
