@@ -70,6 +70,16 @@ for want in 'Raise LANES so that the dot products' 'wide_dot\.c:[0-9]+' '#define
     '\\"reference\\"' 'median_ms' 'SEARCH/REPLACE' '"model":"gpt-test"'; do
     expect_grep "$want" "$TMP/req1" "the prompt holds /$want/"
 done
+stop_fake
+
+# the shipped skills (skills/*.md) rank the direction on the CPU demo
+{ echo "=== text"; good_edit; } >"$TMP/script2"
+start_fake "$TMP/script2"
+agent_config "set agent.openai.base_url http://127.0.0.1:$FAKE_PORT/v1"
+KWB_SKILLS= kwb_run shipped openai 1
+expect_code 0 "$RUN_CODE" "shipped skills: one round"
+expect_grep '^kwb run: round 1: (gdn|general)\.[a-z0-9.-]+: .*\(agent openai\)' "$TMP/shipped.err" "shipped skills: a ranked skill direction"
+expect_grep 'round 1: r1-(gdn|general)-[a-z0-9-]+ promoted' "$TMP/shipped.err" "shipped skills: the candidate is promoted"
 "$KWB" log oa >"$TMP/log.out" 2>&1
 expect_grep 'agenttest\.' "$TMP/log.out" "kwb log names the agent's directions"
 finish
