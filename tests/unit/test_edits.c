@@ -339,6 +339,73 @@ static void test_parse_formats(void **state)
     edits_blocks_free(b, n);
 }
 
+/* Every prefix of a few valid replies and a few thousand byte-level mutations of them: parsing
+ * and applying never crash, an error always has a message, and a failed apply leaves the files as
+ * they were (a successful one is undone before the next case). */
+static void test_cut_and_mutated_replies(void **state)
+{
+    const char *replies[] = {
+        "k.c\n```c\n<<<<<<< SEARCH\n    float s = 0;\n=======\n    float s = 0.0f;\n>>>>>>> REPLACE\n```\n",
+        "--- a/k.c\n+++ b/k.c\n@@ -11,4 +11,4 @@\n int kwb_entry(void)\n {\n-    return 0;\n+    return 1;\n }\n",
+        "```c k.h\n#define LANES 32\n```\n",
+    };
+    unsigned seed = 12345;
+    char *orig_c = read_in(*state, "k.c"), *orig_h = read_in(*state, "k.h");
+    int cases = 0, applied = 0;
+    for (size_t r = 0; r < sizeof replies / sizeof *replies; r++) {
+        size_t len = strlen(replies[r]);
+        for (size_t k = 0; k < len + 700; k++) {
+            char *text = strdup(replies[r]);
+            if (k <= len) {
+                text[k] = '\0';                     /* every prefix */
+            } else {
+                for (int m = 0; m < 3; m++) {       /* random flips, marker characters favoured */
+                    seed = seed * 1103515245u + 12345u;
+                    const char pool[] = "<=>`-+@ \n\rxk./";
+                    text[(seed >> 8) % len] = pool[(seed >> 20) % (sizeof pool - 1)];
+                }
+            }
+            char *rep;
+            kwb_error err = {{0}};
+            int rc = apply(*state, text, two_sources, 2, &rep, &err);
+            cases++;
+            if (rc != 0) {
+                assert_true(err.msg[0] != '\0');
+                char *c = read_in(*state, "k.c"), *h = read_in(*state, "k.h");
+                assert_string_equal(c, orig_c);
+                assert_string_equal(h, orig_h);
+                free(c);
+                free(h);
+            } else {
+                applied++;
+                char *p = testutil_path(*state, "k.c");
+                testutil_write_text(p, orig_c);
+                free(p);
+                p = testutil_path(*state, "k.h");
+                testutil_write_text(p, orig_h);
+                free(p);
+                /* any file the mutation created is removed too */
+                char **files;
+                int n;
+                assert_int_equal(ftree_list(*state, &files, &n, &err), 0);
+                for (int i = 0; i < n; i++)
+                    if (strcmp(files[i], "k.c") && strcmp(files[i], "k.h") && strcmp(files[i], "solution.json")) {
+                        char *x = testutil_path(*state, files[i]);
+                        unlink(x);
+                        free(x);
+                    }
+                ftree_list_free(files, n);
+            }
+            free(rep);
+            free(text);
+        }
+    }
+    assert_true(cases > 2000);
+    assert_true(applied > 3);
+    free(orig_c);
+    free(orig_h);
+}
+
 static void test_ftree_diff(void **state)
 {
     char *a = testutil_path(*state, "a"), *b = testutil_path(*state, "b");
@@ -384,6 +451,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_whole_file, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_whole_file_cut, setup, testutil_tmpdir_teardown),
         cmocka_unit_test(test_parse_formats),
+        cmocka_unit_test_setup_teardown(test_cut_and_mutated_replies, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_ftree_diff, setup, testutil_tmpdir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
