@@ -1,5 +1,5 @@
 /* cmd_recon.c - `kwb recon DIRECTION`: finds DIRECTION in the skills, gathers its reference
- * folders (the skill's `references:`, --ref, the configuration's `agent.references`, and with
+ * folders (the skill's `references:`, --ref, the configuration's `agent.[NAME.]references`, and with
  * --definition the shipped kernels of that definition), searches them (src/recon.h) and prints
  * what a round would put into the prompt. */
 #include "cmd_recon.h"
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agentcfg.h"
 #include "paths.h"
 #include "recon.h"
 #include "skills.h"
@@ -17,7 +18,7 @@
 static void recon_usage(FILE *f)
 {
     fputs("usage: kwb recon DIRECTION [--definition NAME] [--ref DIR]... [--skills DIR] [--keywords A,B,...]\n"
-          "                 [--max-hits N] [--context N]\n",
+          "                 [--agent NAME] [--max-hits N] [--context N]\n",
           f);
 }
 
@@ -49,9 +50,10 @@ int cmd_recon(int argc, char **argv)
         {"definition", required_argument, NULL, 'd'}, {"ref", required_argument, NULL, 'r'},
         {"skills", required_argument, NULL, 's'},     {"keywords", required_argument, NULL, 'k'},
         {"max-hits", required_argument, NULL, 'm'},   {"context", required_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
+        {"agent", required_argument, NULL, 'a'},      {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
-    const char *definition = NULL, *skills_dir = NULL, *keywords = NULL;
+    const char *definition = NULL, *skills_dir = NULL, *keywords = NULL, *agent = "openai";
     char **refs = NULL;
     int nrefs = 0, c;
     recon_limits lim = recon_limits_default();
@@ -62,6 +64,7 @@ int cmd_recon(int argc, char **argv)
         case 'r': add(&refs, &nrefs, xstrdup(optarg)); break;
         case 's': skills_dir = optarg; break;
         case 'k': keywords = optarg; break;
+        case 'a': agent = optarg; break;
         case 'm':
         case 'c': {
             char *end;
@@ -108,6 +111,17 @@ int cmd_recon(int argc, char **argv)
     }
     if (owner)
         recon_skill_references(owner, &refs, &nrefs);
+    /* the agent configuration's `agent.[NAME.]references`, as a round of that agent would use */
+    agent_config cfg;
+    kwb_error cerr = {{0}};
+    if (agentcfg_load_default(agent, &cfg, &cerr) == 0) {
+        const char *conf = agentcfg_value(&cfg, "references");
+        if (conf)
+            add_list(&refs, &nrefs, conf);
+        agentcfg_free(&cfg);
+    } else {
+        fprintf(stderr, "kwb recon: %s (its references are left out)\n", cerr.msg);
+    }
     if (definition) {
         char *data = paths_dataset();
         add(&refs, &nrefs, xasprintf("%s/../kernels/%s", data, definition));

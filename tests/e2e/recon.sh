@@ -1,7 +1,8 @@
 #!/bin/bash
 # kwb recon DIRECTION: the skill's references (front matter `references:`) searched for the
 # direction's keywords, hits with file, line and numbered context, the hit line marked; --ref adds
-# a folder, --keywords replaces the words, --definition adds the shipped kernels of a definition;
+# a folder, so does the configuration's agent.references, --keywords replaces the words,
+# --definition adds the shipped kernels of a definition;
 # a missing folder is listed; an unknown direction is exit 2.
 . "$top_srcdir/tests/lib.sh"
 export KWB_SKILLS="$top_srcdir/tests/fixtures/agents/skills"
@@ -24,6 +25,9 @@ expect_code 0 "$?" "--keywords and --definition"
 expect_grep '^keywords: float4 coalesced$' "$TMP/r3.out" "--keywords replaces the words"
 expect_grep "kernels/$DEF\$" "$TMP/r3.out" "--definition adds the shipped kernels"
 expect_grep '^2 hit\(s\)' "$TMP/r3.out" "--max-hits"
+printf 'set agent.references %s\n' "$TMP/more" >"$TMP/agents.conf"
+KWB_AGENT_CONFIG="$TMP/agents.conf" "$KWB" recon agenttest.lanes >"$TMP/r5.out" 2>&1
+expect_grep "^references consulted: .*/refs $TMP/more\$" "$TMP/r5.out" "the configuration's agent.references"
 "$KWB" recon no.such.direction >/dev/null 2>"$TMP/r4.err"
 expect_code 2 "$?" "unknown direction"
 expect_grep "no direction 'no.such.direction'" "$TMP/r4.err" "unknown direction: said"
