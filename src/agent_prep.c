@@ -10,9 +10,11 @@
 #include <string.h>
 
 #include "ftree.h"
+#include "paths.h"
 #include "prompt.h"
 #include "recon.h"
 #include "secrets.h"
+#include "traceset.h"
 #include "xalloc.h"
 
 void agent_say(const agent_task *t, const char *kind, const char *text)
@@ -169,4 +171,57 @@ int agent_finish_diff(const agent_task *t, agent_outcome *o, kwb_error *err)
     if (o->diff.len == 0)
         return kwb_error_set(err, "the agent changed nothing");
     return 0;
+}
+
+/* The axes of workload UUID ("batch_size=16"), or "" when the dataset does not have it. */
+static void axes_of(const definition *d, const workload_set *set, const char *uuid, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    for (int i = 0; d && i < set->count; i++)
+        if (!strcmp(set->items[i].uuid, uuid)) {
+            workload_axes_string(&set->items[i], d, buf, cap);
+            return;
+        }
+}
+
+char *agent_context_build(store *st, int64_t session, int64_t best, const char *def_name, const char *evidence)
+{
+    strbuf sb;
+    strbuf_init(&sb);
+    kwb_error err = {{0}};
+    char *root = paths_dataset();
+    definition *d = NULL;
+    workload_set set = {0};
+    if (traceset_load(root, def_name, &d, &set, &err) != 0)
+        d = NULL;
+    free(root);
+    store_wl_table t;
+    if (best && store_wl_table_get(st, best, &t, &err) == 1) {
+        strbuf_puts(&sb, "workload  axes  status  median_ms  baseline_ms  speedup  roofline  GB/s\n");
+        for (int i = 0; i < t.n; i++) {
+            const store_wl_row *w = &t.rows[i];
+            char axes[256];
+            axes_of(d, &set, w->uuid, axes, sizeof axes);
+            strbuf_printf(&sb, "%.8s  %s  %s  %.4f  %.4f  %.2fx  %.0f%%  %.0f\n", w->uuid, axes[0] ? axes : "-", w->status,
+                          w->median_ms, w->baseline_median_ms, w->speedup, 100.0 * w->roofline, w->gbps);
+        }
+        store_wl_table_free(&t);
+    }
+    if (evidence && *evidence)
+        strbuf_printf(&sb, "\nbottleneck and regimes: %s\n", evidence);
+    store_direction *dirs = NULL;
+    int n = 0;
+    if (store_direction_list(st, session, 0, &dirs, &n, &err) == 0) {
+        int shown = 0;
+        for (int i = 0; i < n; i++) {
+            if (!strcmp(dirs[i].state, "proposed"))
+                continue;
+            strbuf_printf(&sb, "%s%s: %s%s%.300s\n", shown++ ? "" : "\nearlier directions of this session:\n",
+                          dirs[i].title, dirs[i].state, dirs[i].reason ? ": " : "", dirs[i].reason ? dirs[i].reason : "");
+        }
+        store_direction_list_free(dirs, n);
+    }
+    workload_set_free(&set);
+    definition_free(d);
+    return strbuf_detach(&sb);
 }

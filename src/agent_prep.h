@@ -10,6 +10,7 @@
 #include "agentcfg.h"
 #include "edits.h"
 #include "solution.h"
+#include "store.h"
 #include "strbuf.h"
 
 /* A task made ready. */
@@ -31,6 +32,13 @@ typedef struct agent_prep {
 int agent_prep_task(const agent_config *cfg, const agent_task *t, agent_prep *p, kwb_error *err);
 /* Frees what P holds. */
 void agent_prep_free(agent_prep *p);
+
+/* The round's context for the prompt (agent_task.context): the per-workload table of candidate
+ * BEST of SESSION from the store (uuid, axes from the dataset's workloads of DEF_NAME, status,
+ * median and baseline latency, speedup, roofline share, GB/s), the line EVIDENCE (bottleneck and
+ * regimes; may be NULL), and the session's decided directions with outcome and reason (error
+ * tails included), oldest first. The caller frees it. */
+char *agent_context_build(store *st, int64_t session, int64_t best, const char *def_name, const char *evidence);
 
 /* Sends KIND and TEXT to T's progress function, when it has one. */
 void agent_say(const agent_task *t, const char *kind, const char *text);

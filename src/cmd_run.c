@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "agent_prep.h"
 #include "agentcfg.h"
 #include "bottleneck.h"
 #include "llm.h"
@@ -242,7 +243,6 @@ typedef struct run_state {
     agent_config cfg;       /* the LLM or command agent's settings (not for the tuner) */
     int have_cfg;
     char best_evidence[1024]; /* regimes and classes of the best's latest evaluation */
-    strbuf attempts;        /* one line per finished round, for the agent's prompt */
     int midline;            /* streamed model text left a line open on stderr */
 } run_state;
 
@@ -404,9 +404,10 @@ static int judge(run_state *r, int number, const char *name, const char *dir, co
     int promote = 0;
     if (evaluate(r, dir, name, id, &s, err) != 0) {
         note(r, "round %d: %s: %s", number, name, err->msg);
-        record_direction(r, skill_id, id, title, "rejected", "evaluation failed");
+        char why[512];
+        snprintf(why, sizeof why, "evaluation failed: %.400s", err->msg);
+        record_direction(r, skill_id, id, title, "rejected", why);
         decide(r, name, 0, "evaluation failed", err);
-        strbuf_printf(&r->attempts, "round %d: %s: evaluation failed: %.300s\n", number, id, err->msg);
         return 0;
     }
     note(r, "round %d: %s: measured; %s", number, name, s.evidence);
@@ -415,7 +416,6 @@ static int judge(run_state *r, int number, const char *name, const char *dir, co
     if (decide(r, name, promote, reason, err) != 0)
         note(r, "round %d: %s: %s", number, name, err->msg);
     note(r, "round %d: %s %s: %s", number, name, promote ? "promoted" : "rejected", reason);
-    strbuf_printf(&r->attempts, "round %d: %s: %s: %s\n", number, id, promote ? "promoted" : "rejected", reason);
     if (promote) {
         free(r->best_dir);
         free(r->best_name);
@@ -554,37 +554,6 @@ static void on_agent_progress(void *ctx, const char *kind, const char *text)
     json_decref(c);
 }
 
-/* The per-workload table of the best's latest evaluation, with its bottleneck evidence and the
- * earlier attempts of this run, for the agent's prompt. The caller frees it. */
-static char *agent_context(const run_state *r)
-{
-    strbuf sb;
-    strbuf_init(&sb);
-    char *path = xasprintf("%s/%s.json", r->folder, r->best_name);
-    json_t *doc = json_load_file(path, 0, NULL), *w;
-    free(path);
-    size_t i;
-    strbuf_printf(&sb, "best: %s, mean %.4f ms; device %s\n\nworkload  axes  median_ms  roofline  status\n",
-                  r->best_name, r->best_ms, r->a.device);
-    json_array_foreach(json_object_get(doc, "workloads"), i, w) {
-        const char *uuid = json_string_value(json_object_get(w, "uuid"));
-        strbuf_printf(&sb, "%.8s ", uuid ? uuid : "?");
-        const char *axis;
-        json_t *v;
-        json_object_foreach(json_object_get(w, "axes"), axis, v)
-            strbuf_printf(&sb, " %s=%lld", axis, (long long)json_integer_value(v));
-        const char *st = json_string_value(json_object_get(w, "status"));
-        strbuf_printf(&sb, "  %.4f  %.0f%%  %s\n", json_number_value(json_object_get(json_object_get(w, "latency"), "median_ms")),
-                      100.0 * json_number_value(json_object_get(w, "roofline")), st ? st : "?");
-    }
-    json_decref(doc);
-    if (r->best_evidence[0])
-        strbuf_printf(&sb, "\nregimes and bottleneck: %s\n", r->best_evidence);
-    if (r->attempts.len)
-        strbuf_printf(&sb, "\nearlier rounds of this run:\n%s", r->attempts.s);
-    return strbuf_detach(&sb);
-}
-
 /* The candidate name for round NUMBER and direction ID: "rN-" and the id with '.' and '=' as '-'. */
 static char *candidate_name(int number, const char *id)
 {
@@ -601,7 +570,10 @@ static int agent_write_and_judge(run_state *r, int number, const round_ctx *c, c
 {
     const char *skill_id = d->skill ? d->skill->id : "skill";
     char *name = candidate_name(number, d->id), *dir = xasprintf("%s/%s", r->folder, name);
-    char *context = agent_context(r);
+    int64_t best_id = 0;
+    kwb_error cerr = {{0}};
+    store_candidate_promoted(r->h.st, r->session, &best_id, NULL, &cerr);
+    char *context = agent_context_build(r->h.st, r->session, best_id, r->a.definition, r->best_evidence);
     fprintf(stderr, "kwb run: round %d: %s: %s (agent %s)\n", number, d->id, d->title, r->a.agent);
     agent_task t = {c->definition_path, r->best_dir, dir, d, context, on_agent_progress, r, &agent_cancel};
     agent_outcome o;
@@ -625,7 +597,6 @@ static int agent_write_and_judge(run_state *r, int number, const round_ctx *c, c
         char reason[1024];
         snprintf(reason, sizeof reason, "agent failed: %.900s", aerr.msg);
         record_direction(r, skill_id, d->id, d->title, "rejected", reason);
-        strbuf_printf(&r->attempts, "round %d: %s: %s\n", number, d->id, reason);
         remember_round(r, d->id, 0);
     } else {
         fprintf(stderr, "kwb run: round %d: %s: %d call(s), %d+%d tokens, $%.4f, %.1f s; transcript %s\n%s", number, name,
@@ -738,7 +709,6 @@ int cmd_run(int argc, char **argv)
         return 2;
     }
     r.folder = xasprintf("%s/run/%s", r.h.ws.root, r.a.session);
-    strbuf_init(&r.attempts);
     int code = 0;
     if (strcmp(r.a.agent, "tuner") != 0) {
         if (agentcfg_load_default(r.a.agent, &r.cfg, &err) != 0) {
@@ -788,7 +758,6 @@ int cmd_run(int argc, char **argv)
     free(r.best_dir);
     free(r.best_name);
     free(r.folder);
-    strbuf_free(&r.attempts);
     if (r.have_cfg)
         agentcfg_free(&r.cfg);
     wsclose(&r.h);

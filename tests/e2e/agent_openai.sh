@@ -67,9 +67,13 @@ head -1 "$TMP/fake.log" >"$TMP/req1"
 expect_grep '"key":"ok"' "$TMP/req1" "the key was sent (and accepted)"
 expect_no_grep "$FAKE_KEY" "$TMP/fake.log" "the server's log has no key (sanity)"
 for want in 'Raise LANES so that the dot products' 'wide_dot\.c:[0-9]+' '#define LANES 1 /\* kwb:tune' \
-    '\\"reference\\"' 'median_ms' 'SEARCH/REPLACE' '"model":"gpt-test"'; do
+    '\\"reference\\"' 'median_ms' 'batch_size=16  PASSED' 'bottleneck and regimes: batch_size' 'SEARCH/REPLACE' \
+    '"model":"gpt-test"'; do
     expect_grep "$want" "$TMP/req1" "the prompt holds /$want/"
 done
+sed -n 3p "$TMP/fake.log" >"$TMP/req2"   # 1: the 429, 2: round 1, 3: round 2
+expect_grep 'earlier directions of this session:.*agenttest\.[a-z]+: accepted: all 7 PASSED' "$TMP/req2" \
+    "round 2's prompt lists round 1's outcome"
 stop_fake
 
 # the shipped skills (skills/*.md) rank the direction on the CPU demo
