@@ -46,24 +46,6 @@ void agent_transcript(const agent_prep *p, const char *kind, ...)
     free(line);
 }
 
-/* Splits a comma list onto the end of *v[*n]. */
-static void add_comma_list(char ***v, int *n, const char *list)
-{
-    char *copy = xstrdup(list), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        while (*t == ' ')
-            t++;
-        size_t len = strlen(t);
-        while (len && t[len - 1] == ' ')
-            t[--len] = '\0';
-        if (!*t)
-            continue;
-        *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
-        (*v)[(*n)++] = xstrdup(t);
-    }
-    free(copy);
-}
-
 /* Reconnaissance for T's direction into OUT (within BUDGET), the folders consulted into P. */
 static void reconnoitre(const agent_config *cfg, const agent_task *t, agent_prep *p, size_t budget, strbuf *out)
 {
@@ -73,7 +55,7 @@ static void reconnoitre(const agent_config *cfg, const agent_task *t, agent_prep
         recon_skill_references(t->dir->skill, &refs, &nrefs);
     const char *conf = cfg ? agentcfg_value(cfg, "references") : NULL;
     if (conf)
-        add_comma_list(&refs, &nrefs, conf);
+        recon_split_list(conf, &refs, &nrefs);
     if (nrefs == 0)
         return;
     nkw = recon_keywords(t->dir->sd, t->dir->id, t->dir->title, &kw);

@@ -88,6 +88,23 @@ void recon_words_free(char **w, int n)
     free(w);
 }
 
+void recon_split_list(const char *list, char ***v, int *n)
+{
+    char *copy = xstrdup(list), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        while (*t == ' ')
+            t++;
+        size_t len = strlen(t);
+        while (len && t[len - 1] == ' ')
+            t[--len] = '\0';
+        if (!*t)
+            continue;
+        *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
+        (*v)[(*n)++] = xstrdup(t);
+    }
+    free(copy);
+}
+
 void recon_skill_references(const skill *s, char ***dirs, int *n)
 {
     const char *slash = s->path ? strrchr(s->path, '/') : NULL;

@@ -49,6 +49,9 @@ recon_limits recon_limits_default(void);
 int recon_keywords(const skill_direction *d, const char *id, const char *title, char ***out);
 /* Frees a word list. */
 void recon_words_free(char **w, int n);
+/* Appends the items of the comma-separated LIST (trimmed, empty ones left out) to *v[*n]; the
+ * caller frees them with recon_words_free. */
+void recon_split_list(const char *list, char ***v, int *n);
 
 /* The reference folders of skill S, resolved against the folder of its file; appended to
  * *dirs[*n] (the caller frees them with recon_words_free). */

@@ -34,6 +34,13 @@ static void test_keywords(void **state)
     assert_int_equal(n, 2);
     assert_string_equal(w[1], "ld.global.nc");
     recon_words_free(w, n);
+    w = NULL;
+    n = 0;
+    recon_split_list(" a , ,b c,  ", &w, &n);
+    assert_int_equal(n, 2);
+    assert_string_equal(w[0], "a");
+    assert_string_equal(w[1], "b c");
+    recon_words_free(w, n);
 }
 
 static void write_at(const char *dir, const char *rel, const char *text)
