@@ -580,6 +580,51 @@ static int apply_whole(work_file *f, const edit_block *b, strbuf *report)
     return rc;
 }
 
+/* Finds S in F, pass by pass (exact, trailing blanks, indentation), and replaces it by R. Returns
+ * 0 applied, -1 ambiguous (said in REPORT), -2 no match (not said). */
+static int match_and_splice(work_file *f, const lines *s, const lines *r, strbuf *report)
+{
+    for (int pass = 1; pass <= 3; pass++) {
+        int hits[8], nhits = 0;
+        for (int at = 0; at + s->n <= f->text.n; at++) {
+            int i = 0;
+            while (i < s->n && lines_equal(f->text.v[at + i], s->v[i], pass))
+                i++;
+            if (i == s->n) {
+                if (nhits < 8)
+                    hits[nhits] = at;
+                nhits++;
+            }
+        }
+        if (nhits == 1) {
+            splice(f, hits[0], s, r, pass);
+            strbuf_printf(report, "applied at lines %d-%d%s\n", hits[0] + 1, hits[0] + r->n,
+                          pass == 1 ? "" : pass == 2 ? " (trailing blanks ignored)" : " (indentation ignored)");
+            return 0;
+        }
+        if (nhits > 1) {
+            strbuf_printf(report, "ambiguous: %d matches, at lines", nhits);
+            for (int i = 0; i < nhits && i < 8; i++)
+                strbuf_printf(report, "%s %d", i ? "," : "", hits[i] + 1);
+            strbuf_printf(report, "%s; add lines of context to the SEARCH part so it matches once\n",
+                          nhits > 8 ? ", ..." : "");
+            return -1;
+        }
+    }
+    return -2;
+}
+
+/* L without its blank first and last lines (a view into L: nothing to free). */
+static lines trim_blank_edges(const lines *l)
+{
+    lines t = *l;
+    while (t.n > 0 && !t.v[0][strspn(t.v[0], " \t")])
+        t.v++, t.n--;
+    while (t.n > 0 && !t.v[t.n - 1][strspn(t.v[t.n - 1], " \t")])
+        t.n--;
+    return t;
+}
+
 /* Applies block B to F; appends its outcome to REPORT; 0 or -1. */
 static int apply_block(work_file *f, const edit_block *b, strbuf *report)
 {
@@ -598,36 +643,19 @@ static int apply_block(work_file *f, const edit_block *b, strbuf *report)
     } else if (!f->existed && !f->changed) {
         strbuf_printf(report, "no such file %s in the candidate\n", f->path);
     } else {
-        for (int pass = 1; pass <= 3 && rc < 0; pass++) {
-            int hits[8], nhits = 0;
-            for (int at = 0; at + s.n <= f->text.n; at++) {
-                int i = 0;
-                while (i < s.n && lines_equal(f->text.v[at + i], s.v[i], pass))
-                    i++;
-                if (i == s.n) {
-                    if (nhits < 8)
-                        hits[nhits] = at;
-                    nhits++;
-                }
-            }
-            if (nhits == 1) {
-                splice(f, hits[0], &s, &r, pass);
-                strbuf_printf(report, "applied at lines %d-%d%s\n", hits[0] + 1, hits[0] + r.n,
-                              pass == 1 ? "" : pass == 2 ? " (trailing blanks ignored)" : " (indentation ignored)");
-                rc = 0;
-            } else if (nhits > 1) {
-                strbuf_printf(report, "ambiguous: %d matches, at lines", nhits);
-                for (int i = 0; i < nhits && i < 8; i++)
-                    strbuf_printf(report, "%s %d", i ? "," : "", hits[i] + 1);
-                strbuf_printf(report, "%s; add lines of context to the SEARCH part so it matches once\n",
-                              nhits > 8 ? ", ..." : "");
-                break;
-            }
-            if (pass == 3 && nhits == 0) {
-                strbuf_printf(report, "no match: the SEARCH part (%d lines) is not in %s\n", s.n, f->path);
-                closest_lines(f, &s, report);
-            }
+        rc = match_and_splice(f, &s, &r, report);
+        lines ts = trim_blank_edges(&s), tr = trim_blank_edges(&r);
+        if (rc == -2 && ts.n > 0 && ts.n < s.n) {
+            /* blank lines the model added around the SEARCH part: try once more without them */
+            rc = match_and_splice(f, &ts, &tr, report);
+            if (rc == 0)
+                strbuf_printf(report, "  (blank lines around the SEARCH part ignored)\n");
         }
+        if (rc == -2) {
+            strbuf_printf(report, "no match: the SEARCH part (%d lines) is not in %s\n", s.n, f->path);
+            closest_lines(f, &s, report);
+        }
+        rc = rc == 0 ? 0 : -1;
     }
     lines_free(&s);
     lines_free(&r);

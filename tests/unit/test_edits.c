@@ -117,6 +117,20 @@ static void test_reindented(void **state)
     free(rep);
 }
 
+static void test_blank_lines_around_search(void **state)
+{
+    char *rep;
+    kwb_error err = {{0}};
+    /* the file has no blank line after "return s;": the model's SEARCH does */
+    const char *reply = "k.c\n<<<<<<< SEARCH\n\n    return s;\n}\n\n\n=======\n\n    return 2 * s;\n}\n\n\n>>>>>>> REPLACE\n";
+    assert_int_equal(apply(*state, reply, one_source, 1, &rep, &err), 0);
+    assert_non_null(strstr(rep, "(blank lines around the SEARCH part ignored)"));
+    char *t = read_in(*state, "k.c");
+    assert_non_null(strstr(t, "    return 2 * s;\n}\n\nint kwb_entry"));
+    free(t);
+    free(rep);
+}
+
 static void test_two_files_and_inherited_path(void **state)
 {
     char *rep;
@@ -438,6 +452,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_search_replace_exact, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_no_path_one_source_and_trailing_blanks, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_reindented, setup, testutil_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_blank_lines_around_search, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_two_files_and_inherited_path, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_longer_path_means_the_source, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_no_path_several_sources, setup, testutil_tmpdir_teardown),
