@@ -6,7 +6,8 @@
  * hunks), fenced whole files (```lang PATH, or a path line before the fence; with one editable
  * file a single fence is that file). Matching: exact lines, then ignoring trailing whitespace,
  * then ignoring indentation and runs of blanks (REPLACE re-indented by the same shift); the first
- * pass that matches must match exactly once. All or nothing: the blocks are applied in memory,
+ * pass that matches must match exactly once; a block that matches nowhere is tried once more
+ * without the blank lines around its SEARCH and REPLACE parts. All or nothing: the blocks are applied in memory,
  * then written to a scratch copy of the folder that replaces it by rename.
  *
  * Scope: a path must be relative, without `..`, not through a symlink, not solution.json, and
