@@ -46,8 +46,8 @@ expect_no_grep '\.work$' "$TMP/folders" "no scratch copy left behind"
 [ -d "$(ls -d "$TMP/ws/run/cmd/"r2-* 2>/dev/null | grep -v '\.' | head -1)" ] && fail "a refused candidate's folder is left" ||
     pass "a refused candidate leaves no folder"
 expect_grep 'fake agent call 6: fail' "$(ls "$TMP/ws/run/cmd/"r6-*.agent.log)" "the agent's output is kept in the round's log"
-[ "$(sql "SELECT count(*) FROM agent_calls WHERE provider = 'command'")" = 9 ] &&
-    pass "store: one call row per round" || fail "store: $(sql 'SELECT count(*) FROM agent_calls')"
+[ "$(sql "SELECT count(*) FROM agent_calls WHERE provider = 'command' AND tokens_in = -1")" = 9 ] &&
+    pass "store: one call row per round, tokens unknown (-1)" || fail "store: $(sql 'SELECT count(*) FROM agent_calls')"
 
 # human mode: decline the first direction, accept the next, decline its candidate at review
 rm -f "$FAKE_AGENT_STATE"
