@@ -16,6 +16,7 @@
 #include "proc.h"
 #include "strbuf.h"
 #include "runclient.h"
+#include "scan.h"
 #include "solution.h"
 #include "trace.h"
 #include "traceset.h"
@@ -46,6 +47,9 @@ typedef struct eval_args {
     long long seed;
     int json;
     int quiet;
+    scan_mode scan;         /* --scan warn|block|off */
+    int held_out;           /* --held-out: the definition's held-out workloads instead */
+    int no_defences;        /* --no-defences (or KWB_NO_DEFENCES): timed calls unchecked, for benches */
 } eval_args;
 
 static void eval_usage(FILE *f)
@@ -54,7 +58,7 @@ static void eval_usage(FILE *f)
           "                [--workloads FILTER] [--device cpu|cuda[:N]] [--devices all|LIST] [--hot]\n"
           "                [--trials N] [--timeout S] [--min-time S] [--max-time S] [--graph N] [--seed N]\n"
           "                [--atol X] [--rtol X] [--matched-ratio R]\n"
-          "                [--json] [--traces FILE]\n"
+          "                [--json] [--traces FILE] [--scan warn|block|off] [--held-out] [--no-defences]\n"
           "                [--quiet] [--workspace DIR] [--session NAME [--parent CAND] [--name NAME]\n"
           "                [--direction TEXT] | --session NAME --resume]\n"
           "       (--against DIR is --baseline DIR: paired timing with a verdict per workload)\n",
@@ -91,10 +95,12 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         {"quiet", no_argument, NULL, 'q'},            {"help", no_argument, NULL, 'h'},
         {"atol", required_argument, NULL, 'a'},       {"rtol", required_argument, NULL, 'r'},
         {"matched-ratio", required_argument, NULL, 'x'},
+        {"scan", required_argument, NULL, 'K'},       {"held-out", no_argument, NULL, 'O'},
+        {"no-defences", no_argument, NULL, 'Z'},
         {NULL, 0, NULL, 0},
     };
     *a = (eval_args){.device = "cpu", .trials = 3, .timeout_s = 300, .max_time_s = -1, .min_time_s = -1, .seed = 1,
-                     .check = {NAN, NAN, NAN}};
+                     .check = {NAN, NAN, NAN}, .scan = SCAN_WARN, .no_defences = getenv("KWB_NO_DEFENCES") != NULL};
     double v;
     int c;
     optind = 1;
@@ -143,6 +149,14 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
             }
             a->check.required_ratio = v;
             break;
+        case 'K':
+            if (scan_mode_parse(optarg, &a->scan) != 0) {
+                fprintf(stderr, "kwb eval: --scan: '%s' is not warn, block or off\n", optarg);
+                return -1;
+            }
+            break;
+        case 'O': a->held_out = 1; break;
+        case 'Z': a->no_defences = 1; break;
         case 'h': eval_usage(stdout); exit(0);
         default: eval_usage(stderr); return -1;
         }
@@ -267,6 +281,7 @@ static void set_policy(const eval_args *a, const definition *d, const char *devi
     job->timing.graph = a->graph;
     job->trials = a->trials;
     job->seed = (uint64_t)a->seed;
+    job->no_defences = a->no_defences;
 }
 
 /* One device's share of the workloads and its runner client. */
@@ -423,6 +438,39 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
     return rc;
 }
 
+/* The static scan of SOL's sources: each finding on stderr as FILE:LINE; returns the count and,
+ * when there is one, the first as *first (the caller frees it). */
+static int scan_solution(const solution *sol, char **first)
+{
+    scan_report rep = {0};
+    for (int i = 0; i < sol->nsources; i++) {
+        char *name = xasprintf("%s/%s", sol->dir, sol->sources[i].path);
+        scan_text(name, sol->sources[i].content ? sol->sources[i].content : "", &rep);
+        free(name);
+    }
+    for (int i = 0; i < rep.n; i++)
+        fprintf(stderr, "kwb: scan: %s:%d: %s: %s\n", rep.items[i].file, rep.items[i].line, rep.items[i].rule,
+                rep.items[i].text);
+    *first = rep.n ? xasprintf("%s:%d: %s: %s%s", rep.items[0].file, rep.items[0].line, rep.items[0].rule,
+                               rep.items[0].text, rep.n > 1 ? " (and more: see the scan's findings)" : "")
+                   : NULL;
+    int n = rep.n;
+    scan_report_free(&rep);
+    return n;
+}
+
+/* Every workload gets REJECTED_INTEGRITY: the scan blocked the candidate (--scan block). */
+static void mark_scan_blocked(wl_result *res, const workload_set *set, const char *finding)
+{
+    char *msg = xasprintf("static scan (--scan block): %s", finding);
+    for (int i = 0; i < set->count; i++) {
+        memset(&res[i], 0, sizeof res[i]);
+        res[i].wl = &set->items[i];
+        results_set_status(&res[i], ST_REJECTED_INTEGRITY, msg);
+    }
+    free(msg);
+}
+
 /* Records the candidate (archive, round, build) and starts its eval run. */
 static int record_start(const eval_args *a, eval_recorder *rec, const solution *sol, const build_result *br,
                         int n, kwb_error *err)
@@ -446,6 +494,18 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
         rc = cmd_eval_prepare_solution(a->baseline_dir, d->name, &bo, &base, &bbr, err) == 1 ? 1 : -1;
     if (rc >= 0 && record_start(a, rec, sol, &br, set->count, err) != 0)
         rc = -1;
+    char *finding = NULL;
+    int findings = rc >= 0 && a->scan != SCAN_OFF ? scan_solution(sol, &finding) : 0;
+    if (findings)
+        fprintf(stderr, "kwb: scan: %d finding(s) in %s%s\n", findings, sol->name,
+                a->scan == SCAN_BLOCK ? ": blocked (--scan block)" : " (--scan block would reject it)");
+    if (rc == 1 && findings && a->scan == SCAN_BLOCK) {
+        mark_scan_blocked(res, set, finding);
+        for (int i = 0; rec && i < set->count; i++)
+            evalrec_record(rec, &res[i]);
+        rc = 2;
+    }
+    free(finding);
     if (rc == 0) {
         mark_compile_error(res, set, &br, sol->name);
         for (int i = 0; rec && i < set->count; i++)
@@ -458,6 +518,8 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
     }
     if (rc == 1 && base && !bbr.ok)
         rc = -1;
+    if (rc == 2)
+        rc = 1;
     solution_free(sol);
     solution_free(base);
     build_result_free(&br);
@@ -491,6 +553,19 @@ static int resume_only_missing(eval_recorder *rec, const definition *d, workload
     return 0;
 }
 
+/* The definition's held-out workloads, DATASET/heldout/NAME.jsonl, in place of its others:
+ * shapes no candidate was shown, evaluated at promotion so that a kernel tuned to the
+ * workloads it saw (hard-coded shapes) is caught. */
+static int load_held_out(const char *dataset, const definition *d, workload_set *set, kwb_error *err)
+{
+    workload_set_free(set);
+    char *path = xasprintf("%s/heldout/%s.jsonl", dataset, d->name);
+    int rc = access(path, R_OK) == 0 ? workload_load_file(path, d, set, err)
+                                     : kwb_error_set(err, "%s: no held-out workloads for %s", path, d->name);
+    free(path);
+    return rc;
+}
+
 int cmd_eval(int argc, char **argv)
 {
     eval_args a;
@@ -501,7 +576,8 @@ int cmd_eval(int argc, char **argv)
     kwb_error err = {{0}};
     definition *d = NULL;
     workload_set set = {0};
-    if (traceset_load(dataset, a.definition, &d, &set, &err) != 0) {
+    if (traceset_load(dataset, a.definition, &d, &set, &err) != 0 ||
+        (a.held_out && load_held_out(dataset, d, &set, &err) != 0)) {
         fprintf(stderr, "kwb eval: %s\n", err.msg);
         workload_set_free(&set);
         free(dataset);

@@ -204,6 +204,8 @@ static void print_wl_table(const store_wl_table *t)
         double cmp = w->baseline_median_ms > 0 ? w->baseline_median_ms : w->ref_median_ms;
         printf("%-36.36s  %-19s  %11.5f  %11.5f  %7.2fx  %9.2e  %9.2e\n", w->uuid, w->status, w->median_ms, cmp,
                w->speedup, w->max_abs, w->max_rel);
+        if (w->message && w->message[0])  /* the reason (a failure's, or a flag for a human) */
+            printf("    %.400s\n", w->message);
     }
 }
 

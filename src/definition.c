@@ -282,15 +282,42 @@ static int parse_replay(definition *d, json_t *replay, const def_ctx *c)
     return parse_section_number(replay, "replay", "confidence", 0.5, 0.999999, &d->replay.confidence, c);
 }
 
-/* kwb's extension: {"kwb": {"cost": {...}, "check": {...}, "replay": {...}}}. */
+/* {"magnitude": {INPUT: SCALE}}: float inputs scaled by SCALE (> 0) in one extra trial, so that
+ * arithmetic narrower than the definition allows overflows or loses what the check sees. */
+static int parse_magnitude(definition *d, json_t *mag, const def_ctx *c)
+{
+    if (!mag)
+        return 0;
+    if (!json_is_object(mag))
+        return def_fail(c, "/kwb/magnitude", "'kwb.magnitude' must be an object of input names and scales");
+    d->input_scale = xcalloc((size_t)d->ninputs + 1, sizeof *d->input_scale);
+    const char *key;
+    json_t *v;
+    json_object_foreach(mag, key, v) {
+        char pointer[160];
+        snprintf(pointer, sizeof pointer, "/kwb/magnitude/%s", key);
+        int i = 0;
+        while (i < d->ninputs && strcmp(d->inputs[i].name, key) != 0)
+            i++;
+        if (i == d->ninputs || !dtype_is_float(d->inputs[i].dtype))
+            return def_fail(c, pointer, "kwb magnitude: '%s' is not a floating-point input", key);
+        if (!json_is_number(v) || !(json_number_value(v) > 0))
+            return def_fail(c, pointer, "kwb magnitude: the scale of '%s' must be a number > 0", key);
+        d->input_scale[i] = json_number_value(v);
+    }
+    return 0;
+}
+
+/* kwb's extension: {"kwb": {"cost": {...}, "check": {...}, "replay": {...}, "magnitude": {...}}}. */
 static int parse_kwb_extension(definition *d, json_t *kwb, const def_ctx *c)
 {
-    static const char *const known[] = {"check", "cost", "replay", NULL};
+    static const char *const known[] = {"check", "cost", "replay", "magnitude", NULL};
     if (!kwb)
         return 0;
     if (expect_object(kwb, "kwb", known, c) != 0)
         return -1;
-    if (parse_check(d, json_object_get(kwb, "check"), c) != 0 || parse_replay(d, json_object_get(kwb, "replay"), c) != 0)
+    if (parse_check(d, json_object_get(kwb, "check"), c) != 0 || parse_replay(d, json_object_get(kwb, "replay"), c) != 0 ||
+        parse_magnitude(d, json_object_get(kwb, "magnitude"), c) != 0)
         return -1;
     return parse_cost(d, json_object_get(kwb, "cost"), c);
 }
@@ -367,6 +394,7 @@ void definition_free(definition *d)
         free(d->axes[i].name);
     free(d->axes);
     free_tensors(d->inputs, d->ninputs);
+    free(d->input_scale);
     free_tensors(d->outputs, d->noutputs);
     free(d->path);
     free(d->name);

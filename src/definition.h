@@ -68,6 +68,8 @@ typedef struct definition {
     def_cost cost;
     def_check check;
     def_replay replay;
+    double *input_scale;  /* "kwb": {"magnitude": {INPUT: SCALE}}: per input, the factor of the
+                           * adversarial-magnitude trial (0: unscaled); NULL when none is given */
 } definition;
 
 /* Reads and validates the definition at PATH. Returns NULL and sets *err to

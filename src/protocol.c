@@ -44,6 +44,10 @@ char *protocol_job_encode(const runner_job *job)
                           "seed", (json_int_t)job->seed, "samples", job->want_samples);
     if (job->cache_dir)
         json_object_set_new(o, "cache", json_string(job->cache_dir));
+    if (job->channel_key)
+        json_object_set_new(o, "key", json_string(job->channel_key));
+    if (job->no_defences)
+        json_object_set_new(o, "no_defences", json_true());
     if (job->dump_dir) {
         json_object_set_new(o, "dump_dir", json_string(job->dump_dir));
         json_object_set_new(o, "dump_trial", json_integer(job->dump_trial));
@@ -135,6 +139,8 @@ int protocol_job_decode(const char *line, runner_job *job, kwb_error *err)
         job->seed = (uint64_t)seed;
         job->want_samples = samples;
         job->cache_dir = xstrdup(json_string_value(json_object_get(o, "cache")));
+        job->channel_key = xstrdup(json_string_value(json_object_get(o, "key")));
+        job->no_defences = json_is_true(json_object_get(o, "no_defences"));
         rc = solutions_decode(sols, job, err);
     }
     if (rc == 0)
@@ -154,6 +160,7 @@ void protocol_job_free(runner_job *job)
     free(job->dataset_root);
     free(job->cache_dir);
     free(job->dump_dir);
+    free(job->channel_key);
     json_decref(job->workloads);
     for (int i = 0; i < job->nsolutions; i++) {
         free(job->solutions[i].role);

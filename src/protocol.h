@@ -5,7 +5,8 @@
  *            "workloads":[workload objects], "solutions":[{"role","name","so","symbol"}],
  *            "check":{"trials","atol","rtol","matched_ratio"},
  *            "timing":{policy}, "reference_timing":{policy}, "seed":N, "samples":bool,
- *            optional: "cache":DIR, "dump_dir":DIR, "dump_trial":N}
+ *            optional: "cache":DIR, "dump_dir":DIR, "dump_trial":N, "key":HEX (events
+ *            sealed with it, see channel.h), "no_defences":bool (timed calls unchecked)}
  *           With "dump_dir" the job is a dump (kwb dump): per workload, the inputs of trial
  *           "dump_trial" (default 0) and the reference's outputs go to DIR/UUID.safetensors;
  *           no solution is loaded or timed, and workload-end carries "dump":PATH.
@@ -64,6 +65,8 @@ typedef struct runner_job {
     char *cache_dir;            /* where devices keep measured peaks; may be NULL */
     char *dump_dir;             /* a dump job: the folder for UUID.safetensors; NULL otherwise */
     int dump_trial;             /* a dump job: the trial whose inputs are dumped */
+    char *channel_key;          /* "key": events are sealed with it (channel.h); NULL: unsealed */
+    int no_defences;            /* "no_defences": timed calls unchecked (bench/integrity-overhead only) */
 } runner_job;
 
 typedef enum event_type {

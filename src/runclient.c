@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "channel.h"
 #include "proc.h"
+#include "runner/timing.h"
+#include "stats.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -27,7 +31,30 @@ typedef struct launch {
     int saw_bye;
     int job_error;        /* an error event outside any workload */
     double deadline;
+    double spawned;       /* when this runner was started (parent's clock) */
+    double timed_ms;      /* the sum of every sample it has reported */
+    char key[CHANNEL_KEY_HEX + 1];   /* the channel's key for this runner */
+    unsigned long seq;    /* the next event's sequence number */
+    int forged;           /* the channel carried a line the runner did not seal */
 } launch;
+
+/* The most a timed figure may beat the roofline floor by before it is impossible: a cold GPU
+ * sample only by measurement error and a cost model's slack; warm caches (CPU caches, a graph
+ * replay's L2) can feed a kernel faster than DRAM, so warm figures get a wide margin. */
+#define PHYSICS_MARGIN_COLD 1.25
+#define PHYSICS_MARGIN_WARM 50.0
+/* Speedup over the baseline (the current best) beyond which a human should look. */
+#define FLAG_SPEEDUP 10.0
+/* Checked calls on repeated inputs this many times faster than checked calls on fresh ones
+ * (both poisoned alike): results cached across calls. Warm, on a loaded machine, honest fresh
+ * calls have run up to ~2x slower. */
+#define CACHE_RATIO_COLD 2.0
+#define CACHE_RATIO_WARM 4.0
+/* Plain calls this many times faster than checked ones: work skipped when nobody looks. The
+ * poison before a checked call disturbs warm CPU caches (honest checked copies run up to ~4x
+ * slower: the copy's streaming stores meet poisoned lines), so warm figures get a wide margin. */
+#define SKIP_RATIO_COLD 2.0
+#define SKIP_RATIO_WARM 10.0
 
 static char *log_tail(int fd)
 {
@@ -55,10 +82,110 @@ static void finish(runclient *rc, launch *l, const workload_set *set, wl_result 
         rc->progress(rc->progress_ctx, i + 1, set->count, &results[i]);
 }
 
-static void on_timing(wl_result *r, const runner_event *ev)
+/* The samples of a timing event (NULL when it has none); *n their count. */
+static double *event_samples(const runner_event *ev, size_t *n)
+{
+    json_t *arr = json_object_get(ev->json, "samples_ms");
+    *n = json_array_size(arr);
+    if (!json_is_array(arr) || *n == 0)
+        return NULL;
+    double *v = xcalloc(*n, sizeof *v);
+    for (size_t i = 0; i < *n; i++)
+        v[i] = json_number_value(json_array_get(arr, i));
+    return v;
+}
+
+/* The timing_mark of each sample from the event's "marks" (all plain when absent); the
+ * caller frees it. */
+static unsigned char *event_marks(const runner_event *ev, size_t n)
+{
+    unsigned char *mark = xcalloc(n + 1, 1);
+    const char *m = json_string_value(json_object_get(ev->json, "marks"));
+    for (size_t i = 0; m && i < n && m[i]; i++)
+        mark[i] = (unsigned char)(m[i] >= '0' && m[i] <= '3' ? m[i] - '0' : MARK_PLAIN);
+    return mark;
+}
+
+/* Median of the samples marked WANT (and WANT2); *m their count. */
+static double median_marked(const double *v, const unsigned char *mark, size_t n, int want, int want2, size_t *m)
+{
+    double *sel = xcalloc(n + 1, sizeof *sel);
+    *m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (mark[i] == want || mark[i] == want2)
+            sel[(*m)++] = v[i];
+    double med = stats_summarize(sel, *m).median;
+    free(sel);
+    return med;
+}
+
+/* The statistics of a timing event, computed here from its raw samples (the runner's summary
+ * is only checked against them), and what they say about the candidate's honesty: figures
+ * that disagree with the samples, samples that add up to more time than the workload took,
+ * calls on repeated inputs much faster than calls on fresh ones (a cache), a time under the
+ * roofline floor. Returns a reason for REJECTED_INTEGRITY, or NULL. */
+static char *check_timing(const runclient *rc, launch *l, const runner_event *ev, stats_summary *out)
+{
+    size_t n;
+    double *v = event_samples(ev, &n);
+    if (!v)
+        return NULL;  /* a runner that does not send them (the reference with no samples) */
+    unsigned char *mark = event_marks(ev, n);
+    *out = timing_summary_plain(v, mark, n);
+    char *why = NULL;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += v[i];
+    l->timed_ms += sum;
+    size_t np, nf, nr, nc;
+    double plain = median_marked(v, mark, n, MARK_PLAIN, MARK_PLAIN, &np);
+    double fresh = median_marked(v, mark, n, MARK_FRESH, MARK_FRESH, &nf);
+    double repeated = median_marked(v, mark, n, MARK_CHECKED, MARK_CHECKED, &nr);
+    double checked = median_marked(v, mark, n, MARK_CHECKED, MARK_FRESH, &nc);
+    free(mark);
+    int graph = ev->timer && strstr(ev->timer, "/graph") != NULL;
+    if (getenv("KWB_DEBUG_TIMING"))
+        fprintf(stderr, "kwb: timing %s: %zu samples; plain %zu (median %.4g ms), checked %zu (%.4g), fresh %zu (%.4g)\n",
+                ev->role, n, np, plain, nc, checked, nf, fresh);
+    double share = ev->roofline > 0 && out->median > 0 ? ev->roofline * ev->timing.median / out->median : 0;
+    int cold = rc->job->timing.cold && !graph;
+    double margin = cold && strncmp(rc->job->device, "cuda", 4) == 0 ? PHYSICS_MARGIN_COLD
+                    : cold                                            ? 2 * PHYSICS_MARGIN_COLD
+                                                                      : PHYSICS_MARGIN_WARM;
+    if (fabs(out->median - ev->timing.median) > 1e-9 * fabs(out->median) + 1e-12)
+        why = xasprintf("the runner's median %.6g ms disagrees with its own samples' %.6g ms (the result channel "
+                        "was tampered with)", ev->timing.median, out->median);
+    else if (!graph && l->timed_ms * 1e-3 > (proc_now() - l->spawned) * 1.05 + 0.05)
+        why = xasprintf("the runner's samples add up to %.3f s, more than the %.3f s it has lived (the timer was "
+                        "tampered with)", l->timed_ms * 1e-3, proc_now() - l->spawned);
+    else if (nf >= 3 && nr >= 3 && repeated * (cold ? CACHE_RATIO_COLD : CACHE_RATIO_WARM) < fresh)
+        why = xasprintf("calls on repeated inputs ran %.1fx faster than calls on fresh inputs (median %.4g ms vs "
+                        "%.4g ms over %zu and %zu checked calls): results are cached across calls",
+                        fresh / repeated, repeated, fresh, nr, nf);
+    else if (nc >= 3 && np >= 3 && plain * (cold ? SKIP_RATIO_COLD : SKIP_RATIO_WARM) < checked)
+        why = xasprintf("unchecked calls ran %.1fx faster than calls whose outputs were poisoned and checked "
+                        "(median %.4g ms vs %.4g ms over %zu and %zu calls): it skips work when it thinks "
+                        "nobody looks", checked / plain, plain, checked, np, nc);
+    else if (share > margin)
+        why = xasprintf("faster than physics: %.4g ms is %.1fx under the roofline floor (%.4g ms at the "
+                        "device's peaks)", out->median, share, share * out->median);
+    free(v);
+    return why;
+}
+
+static void on_timing(runclient *rc, launch *l, wl_result *r, runner_event *ev)
 {
     if (!ev->role)
         return;
+    stats_summary mine = ev->timing;
+    char *why = check_timing(rc, l, ev, &mine);
+    ev->timing = mine;
+    if (why && strcmp(ev->role, "reference") != 0) {
+        char *m = xasprintf("%s timing: %s", ev->role, why);
+        results_set_status(r, ST_REJECTED_INTEGRITY, m);
+        free(m);
+    }
+    free(why);
     if (strcmp(ev->role, "candidate") == 0) {
         r->candidate = ev->timing;
         r->has_candidate = 1;
@@ -96,6 +223,16 @@ static void on_workload_end(wl_result *r, const runner_event *ev)
         r->has_baseline_status = 1;
 }
 
+/* A speedup over the baseline (the current best) too large to believe without a look: the
+ * status stays PASSED, the message says why a human should look. */
+static void flag_for_human(wl_result *r)
+{
+    double s = r->has_baseline && r->status == ST_PASSED ? results_speedup(r) : 0;
+    if (s > FLAG_SPEEDUP && !r->message)
+        r->message = xasprintf("FLAGGED for a human: %.1fx faster than the baseline (over %.0fx is rarely real)", s,
+                               FLAG_SPEEDUP);
+}
+
 /* Applies one event; returns 0, or -1 when the runner broke the protocol. */
 static int on_event(runclient *rc, launch *l, const workload_set *set, wl_result *results, runner_event *ev)
 {
@@ -113,12 +250,13 @@ static int on_event(runclient *rc, launch *l, const workload_set *set, wl_result
         break;
     case EV_TIMING:
         if (i >= 0)
-            on_timing(&results[i], ev);
+            on_timing(rc, l, &results[i], ev);
         break;
     case EV_WORKLOAD_END:
         if (i < 0)
             return -1;
         on_workload_end(&results[i], ev);
+        flag_for_human(&results[i]);
         finish(rc, l, set, results, i);
         break;
     case EV_ERROR:
@@ -145,6 +283,14 @@ static int drain_lines(runclient *rc, launch *l, const workload_set *set, wl_res
     char *start = l->pending.s, *nl;
     while ((nl = memchr(start, '\n', l->pending.len - (size_t)(start - l->pending.s))) != NULL) {
         *nl = '\0';
+        const char *why;
+        if (channel_open(l->key, l->seq, start, &why) != 0) {
+            /* Before the sealed hello it may be a runner that does not seal at all */
+            l->forged = l->seq > 0 || strstr(start, "\"tag\"") != NULL;
+            return kwb_error_set(err, "the result channel carried %s%s: %.200s", why,
+                                 l->forged ? "" : " (a kwb-runner too old to seal its events?)", start);
+        }
+        l->seq++;
         runner_event ev;
         int bad = protocol_event_parse(start, &ev, err) != 0;
         if (!bad) {
@@ -180,6 +326,7 @@ static int start_runner(runclient *rc, launch *l, const workload_set *set, kwb_e
     io.extra_fd[0] = jp[0];
     io.extra_fd[1] = ep[1];
     io.nextra = 2;
+    l->spawned = proc_now();
     l->pid = proc_spawn(argv, &io, err);
     close(jp[0]);
     close(ep[1]);
@@ -193,7 +340,11 @@ static int start_runner(runclient *rc, launch *l, const workload_set *set, kwb_e
     for (int i = l->next; i < set->count; i++)
         json_array_append(arr, set->items[i].json);
     rc->job->workloads = arr;
+    if (channel_new_key(l->key) != 0)
+        return kwb_error_set(err, "cannot draw a key for the result channel");
+    rc->job->channel_key = l->key;
     char *line = protocol_job_encode(rc->job);
+    rc->job->channel_key = NULL;
     rc->job->workloads = saved;
     json_decref(arr);
     strbuf sb;
@@ -254,6 +405,8 @@ static int pump(runclient *rc, launch *l, const workload_set *set, wl_result *re
         strbuf_add(&l->pending, buf, (size_t)n);
         if (drain_lines(rc, l, set, results, err) != 0)
             return -1;
+        if (l->saw_bye)  /* a candidate's child may hold the channel open: do not wait for it */
+            return 0;
     }
 }
 
@@ -277,7 +430,7 @@ static int one_launch(runclient *rc, const workload_set *set, wl_result *results
         proc_kill_group(l.pid);
     int victim = l.current >= 0 ? l.current : l.next;
     if (pr < 0 && victim < set->count)
-        results_set_status(&results[victim], ST_RUNTIME_ERROR, perr.msg);
+        results_set_status(&results[victim], l.forged ? ST_REJECTED_INTEGRITY : ST_RUNTIME_ERROR, perr.msg);
     else if (!l.saw_bye && !l.job_error && victim < set->count)
         runner_lost(&l, &results[victim], timed_out, rc->timeout_s, status);
     if (l.job_error)

@@ -14,6 +14,10 @@
 #include "runner/references.h"
 
 typedef struct device device;
+
+/* Prefix of a device error that is an integrity finding (the runner reports it as
+ * REJECTED_INTEGRITY), e.g. a call that left the persisting-L2 limit raised. */
+#define DEVICE_INTEGRITY "integrity: "
 struct timing_policy;
 
 /* Makes one call of callee WHICH (the runner binds its arguments); returns 0, or -1 with

@@ -96,9 +96,19 @@ static int cuda_download(device *d, void *dst, const void *src, size_t n, kwb_er
 
 static int cuda_sync(device *d, kwb_error *err)
 {
-    if (cuda_fail(d, cudaStreamSynchronize(priv(d)->stream), "stream synchronize", err) != 0)
+    if (cuda_fail(d, cudaStreamSynchronize(priv(d)->stream), "stream synchronize", err) != 0 ||
+        cuda_fail(d, cudaDeviceSynchronize(), "device synchronize", err) != 0)
         return -1;
-    return cuda_fail(d, cudaDeviceSynchronize(), "device synchronize", err);
+    /* The persisting-L2 limit is 0 outside the flush; a call that raised it keeps lines in L2. */
+    size_t persisting = 0;
+    if (priv(d)->persist_max > 0 && cudaDeviceGetLimit(&persisting, cudaLimitPersistingL2CacheSize) == cudaSuccess &&
+        persisting != 0) {
+        cudaCtxResetPersistingL2Cache();
+        cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+        return kwb_error_set(err, DEVICE_INTEGRITY "the call raised the persisting-L2 limit to %zu bytes (inputs kept "
+                                  "in L2 across calls)", persisting);
+    }
+    return 0;
 }
 
 static int cuda_fill_random(device *d, void *dst, kwb_dtype t, size_t n, uint64_t key, kwb_error *err)

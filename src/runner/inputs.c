@@ -152,6 +152,29 @@ int inputs_make(trial_inputs *in, device *dev, const definition *d, const worklo
     return 0;
 }
 
+int inputs_refill(trial_inputs *in, device *dev, const definition *d, const workload *w, uint64_t seed, int trial,
+                  kwb_error *err)
+{
+    for (int i = 0; i < in->n; i++) {
+        kwb_arg *arg = &in->args[i];
+        tensor_buf *b = &in->bufs[i];
+        uint64_t key = rng_key(seed, w->uuid, trial, i);
+        if (arg->rank < 0) {
+            make_scalar(arg, &d->inputs[i], &w->inputs[i], key);
+            continue;
+        }
+        if (w->inputs[i].kind == WL_SAFETENSORS || !b->nbytes)
+            continue;  /* a blob's values are what they are */
+        size_t n = b->nbytes / dtype_size(arg->dtype);
+        input_gen_fn gen = references_find_generator(dev->ops->kind, d->name, d->inputs[i].name);
+        if (fill_input(dev, arg, gen, n, key, err) != 0 || dev->ops->download(dev, b->host, b->dev, b->nbytes, err) != 0) {
+            kwb_error_prefix(err, "input '%s'", d->inputs[i].name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 void inputs_free(trial_inputs *in, device *dev)
 {
     for (int i = 0; i < in->n; i++) {
@@ -224,6 +247,10 @@ int outputs_poison(output_set *out, device *dev, uint64_t key, kwb_error *err)
 {
     for (int i = 0; i < out->n; i++) {
         size_t total = out->bufs[i].nbytes + 2 * INPUTS_GUARD;
+        if (strcmp(dev->ops->kind, "cpu") == 0) {  /* host memory: in place, no staging buffer to pollute caches */
+            fill_pattern(out->bufs[i].dev, total, key, i);
+            continue;
+        }
         unsigned char *pattern = xmalloc(total);
         fill_pattern(pattern, total, key, i);
         int rc = dev->ops->upload(dev, out->bufs[i].dev, pattern, total, err);

@@ -38,6 +38,10 @@ typedef struct trial_inputs {
  * uploads them to DEV. Returns 0, or -1 with *err set (a missing blob, a shape mismatch). */
 int inputs_make(trial_inputs *in, device *dev, const definition *d, const workload *w, const char *root,
                 uint64_t seed, int trial, kwb_error *err);
+/* Makes the values of TRIAL anew in in's existing buffers (generated inputs only; blobs and
+ * their host copies stay). Returns 0, or -1 with *err set. */
+int inputs_refill(trial_inputs *in, device *dev, const definition *d, const workload *w, uint64_t seed, int trial,
+                  kwb_error *err);
 /* Frees in's buffers on DEV. */
 void inputs_free(trial_inputs *in, device *dev);
 /* Nonzero when input I on the device differs from its pristine host copy (NAME set). */

@@ -6,27 +6,41 @@
 #include "proc.h"
 #include "xalloc.h"
 
-static void series_add(timing_series *s, const device_sample *x)
+/* With hooks, sampling stops at this many times max_time_s (plus a second) of wall time all told. */
+#define TIMING_HOOKS_CAP 4
+
+static void series_add(timing_series *s, const device_sample *x, int mark)
 {
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 64;
         s->ms = xrealloc(s->ms, s->cap * sizeof *s->ms);
         s->event_ms = xrealloc(s->event_ms, s->cap * sizeof *s->event_ms);
+        s->mark = xrealloc(s->mark, s->cap * sizeof *s->mark);
     }
     s->ms[s->n] = x->ms;
     s->event_ms[s->n] = x->event_ms;
+    s->mark[s->n] = (unsigned char)mark;
     s->n++;
     s->clock_mhz += x->clock_mhz;  /* summed here, averaged at the end */
 }
 
-static int warm_up(device *dev, const timing_policy *p, int n, device_call call, void *ctx, kwb_error *err)
+/* Runs the after hook of callee WHICH, if any. */
+static int after_call(const timing_hooks *h, void *ctx, int which, int *mark, kwb_error *err)
+{
+    *mark = MARK_PLAIN;
+    return h && h->after ? h->after(ctx, which, mark, err) : 0;
+}
+
+static int warm_up(device *dev, const timing_policy *p, int n, device_call call, void *ctx, const timing_hooks *h,
+                   kwb_error *err)
 {
     double start = proc_now();
+    int extra = h ? h->extra_warmup : 0, mark;
     do {
         for (int w = 0; w < n; w++)
-            if (call(ctx, w, err) != 0 || dev->ops->sync(dev, err) != 0)
+            if (call(ctx, w, err) != 0 || dev->ops->sync(dev, err) != 0 || after_call(h, ctx, w, &mark, err) != 0)
                 return -1;
-    } while (proc_now() - start < p->warmup_s);
+    } while (proc_now() - start < p->warmup_s || extra-- > 0);
     return 0;
 }
 
@@ -40,9 +54,26 @@ static int settled(const timing_policy *p, int n, timing_series *series)
     return 1;
 }
 
+stats_summary timing_summary_plain(const double *ms, const unsigned char *mark, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; mark && i < n; i++)
+        m += mark[i] == MARK_PLAIN;
+    if (!mark || m < 3)
+        return stats_summarize(ms, n);
+    double *plain = xmalloc(m * sizeof *plain);
+    m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (mark[i] == MARK_PLAIN)
+            plain[m++] = ms[i];
+    stats_summary s = stats_summarize(plain, m);
+    free(plain);
+    return s;
+}
+
 static void finish_series(timing_series *s)
 {
-    s->summary = stats_summarize(s->ms, s->n);
+    s->summary = timing_summary_plain(s->ms, s->mark, s->n);
     s->clock_mhz = s->n ? s->clock_mhz / (double)s->n : 0;
     size_t m = 0;
     double *ev = xmalloc((s->n + 1) * sizeof *ev);
@@ -76,25 +107,37 @@ static int gate_decided(int n, timing_series *series, verdict *gate, int round)
 int timing_measure(device *dev, const timing_policy *p, int n, device_call call, void *ctx,
                    timing_series *series, verdict *gate, kwb_error *err)
 {
+    return timing_measure_hooked(dev, p, n, call, ctx, NULL, series, gate, err);
+}
+
+int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_call call, void *ctx,
+                          const timing_hooks *hooks, timing_series *series, verdict *gate, kwb_error *err)
+{
     memset(series, 0, sizeof *series * (size_t)n);
-    if (warm_up(dev, p, n, call, ctx, err) != 0)
+    if (warm_up(dev, p, n, call, ctx, hooks, err) != 0)
         return -1;
-    double start = proc_now();
+    double start = proc_now(), hooks_s = 0;  /* the hooks' time does not count against max_time_s */
     for (int round = 0;; round++) {
         for (int k = 0; k < n; k++) {
             int which = (round & 1) ? n - 1 - k : k;  /* A B, B A, A B, ... */
             device_sample x = {0};
+            int mark;
             if (dev->ops->sample(dev, p, call, ctx, which, &x, err) != 0)
                 return -1;
+            double h0 = proc_now();
+            if (after_call(hooks, ctx, which, &mark, err) != 0)
+                return -1;
+            hooks_s += proc_now() - h0;
             if (x.throttled) {
                 series[which].dropped++;
             } else {
-                series_add(&series[which], &x);
+                series_add(&series[which], &x, mark);
                 series[which].device_s += x.ms * 1e-3 * (p->graph > 0 ? p->graph : 1);
             }
         }
-        double elapsed = proc_now() - start;
-        if ((settled(p, n, series) && gate_decided(n, series, gate, round)) || elapsed >= p->max_time_s)
+        double total = proc_now() - start, elapsed = total - hooks_s;
+        if ((settled(p, n, series) && gate_decided(n, series, gate, round)) || elapsed >= p->max_time_s ||
+            total >= TIMING_HOOKS_CAP * p->max_time_s + 1.0)  /* the hooks' time is not unbounded */
             break;
     }
     for (int w = 0; w < n; w++)
@@ -108,5 +151,6 @@ void timing_series_free(timing_series *s)
 {
     free(s->ms);
     free(s->event_ms);
+    free(s->mark);
     memset(s, 0, sizeof *s);
 }

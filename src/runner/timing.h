@@ -14,6 +14,7 @@
 typedef struct timing_series {
     double *ms;          /* kept samples in milliseconds (primary timer), in the order taken */
     double *event_ms;    /* the cross-check timer of the same samples (< 0: none) */
+    unsigned char *mark;  /* per sample: a timing_mark (what the integrity checks did around it) */
     size_t n;
     size_t cap;
     size_t dropped;      /* samples dropped as throttled */
@@ -37,6 +38,33 @@ typedef struct timing_series {
  * max_time_s. Fills series[0..n). Returns 0, or -1 with *err set when a call failed. */
 int timing_measure(device *dev, const timing_policy *p, int n, device_call call, void *ctx,
                    timing_series *series, verdict *gate, kwb_error *err);
+/* What the integrity checks did around a timed call. Checked calls (outputs poisoned before,
+ * everything checked after) and the calls right after them run on disturbed caches, so the
+ * summary is taken over plain calls; the parent compares the kinds (a candidate faster on
+ * plain calls than on checked or fresh ones is caching or skipping work). */
+typedef enum timing_mark {
+    MARK_PLAIN = 0,     /* nothing done around it */
+    MARK_CHECKED = 1,   /* outputs poisoned before, checked after */
+    MARK_FRESH = 2,     /* checked, and the first call on freshly made inputs */
+    MARK_AFTER = 3,     /* the call after a checked one (caches disturbed by the check) */
+} timing_mark;
+
+/* What the runner does around timed calls (integrity): AFTER runs after every call, warm-up
+ * and timed alike, outside the timed window (it may check the outputs, poison them for the
+ * next call, make fresh inputs) and sets *mark to the timing_mark of the call it follows.
+ * EXTRA_WARMUP calls are added to the timed warm-up (a randomised count). */
+typedef struct timing_hooks {
+    int (*after)(void *ctx, int which, int *mark, kwb_error *err);
+    int extra_warmup;
+} timing_hooks;
+
+/* The summary of the plain samples (mark MARK_PLAIN) when there are at least 3 of them, else
+ * of all N; MARK may be NULL (all plain). The runner and the parent both use it. */
+stats_summary timing_summary_plain(const double *ms, const unsigned char *mark, size_t n);
+
+/* timing_measure with HOOKS (NULL: none). */
+int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_call call, void *ctx,
+                          const timing_hooks *hooks, timing_series *series, verdict *gate, kwb_error *err);
 /* The paired verdict of candidate series C against baseline series B (paired by index when
  * their counts agree). */
 verdict timing_gate(const timing_series *c, const timing_series *b);

@@ -1,0 +1,1 @@
+../../../../kernels/gdn_decode_qk4_v8_d128_k_last/cpu/baseline/gdn_decode_baseline.c
