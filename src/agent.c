@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "agent_llm.h"
+#include "agentcfg.h"
 #include "paths.h"
 #include "proc.h"
 #include "solution.h"
@@ -21,7 +23,7 @@ void agent_outcome_free(agent_outcome *o)
     strbuf_free(&o->diff);
 }
 
-static const char *const agents[] = {"tuner", NULL};
+static const char *const agents[] = {"tuner", "openai", "anthropic", "command", NULL};
 
 int agent_known(const char *name)
 {
@@ -88,7 +90,6 @@ int agent_tuner_write(const agent_task *t, agent_outcome *o, kwb_error *err)
 int agent_write(const char *name, const struct agent_config *cfg, const agent_task *t, agent_outcome *o,
                 kwb_error *err)
 {
-    (void)cfg;
     struct stat st;
     if (stat(t->out_dir, &st) == 0)
         return kwb_error_set(err, "%s: already exists; a candidate is written into a new folder", t->out_dir);
@@ -96,5 +97,15 @@ int agent_write(const char *name, const struct agent_config *cfg, const agent_ta
         return kwb_error_set(err, "cancelled");
     if (strcmp(name, "tuner") == 0)
         return agent_tuner_write(t, o, err);
-    return kwb_error_set(err, "unknown agent '%s' (known: tuner)", name);
+    if (!agent_known(name))
+        return kwb_error_set(err, "unknown agent '%s' (known: tuner, openai, anthropic, command)", name);
+    /* the LLM and command agents: their configuration, from the default file when not given */
+    agent_config own;
+    if (!cfg && agentcfg_load_default(name, &own, err) != 0)
+        return -1;
+    const agent_config *c = cfg ? cfg : &own;
+    int rc = strcmp(c->provider, "command") == 0 ? agent_command_write(c, t, o, err) : agent_llm_write(c, t, o, err);
+    if (!cfg)
+        agentcfg_free(&own);
+    return rc;
 }

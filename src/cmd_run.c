@@ -10,7 +10,9 @@
  * is that round's failure, and the session in the store is never left half-written. */
 #include "cmd_run.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <jansson.h>
@@ -21,10 +23,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agent.h"
+#include "agent_prep.h"
+#include "agentcfg.h"
 #include "bottleneck.h"
+#include "llm.h"
 #include "paths.h"
 #include "proc.h"
 #include "regimes.h"
+#include "roundctx.h"
 #include "solution.h"
 #include "strbuf.h"
 #include "supervisor.h"
@@ -48,7 +55,8 @@ typedef struct run_args {
 
 static void run_usage(FILE *f)
 {
-    fputs("usage: kwb run --definition NAME --solution DIR --session NAME [--rounds N] [--agent tuner]\n"
+    fputs("usage: kwb run --definition NAME --solution DIR --session NAME [--rounds N]\n"
+          "               [--agent tuner|openai|anthropic|command]\n"
           "               [--auto] [--device cpu|cuda[:N]] [--workloads FILTER] [--max-time S]\n"
           "               [--plateau N] [--workspace DIR]\n",
           f);
@@ -101,8 +109,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         run_usage(stderr);
         return -1;
     }
-    if (strcmp(a->agent, "tuner") != 0) {
-        fprintf(stderr, "kwb run: unknown agent '%s' (this version has the built-in tuner only)\n", a->agent);
+    if (!agent_known(a->agent)) {
+        fprintf(stderr, "kwb run: unknown agent '%s' (known: tuner, openai, anthropic, command)\n", a->agent);
         return -1;
     }
     return 0;
@@ -232,13 +240,17 @@ typedef struct run_state {
     int ntried;
     sv_round *hist;         /* the rounds so far, for the supervisor (directions owned) */
     int nhist;
+    agent_config cfg;       /* the LLM or command agent's settings (not for the tuner) */
+    int have_cfg;
+    char best_evidence[1024]; /* regimes and classes of the best's latest evaluation */
+    int midline;            /* streamed model text left a line open on stderr */
 } run_state;
 
 /* Adds a finished round to the supervisor's history. */
-static void remember_round(run_state *r, const char *direction, int promoted)
+static void remember_round(run_state *r, const char *direction_id, int promoted)
 {
     r->hist = xrealloc(r->hist, (size_t)(r->nhist + 1) * sizeof *r->hist);
-    r->hist[r->nhist++] = (sv_round){xstrdup(direction), promoted, r->best_ms};
+    r->hist[r->nhist++] = (sv_round){xstrdup(direction_id), promoted, r->best_ms};
 }
 
 /* Records a note on the session (a failure to record is said, not fatal). */
@@ -258,7 +270,7 @@ static void note(run_state *r, const char *fmt, ...)
 
 /* Evaluates DIR as candidate NAME (parent and paired baseline: the best, when there is
  * one), recorded in the session; fills *s. */
-static int evaluate(run_state *r, const char *dir, const char *name, const char *direction, eval_summary *s,
+static int evaluate(run_state *r, const char *dir, const char *name, const char *direction_id, eval_summary *s,
                     kwb_error *err)
 {
     char *out = xasprintf("%s/%s.json", r->folder, name);
@@ -270,7 +282,7 @@ static int evaluate(run_state *r, const char *dir, const char *name, const char 
     argv[n++] = "--solution", argv[n++] = (char *)dir;
     argv[n++] = "--session", argv[n++] = (char *)r->a.session;
     argv[n++] = "--name", argv[n++] = (char *)name;
-    argv[n++] = "--direction", argv[n++] = (char *)direction;
+    argv[n++] = "--direction", argv[n++] = (char *)direction_id;
     argv[n++] = "--device", argv[n++] = (char *)r->a.device;
     argv[n++] = "--json";
     argv[n++] = "--quiet";
@@ -334,19 +346,22 @@ static void edit(const char *path)
         fprintf(stderr, "kwb run: %s\n", err.msg);
 }
 
-/* Remembers direction ID as decided, in memory and in the store. */
-static void record_direction(run_state *r, const tuner_proposal *p, const char *decision, const char *reason)
+/* Remembers direction ID (from SKILL, "tuner" for knob changes) as decided, in memory and in
+ * the store. */
+static void record_direction(run_state *r, const char *skill_id, const char *id, const char *title, const char *decision,
+                             const char *reason)
 {
     kwb_error err = {{0}};
-    int64_t id;
-    if (store_direction_add(r->h.st, r->session, 0, "tuner", p->id, p->title, &id, &err) != 0 ||
-        store_direction_decide(r->h.st, id, decision, reason, &err) != 0)
+    int64_t rowid;
+    if (store_direction_add(r->h.st, r->session, 0, skill_id, id, title, &rowid, &err) != 0 ||
+        store_direction_decide(r->h.st, rowid, decision, reason, &err) != 0)
         fprintf(stderr, "kwb run: direction not recorded: %s\n", err.msg);
     r->tried = xrealloc(r->tried, (size_t)(r->ntried + 1) * sizeof *r->tried);
-    r->tried[r->ntried++] = xstrdup(p->id);
+    r->tried[r->ntried++] = xstrdup(id);
 }
 
-/* The directions decided in earlier runs of the session (their titles are the ids). */
+/* The directions decided in earlier runs of the session, tuner's and skills' (their titles are
+ * the ids). */
 static void load_tried(run_state *r)
 {
     store_direction *d = NULL;
@@ -355,7 +370,7 @@ static void load_tried(run_state *r)
     if (store_direction_list(r->h.st, r->session, 0, &d, &n, &err) != 0)
         return;
     for (int i = 0; i < n; i++)
-        if (d[i].skill && strcmp(d[i].skill, "tuner") == 0 && strcmp(d[i].state, "proposed") != 0) {
+        if (d[i].skill && strcmp(d[i].state, "proposed") != 0) {
             r->tried = xrealloc(r->tried, (size_t)(r->ntried + 1) * sizeof *r->tried);
             r->tried[r->ntried++] = xstrdup(d[i].title);
         }
@@ -377,6 +392,40 @@ static int verdict_of(const eval_summary *s, char *reason, size_t cap)
         return 1;
     }
     return 0;
+}
+
+/* Evaluates candidate NAME in DIR for direction ID (from SKILL, titled TITLE), decides it and
+ * records the outcome; a promoted candidate becomes the best. Returns 1 promoted, 0 rejected. */
+static int judge(run_state *r, int number, const char *name, const char *dir, const char *skill_id, const char *id,
+                 const char *title, kwb_error *err)
+{
+    eval_summary s;
+    char reason[512];
+    int promote = 0;
+    if (evaluate(r, dir, name, id, &s, err) != 0) {
+        note(r, "round %d: %s: %s", number, name, err->msg);
+        char why[512];
+        snprintf(why, sizeof why, "evaluation failed: %.400s", err->msg);
+        record_direction(r, skill_id, id, title, "rejected", why);
+        decide(r, name, 0, "evaluation failed", err);
+        return 0;
+    }
+    note(r, "round %d: %s: measured; %s", number, name, s.evidence);
+    promote = verdict_of(&s, reason, sizeof reason);
+    record_direction(r, skill_id, id, title, promote ? "accepted" : "rejected", reason);
+    if (decide(r, name, promote, reason, err) != 0)
+        note(r, "round %d: %s: %s", number, name, err->msg);
+    note(r, "round %d: %s %s: %s", number, name, promote ? "promoted" : "rejected", reason);
+    if (promote) {
+        free(r->best_dir);
+        free(r->best_name);
+        r->best_dir = xstrdup(dir);
+        r->best_name = xstrdup(name);
+        r->best_ms = s.mean_ms;
+        snprintf(r->best_evidence, sizeof r->best_evidence, "%s", s.evidence);
+    }
+    remember_round(r, id, promote);
+    return promote;
 }
 
 /* One round; returns 1 when it ran, 0 when there is nothing left to try, -1 on error. */
@@ -405,7 +454,7 @@ static int one_round(run_state *r, int number, kwb_error *err)
         if (answer == 'q')
             break;
         if (answer != 'y') {
-            record_direction(r, &p, "rejected", "declined by the human");
+            record_direction(r, "tuner", p.id, p.title, "rejected", "declined by the human");
             continue;
         }
         char *name = xasprintf("r%d-%s-%s", number, p.knob->name, p.to);
@@ -422,37 +471,18 @@ static int one_round(run_state *r, int number, kwb_error *err)
                     edit(src);
                     free(src);
                 } else if (review != 'y') {
-                    record_direction(r, &p, "rejected", "candidate declined at review");
+                    record_direction(r, "tuner", p.id, p.title, "rejected", "candidate declined at review");
                     rc = 1;
                     goto done;
                 }
             }
-            eval_summary s;
-            char reason[512];
-            if (evaluate(r, dir, name, p.id, &s, err) != 0) {
-                note(r, "round %d: %s: %s", number, name, err->msg);
-                record_direction(r, &p, "rejected", "evaluation failed");
-                decide(r, name, 0, "evaluation failed", err);
-            } else {
-                note(r, "round %d: %s: measured; %s", number, name, s.evidence);
-                int promote = verdict_of(&s, reason, sizeof reason);
-                record_direction(r, &p, promote ? "accepted" : "rejected", reason);
-                if (decide(r, name, promote, reason, err) != 0)
-                    note(r, "round %d: %s: %s", number, name, err->msg);
-                note(r, "round %d: %s %s: %s", number, name, promote ? "promoted" : "rejected", reason);
-                if (promote) {
-                    /* going back to the value it left would be a cycle: never propose it */
-                    tuner_proposal back = p;
-                    snprintf(back.id, sizeof back.id, "tune.%s=%s", p.knob->name, p.knob->value);
-                    snprintf(back.title, sizeof back.title, "set %s back to %s", p.knob->name, p.knob->value);
-                    record_direction(r, &back, "rejected", "cycle: the value this knob was promoted from");
-                    free(r->best_dir);
-                    free(r->best_name);
-                    r->best_dir = xstrdup(dir);
-                    r->best_name = xstrdup(name);
-                    r->best_ms = s.mean_ms;
-                }
-                remember_round(r, p.id, promote);
+            if (judge(r, number, name, dir, "tuner", p.id, p.title, err) == 1) {
+                /* going back to the value it left would be a cycle: never propose it */
+                tuner_proposal back = p;
+                snprintf(back.id, sizeof back.id, "tune.%s=%s", p.knob->name, p.knob->value);
+                snprintf(back.title, sizeof back.title, "set %s back to %s", p.knob->name, p.knob->value);
+                record_direction(r, "tuner", back.id, back.title, "rejected",
+                                 "cycle: the value this knob was promoted from");
             }
         }
     done:
@@ -464,6 +494,185 @@ static int one_round(run_state *r, int number, kwb_error *err)
     tuner_knobs_free(k, nk);
     solution_free(best);
     return rc;
+}
+
+/* Set by SIGINT or SIGTERM while an agent works: the agent stops (its children killed), the
+ * round fails as cancelled and the run ends there. */
+static volatile int agent_cancel;
+
+static void on_agent_signal(int sig)
+{
+    (void)sig;
+    agent_cancel = 1;
+}
+
+/* Progress of the LLM or command agent: streamed text and status lines on stderr, each finished
+ * call a row of the store's agent-call table. */
+static void on_agent_progress(void *ctx, const char *kind, const char *text)
+{
+    run_state *r = ctx;
+    if (strcmp(kind, "text") == 0 || strcmp(kind, "reasoning") == 0) {
+        if (strcmp(kind, "text") == 0 && text[0]) {
+            fputs(text, stderr);
+            r->midline = text[strlen(text) - 1] != '\n';
+        }
+        return;
+    }
+    if (r->midline)
+        fputc('\n', stderr), r->midline = 0;
+    if (strcmp(kind, "call") != 0) {
+        if (strncmp(text, "reconnaissance:", 15) == 0)
+            note(r, "agent %s", text);   /* which references the round consulted, in the store */
+        else
+            fprintf(stderr, "kwb run: agent: %s\n", text);
+        return;
+    }
+    json_error_t jerr;
+    json_t *c = json_loads(text, 0, &jerr);
+    store_agent_call call = {
+        .session = r->session,
+        .provider = json_string_value(json_object_get(c, "provider")),
+        .model = json_string_value(json_object_get(c, "model")),
+        .tokens_in = json_is_integer(json_object_get(c, "tokens_in")) ? json_integer_value(json_object_get(c, "tokens_in")) : -1,
+        .tokens_out = json_is_integer(json_object_get(c, "tokens_out")) ? json_integer_value(json_object_get(c, "tokens_out")) : -1,
+        .cost = json_number_value(json_object_get(c, "cost")),
+        .duration_s = json_number_value(json_object_get(c, "seconds")),
+    };
+    const char *status = json_string_value(json_object_get(c, "status"));
+    const char *failure = json_string_value(json_object_get(c, "failure"));
+    char st[160];
+    snprintf(st, sizeof st, "%s%s%s", status ? status : "?", failure && strcmp(failure, "ok") ? ": " : "",
+             failure && strcmp(failure, "ok") ? failure : "");
+    call.status = st;
+    kwb_error err = {{0}};
+    if (store_agent_call_add(r->h.st, &call, NULL, &err) != 0)
+        fprintf(stderr, "kwb run: agent call not recorded: %s\n", err.msg);
+    fprintf(stderr, "kwb run: agent call: %s %s, tokens %lld in / %lld out, $%.4f, %.1f s, %d attempt(s), %s\n",
+            call.provider ? call.provider : "?", call.model ? call.model : "?", (long long)call.tokens_in,
+            (long long)call.tokens_out, call.cost, call.duration_s,
+            (int)json_integer_value(json_object_get(c, "attempts")), st);
+    json_decref(c);
+}
+
+/* The candidate name for round NUMBER and direction ID: "rN-" and the id with '.' and '=' as '-'. */
+static char *candidate_name(int number, const char *id)
+{
+    char *name = xasprintf("r%d-%s", number, id);
+    for (char *p = name; *p; p++)
+        if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_'))
+            *p = '-';
+    return name;
+}
+
+/* The agent writes the candidate for direction D (the round's context C), then the gate judges
+ * it; a failing agent fails the round only. Returns 1, or -1 when cancelled. */
+static int agent_write_and_judge(run_state *r, int number, const round_ctx *c, const direction *d, kwb_error *err)
+{
+    const char *skill_id = d->skill ? d->skill->id : "skill";
+    char *name = candidate_name(number, d->id), *dir = xasprintf("%s/%s", r->folder, name);
+    int64_t best_id = 0;
+    kwb_error cerr = {{0}};
+    store_candidate_promoted(r->h.st, r->session, &best_id, NULL, &cerr);
+    char *context = agent_context_build(r->h.st, r->session, best_id, r->a.definition, r->best_evidence);
+    fprintf(stderr, "kwb run: round %d: %s: %s (agent %s)\n", number, d->id, d->title, r->a.agent);
+    agent_task t = {c->definition_path, r->best_dir, dir, d, context, on_agent_progress, r, &agent_cancel};
+    agent_outcome o;
+    agent_outcome_init(&o);
+    kwb_error aerr = {{0}};
+    int rc = 1;
+    struct sigaction sa = {.sa_handler = on_agent_signal}, old_int, old_term;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    int failed = agent_write(r->a.agent, &r->cfg, &t, &o, &aerr) != 0;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (r->midline)
+        fputc('\n', stderr), r->midline = 0;
+    if (agent_cancel) {
+        note(r, "round %d: %s: cancelled while the agent worked; the run stops", number, d->id);
+        rc = kwb_error_set(err, "cancelled while the agent worked on %s", d->id);
+    } else if (failed) {
+        note(r, "round %d: %s: the agent failed: %s%s%s", number, d->id, aerr.msg, o.transcript[0] ? "; transcript " : "",
+             o.transcript);
+        char reason[1024];
+        snprintf(reason, sizeof reason, "agent failed: %.900s", aerr.msg);
+        record_direction(r, skill_id, d->id, d->title, "rejected", reason);
+        remember_round(r, d->id, 0);
+    } else {
+        fprintf(stderr, "kwb run: round %d: %s: %d call(s), %d+%d tokens, $%.4f, %.1f s; transcript %s\n%s", number, name,
+                o.calls, o.tokens_in, o.tokens_out, o.cost, o.seconds, o.transcript[0] ? o.transcript : "-", o.diff.s);
+        int review = r->a.auto_mode ? 'y' : ask("build and evaluate it? [y]es / [n]o");
+        if (review != 'y')
+            record_direction(r, skill_id, d->id, d->title, "rejected", "candidate declined at review");
+        else
+            judge(r, number, name, dir, skill_id, d->id, d->title, err);
+    }
+    agent_outcome_free(&o);
+    free(context);
+    free(name);
+    free(dir);
+    return rc;
+}
+
+/* One round with an LLM or command agent: the best-ranked untried skill direction, the agent
+ * writes the candidate, then the same gate as the tuner's. A failing agent fails the round, not
+ * the run. Returns 1 when it ran, 0 when nothing is left to try, -1 on error. */
+static int agent_round(run_state *r, int number, kwb_error *err)
+{
+    round_ctx c;
+    if (round_ctx_open(r->a.workspace, r->a.session, 1, &c, err) != 0)
+        return -1;
+    direction *dirs = NULL;
+    tuner_knob *k = NULL;
+    int nd = 0, nk = 0, rc = 0, pick = -1, quit = 0;
+    if (round_ctx_propose(&c, r->a.agent, 0, &dirs, &nd, &k, &nk, err) != 0) {
+        round_ctx_close(&c);
+        return -1;
+    }
+    for (int i = 0; i < nd && pick < 0; i++) {
+        int tried = 0;
+        for (int j = 0; j < r->ntried; j++)
+            tried |= strcmp(r->tried[j], dirs[i].id) == 0;
+        if (tried)
+            continue;
+        int answer = 'y';
+        if (!r->a.auto_mode) {
+            fprintf(stderr, "  %s  %s\n  why: %s\n  predicted: %s\n", dirs[i].id, dirs[i].title, dirs[i].rationale,
+                    dirs[i].predicted);
+            answer = ask("accept this direction? [y]es / [n]o / [q]uit");
+        }
+        if (answer == 'q') {
+            quit = 1;
+            break;
+        }
+        if (answer == 'y')
+            pick = i;
+        else
+            record_direction(r, dirs[i].skill ? dirs[i].skill->id : "skill", dirs[i].id, dirs[i].title, "rejected",
+                             "declined by the human");
+    }
+    if (pick < 0 && !quit) {
+        note(r, "round %d: no untried direction left in the skills for %s (class %s)", number, c.definition, c.cls);
+    } else if (pick >= 0) {
+        rc = agent_write_and_judge(r, number, &c, &dirs[pick], err);
+    }
+    free(dirs);
+    tuner_knobs_free(k, nk);
+    round_ctx_close(&c);
+    return rc;
+}
+
+/* Nonzero when the agent's budget for the session is spent; says so in a note. */
+static int budget_spent(run_state *r)
+{
+    store_agent_totals tot;
+    kwb_error err = {{0}};
+    if (!r->have_cfg || store_agent_totals_get(r->h.st, r->session, &tot, &err) != 0)
+        return 0;
+    if (!llm_session_budget_check(&r->cfg, tot.cost, (long)(tot.tokens_in + tot.tokens_out), &err))
+        return 0;
+    note(r, "%s after %d agent call(s); the session stops here", err.msg, tot.calls);
+    return 1;
 }
 
 /* Evaluates the starting solution as the session's first candidate and promotes it when
@@ -482,6 +691,7 @@ static int start(run_state *r, kwb_error *err)
     r->best_dir = xstrdup(r->a.solution);
     r->best_name = xstrdup("start");
     r->best_ms = s.mean_ms;
+    snprintf(r->best_evidence, sizeof r->best_evidence, "%s", s.evidence);
     note(r, "start: %s, mean %.4f ms over %d workloads; %s", r->a.solution, s.mean_ms, s.total, s.evidence);
     return 0;
 }
@@ -500,6 +710,15 @@ int cmd_run(int argc, char **argv)
     }
     r.folder = xasprintf("%s/run/%s", r.h.ws.root, r.a.session);
     int code = 0;
+    if (strcmp(r.a.agent, "tuner") != 0) {
+        if (agentcfg_load_default(r.a.agent, &r.cfg, &err) != 0) {
+            fprintf(stderr, "kwb run: %s\n", err.msg);
+            free(r.folder);
+            wsclose(&r.h);
+            return 2;
+        }
+        r.have_cfg = 1;
+    }
     if (paths_mkdir_p(r.folder) != 0)
         kwb_error_set(&err, "%s: cannot make the folder: %s", r.folder, strerror(errno));
     if (err.msg[0] || start(&r, &err) != 0) {
@@ -511,7 +730,9 @@ int cmd_run(int argc, char **argv)
     int promoted = 0;
     for (int n = 1; code == 0 && n <= r.a.rounds; n++) {
         double before = r.best_ms;
-        int rc = one_round(&r, n, &err);
+        if (budget_spent(&r))
+            break;
+        int rc = r.have_cfg ? agent_round(&r, n, &err) : one_round(&r, n, &err);
         if (rc < 0) {
             fprintf(stderr, "kwb run: round %d: %s\n", n, err.msg);
             code = 1;
@@ -537,6 +758,8 @@ int cmd_run(int argc, char **argv)
     free(r.best_dir);
     free(r.best_name);
     free(r.folder);
+    if (r.have_cfg)
+        agentcfg_free(&r.cfg);
     wsclose(&r.h);
     return code;
 }

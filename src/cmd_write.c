@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "agent_prep.h"
 #include "roundctx.h"
 
 static volatile int cancel_flag;
@@ -124,11 +125,19 @@ int cmd_write(int argc, char **argv)
     }
     signal(SIGTERM, on_cancel);
     signal(SIGINT, on_cancel);
+    /* the per-workload table, bottleneck and earlier directions for an LLM or CLI agent's prompt */
+    int64_t best_id = 0;
+    char evidence[128];
+    snprintf(evidence, sizeof evidence, "class %s, latency-weighted roofline share %.0f%%", rc.cls, 100.0 * rc.roofline);
+    kwb_error cerr = {{0}};
+    store_candidate_promoted(rc.h.st, rc.session, &best_id, NULL, &cerr);
+    char *context = strcmp(agent, "tuner") ? agent_context_build(rc.h.st, rc.session, best_id, rc.definition, evidence) : NULL;
     agent_task t = {
         .definition_path = rc.definition_path,
         .best_dir = from,
         .out_dir = out,
         .dir = &d,
+        .context = context,
         .progress = on_progress,
         .progress_ctx = &events,
         .cancel = &cancel_flag,
@@ -152,6 +161,7 @@ int cmd_write(int argc, char **argv)
         fputs(o.diff.s ? o.diff.s : "", stdout);
     }
     agent_outcome_free(&o);
+    free(context);
     round_ctx_close(&rc);
     return code;
 }

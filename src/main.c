@@ -7,6 +7,7 @@
 #include "cmd_eval.h"
 #include "cmd_profile.h"
 #include "cmd_propose.h"
+#include "cmd_recon.h"
 #include "cmd_run.h"
 #include "cmd_store.h"
 #include "cmd_tui.h"
@@ -25,6 +26,7 @@ static const command commands[] = {
     {"run", cmd_run, "rounds of the controller with no terminal UI: propose, gate, sweep, decide"},
     {"propose", cmd_propose, "the directions a session's next round may take, ranked"},
     {"write", cmd_write, "an agent writes a candidate for one direction from the session's best"},
+    {"recon", cmd_recon, "search reference folders for a direction's keywords (reference-first)"},
     {"profile", cmd_profile, "one workload under Nsight Compute: per-kernel figures and the bottleneck"},
     {"init", cmd_init, "make a workspace: a session store and a candidate archive"},
     {"sessions", cmd_sessions, "list the workspace's sessions"},

@@ -217,7 +217,8 @@ static int parse_direction(lines *ls, skill *sk)
     d->line = ls->line;
     const field fields[] = {{"id", &d->id, NULL},          {"title", &d->title, NULL},
                             {"applies", NULL, &d->applies}, {"regimes", NULL, &d->regimes},
-                            {"scope", NULL, &d->scope},     {NULL, NULL, NULL}};
+                            {"scope", NULL, &d->scope},
+                            {"keywords", NULL, &d->keywords}, {NULL, NULL, NULL}};
     if (read_fields(ls, "```", fields, "kwb-direction block") != 0 || check_direction(ls, d) != 0)
         return -1;
     for (int i = 0; i < sk->ndirs - 1; i++)
@@ -241,6 +242,7 @@ int skills_parse(const char *text, size_t len, const char *label, skill *out, kw
     const field front[] = {{"skill", &out->id, NULL},
                            {"title", &out->title, NULL},
                            {"definitions", NULL, &out->definitions},
+                           {"references", NULL, &out->references},
                            {NULL, NULL, NULL}};
     int rc = read_fields(&ls, "---", front, "front matter");
     if (rc == 0 && (!out->id || !*out->id))
@@ -364,6 +366,7 @@ void skills_free(skill *s)
         list_free(&d->applies);
         list_free(&d->regimes);
         list_free(&d->scope);
+        list_free(&d->keywords);
         free(d->guidance);
         free(d->file);
     }
@@ -372,6 +375,7 @@ void skills_free(skill *s)
     free(s->id);
     free(s->title);
     list_free(&s->definitions);
+    list_free(&s->references);
     memset(s, 0, sizeof *s);
 }
 

@@ -5,6 +5,8 @@
  *   skill: gdn                        required, the skill's id
  *   title: ...                        required
  *   definitions: a, b                 optional: the definitions it is about (none: all)
+ *   references: DIR, DIR              optional: folders of existing kernels to search first
+ *                                     (relative to the skill file's folder; src/recon.h)
  *   ---
  *   ... prose ...
  *   ```kwb-direction                  one fenced block per direction
@@ -13,6 +15,7 @@
  *   applies: memory-bound, ...        bottleneck classes (or `any`)
  *   regimes: decode.large, ...        optional regime names (none: every regime)
  *   scope: kernels/x/cuda/GLOB        files the direction may touch (globs), required
+ *   keywords: float4, coalesced       optional: what reconnaissance searches the references for
  *   ```
  *   guidance: the text after the block up to the next heading of level 1 or 2
  *
@@ -37,6 +40,7 @@ typedef struct skill_direction {
     skill_list regimes;     /* empty: every regime */
     skill_list scope;       /* globs of files the direction may touch */
     char *guidance;         /* Markdown for the agent */
+    skill_list keywords;    /* reconnaissance search words; empty: from the id and title */
     char *file;             /* where it is declared */
     int line;               /* line of its fence */
 } skill_direction;
@@ -46,6 +50,7 @@ typedef struct skill {
     char *id;
     char *title;
     skill_list definitions; /* empty: applies to every definition */
+    skill_list references;  /* reference folders, as written (relative to the skill file's folder) */
     skill_direction *dirs;
     int ndirs;
 } skill;

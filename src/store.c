@@ -350,7 +350,7 @@ static const char *const migrations[] = {
       "INSERT INTO agent_calls (session_id, round_id, provider, model, tokens_in, tokens_out,"     \
       " cost, duration_s, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")              \
     X(AGENT_TOTALS,                                                                                \
-      "SELECT count(*), coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0),"                \
+      "SELECT count(*), coalesce(sum(max(tokens_in, 0)), 0), coalesce(sum(max(tokens_out, 0)), 0)," \
       " coalesce(sum(cost), 0), coalesce(sum(duration_s), 0) FROM agent_calls WHERE session_id = ?") \
     X(NOTE_ADD,                                                                                    \
       "INSERT INTO notes (session_id, round_id, candidate_id, text, created_at)"                   \

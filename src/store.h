@@ -311,7 +311,7 @@ typedef struct store_agent_totals {
 
 /* Records agent call C. */
 int store_agent_call_add(store *st, const store_agent_call *c, int64_t *id, kwb_error *err);
-/* Sums SESSION's agent calls into *out. */
+/* Sums SESSION's agent calls into *out (unknown token counts, stored as -1, count as 0). */
 int store_agent_totals_get(store *st, int64_t session, store_agent_totals *out, kwb_error *err);
 
 /* Records note TEXT on SESSION, optionally about ROUND and CANDIDATE (0: none). */

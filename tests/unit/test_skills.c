@@ -72,7 +72,7 @@ static void test_errors(void **state)
     expect_error("# no front matter\n", "S.md:1: a skill starts with front matter");
     expect_error("---\nskill: t\ntitle: x\n", "S.md:1: the front matter opened here is never closed");
     expect_error("---\ntitle: x\n---\n", "S.md:1: front matter without 'skill'");
-    expect_error("---\nskill: t\nowner: me\n---\n", "S.md:3: unknown key 'owner' (known: skill, title, definitions)");
+    expect_error("---\nskill: t\nowner: me\n---\n", "S.md:3: unknown key 'owner' (known: skill, title, definitions, references)");
     expect_error(FRONT "```kwb-direction\nid: a\ntitle: A\napplies: fast\nscope: x\n```\n",
                  "S.md:6: direction 'a': unknown bottleneck class 'fast'");
     expect_error(FRONT "```kwb-direction\nid: a\napplies: any\nscope: x\n```\n", "S.md:6: direction 'a' without 'title'");
