@@ -36,6 +36,7 @@ typedef struct eval_args {
     const char *parent;
     const char *name;
     const char *direction;
+    const char *candidate;  /* --candidate: another eval run of this existing candidate */
     int resume;
     int hot;
     int trials;
@@ -60,7 +61,7 @@ static void eval_usage(FILE *f)
           "                [--atol X] [--rtol X] [--matched-ratio R]\n"
           "                [--json] [--traces FILE] [--scan warn|block|off] [--held-out] [--no-defences]\n"
           "                [--quiet] [--workspace DIR] [--session NAME [--parent CAND] [--name NAME]\n"
-          "                [--direction TEXT] | --session NAME --resume]\n"
+          "                [--direction TEXT] | --session NAME --candidate NAME | --session NAME --resume]\n"
           "       (--against DIR is --baseline DIR: paired timing with a verdict per workload)\n",
           f);
 }
@@ -86,7 +87,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         {"hot", no_argument, NULL, 'H'},             {"workspace", required_argument, NULL, 'W'},
         {"session", required_argument, NULL, 'X'},    {"parent", required_argument, NULL, 'P'},
         {"name", required_argument, NULL, 'N'},       {"direction", required_argument, NULL, 'R'},
-        {"resume", no_argument, NULL, 'U'},
+        {"resume", no_argument, NULL, 'U'},           {"candidate", required_argument, NULL, 'C'},
         {"workloads", required_argument, NULL, 'w'},  {"device", required_argument, NULL, 'v'},
         {"trials", required_argument, NULL, 't'},     {"timeout", required_argument, NULL, 'T'},
         {"max-time", required_argument, NULL, 'm'},   {"seed", required_argument, NULL, 'S'},
@@ -120,6 +121,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         case 'N': a->name = optarg; break;
         case 'R': a->direction = optarg; break;
         case 'U': a->resume = 1; break;
+        case 'C': a->candidate = optarg; break;
         case 'o': a->traces = optarg; break;
         case 'j': a->json = 1; break;
         case 'q': a->quiet = 1; break;
@@ -161,8 +163,12 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         default: eval_usage(stderr); return -1;
         }
     }
-    if (a->resume && !a->session) {
-        fprintf(stderr, "kwb eval: --resume needs --session NAME\n");
+    if ((a->resume || a->candidate) && !a->session) {
+        fprintf(stderr, "kwb eval: --%s needs --session NAME\n", a->resume ? "resume" : "candidate");
+        return -1;
+    }
+    if (a->candidate && (a->resume || a->name || a->parent)) {
+        fprintf(stderr, "kwb eval: --candidate names an existing candidate: not with --resume, --name or --parent\n");
         return -1;
     }
     if (optind < argc || !a->definition || (!a->solution_dir && !a->resume)) {
@@ -477,7 +483,8 @@ static int record_start(const eval_args *a, eval_recorder *rec, const solution *
 {
     if (!rec)
         return 0;
-    if (!a->resume && evalrec_candidate(rec, sol, a->parent, a->name, a->direction, br, err) != 0)
+    if (a->candidate ? evalrec_existing(rec, a->candidate, br, err) != 0
+                     : !a->resume && evalrec_candidate(rec, sol, a->parent, a->name, a->direction, br, err) != 0)
         return -1;
     return a->resume ? 0 : evalrec_begin(rec, a->device, n, err);
 }

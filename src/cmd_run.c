@@ -1,13 +1,13 @@
 /* cmd_run.c - `kwb run`: the round loop of DESIGN.md section 1 without the terminal UI.
  *
- * Each round: the tuner proposes one direction (a knob change) from the current best
- * candidate; the human accepts it (y/n/e on stdin) or, with --auto, the policy does; the
- * candidate folder is written with its diff; a child `kwb eval --session` builds it, checks
- * every workload and times it paired against the best (A B B A, a verdict per workload), and
- * records everything; then `kwb decide` promotes it (every workload PASSED, none slower, at
- * least one faster) or rejects it with the reason. Directions and their decisions are stored
- * too, so a rejected one is not proposed again. Children are kwb itself: a crash in one round
- * is that round's failure, and the session in the store is never left half-written. */
+ * Each round: a direction is proposed (the tuner's knob change, or the best-ranked untried
+ * skill direction for an LLM or command agent); the human accepts it (y/n/e on stdin) or, with
+ * --auto, the policy does; the candidate folder is written with its diff; the harness judges it
+ * (judge.h: gate on each regime's representative, sweep of every workload, replay where the
+ * definition asks for it, each a child `kwb eval` recorded in the session); then `kwb decide`
+ * promotes it or rejects it with the reason. Directions and their decisions are stored too, so
+ * a rejected one is not proposed again. Children are kwb itself: a crash in one round is that
+ * round's failure, and the session in the store is never left half-written. */
 #include "cmd_run.h"
 
 #include <ctype.h>
@@ -26,11 +26,10 @@
 #include "agent.h"
 #include "agent_prep.h"
 #include "agentcfg.h"
-#include "bottleneck.h"
+#include "judge.h"
 #include "llm.h"
 #include "paths.h"
 #include "proc.h"
-#include "regimes.h"
 #include "roundctx.h"
 #include "solution.h"
 #include "strbuf.h"
@@ -116,117 +115,6 @@ static int parse_run_args(int argc, char **argv, run_args *a)
     return 0;
 }
 
-/* This kwb, for its children ("kwb" on PATH when /proc/self/exe cannot be read). */
-static char *self_path(void)
-{
-    char *self = paths_self();
-    return self ? self : xstrdup("kwb");
-}
-
-/* Runs kwb ARGV (argv[0] replaced by this kwb) with stdout into OUT_PATH (NULL: inherited).
- * Returns its exit code, 128+signal, or -1 with *err set. */
-static int run_kwb(char **argv, const char *out_path, kwb_error *err)
-{
-    char *self = self_path();
-    argv[0] = self;
-    proc_io io = proc_io_default();
-    FILE *out = NULL;
-    if (out_path && !(out = fopen(out_path, "w"))) {
-        free(self);
-        return kwb_error_set(err, "%s: cannot write: %s", out_path, strerror(errno));
-    }
-    if (out)
-        io.stdout_fd = fileno(out);
-    pid_t pid = proc_spawn(argv, &io, err);
-    if (out)
-        fclose(out);
-    free(self);
-    if (pid < 0)
-        return -1;
-    int status = 0;
-    proc_wait(pid, -1, &status);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/* What one child eval found, from its --json output. */
-typedef struct eval_summary {
-    int total, passed, faster, slower;
-    double mean_ms;
-    char first_failure[256];
-    char evidence[1024];    /* regimes and their bottleneck class, one clause each */
-} eval_summary;
-
-/* The classify step: the workloads of DOC grouped into regimes by their first axis, each with
- * the class its latency-weighted roofline share gives (bottleneck.h's fallback rule). */
-static void classify(json_t *doc, char *out, size_t cap)
-{
-    json_t *wls = json_object_get(doc, "workloads"), *w;
-    size_t n = json_array_size(wls), i;
-    double *key = calloc(n + 1, sizeof *key), *lat = calloc(n + 1, sizeof *lat), *roof = calloc(n + 1, sizeof *roof);
-    int *assign = calloc(n + 1, sizeof *assign);
-    const char *axis = "size";
-    json_array_foreach(wls, i, w) {
-        json_t *axes = json_object_get(w, "axes");
-        const char *name;
-        json_t *v;
-        json_object_foreach(axes, name, v) {
-            axis = name;
-            key[i] = (double)json_integer_value(v);
-            break;
-        }
-        lat[i] = json_number_value(json_object_get(json_object_get(w, "latency"), "median_ms"));
-        roof[i] = json_number_value(json_object_get(w, "roofline"));
-    }
-    regime rg[REGIMES_MAX];
-    int k = regimes_split(key, lat, (int)n, rg, assign);
-    out[0] = '\0';
-    for (int g = 0; g < k; g++) {
-        double wsum = 0, rsum = 0;
-        for (i = 0; i < n; i++)
-            if (assign[i] == g && lat[i] > 0)
-                wsum += lat[i], rsum += lat[i] * roof[i];
-        bottleneck_input in = bottleneck_input_empty();
-        in.roofline_share = wsum > 0 ? rsum / wsum : 0;
-        in.memory_floor = 1;
-        bottleneck b = bottleneck_classify(&in);
-        size_t used = strlen(out);
-        snprintf(out + used, cap - used, "%s%s %g-%g (%d workloads, %.0f%% of latency): %s%s%s%s", g ? "; " : "", axis,
-                 rg[g].key_lo, rg[g].key_hi, rg[g].count, 100.0 * rg[g].share, b.cls, b.evidence[0] ? " (" : "",
-                 b.evidence, b.evidence[0] ? ")" : "");
-    }
-    free(key);
-    free(lat);
-    free(roof);
-    free(assign);
-}
-
-static int read_summary(const char *path, eval_summary *s, kwb_error *err)
-{
-    memset(s, 0, sizeof *s);
-    json_error_t jerr;
-    json_t *doc = json_load_file(path, 0, &jerr);
-    if (!doc)
-        return kwb_error_set(err, "%s:%d: the evaluation's JSON: %s", path, jerr.line, jerr.text);
-    json_t *wls = json_object_get(doc, "workloads"), *w;
-    size_t i;
-    json_array_foreach(wls, i, w) {
-        const char *st = json_string_value(json_object_get(w, "status"));
-        const char *v = json_string_value(json_object_get(json_object_get(w, "verdict"), "kind"));
-        s->total++;
-        if (st && strcmp(st, "PASSED") == 0)
-            s->passed++;
-        else if (!s->first_failure[0])
-            snprintf(s->first_failure, sizeof s->first_failure, "%.8s %s", json_string_value(json_object_get(w, "uuid")),
-                     st ? st : "?");
-        s->faster += v && strcmp(v, "faster") == 0;
-        s->slower += v && strcmp(v, "slower") == 0;
-    }
-    s->mean_ms = json_number_value(json_object_get(json_object_get(doc, "summary"), "mean_latency_ms"));
-    classify(doc, s->evidence, sizeof s->evidence);
-    json_decref(doc);
-    return 0;
-}
-
 /* The run's state between rounds. */
 typedef struct run_state {
     run_args a;
@@ -268,40 +156,23 @@ static void note(run_state *r, const char *fmt, ...)
         fprintf(stderr, "kwb run: note not recorded: %s\n", err.msg);
 }
 
-/* Evaluates DIR as candidate NAME (parent and paired baseline: the best, when there is
- * one), recorded in the session; fills *s. */
-static int evaluate(run_state *r, const char *dir, const char *name, const char *direction_id, eval_summary *s,
+/* Judges DIR as candidate NAME for DIRECTION_ID against the best (none for the start):
+ * gate, sweep, replay (judge.h), recorded in the session; fills *v. */
+static int evaluate(run_state *r, const char *dir, const char *name, const char *direction_id, judge_verdict *v,
                     kwb_error *err)
 {
-    char *out = xasprintf("%s/%s.json", r->folder, name);
-    char *argv[32];
-    int n = 0;
-    argv[n++] = NULL;
-    argv[n++] = "eval";
-    argv[n++] = "--definition", argv[n++] = (char *)r->a.definition;
-    argv[n++] = "--solution", argv[n++] = (char *)dir;
-    argv[n++] = "--session", argv[n++] = (char *)r->a.session;
-    argv[n++] = "--name", argv[n++] = (char *)name;
-    argv[n++] = "--direction", argv[n++] = (char *)direction_id;
-    argv[n++] = "--device", argv[n++] = (char *)r->a.device;
-    argv[n++] = "--json";
-    argv[n++] = "--quiet";
-    if (r->a.workspace)
-        argv[n++] = "--workspace", argv[n++] = (char *)r->a.workspace;
-    if (r->a.filter)
-        argv[n++] = "--workloads", argv[n++] = (char *)r->a.filter;
-    if (r->a.max_time)
-        argv[n++] = "--max-time", argv[n++] = (char *)r->a.max_time;
-    if (r->best_dir) {
-        argv[n++] = "--parent", argv[n++] = r->best_name;
-        argv[n++] = "--against", argv[n++] = r->best_dir;
-    }
-    argv[n] = NULL;
-    int code = run_kwb(argv, out, err);
-    int rc = code < 0 ? -1 : (code > 1 ? kwb_error_set(err, "kwb eval of %s ended with code %d", name, code)
-                                       : read_summary(out, s, err));
-    free(out);
-    return rc;
+    int64_t best_id = 0;
+    kwb_error ignored = {{0}};
+    if (r->best_dir)
+        store_candidate_promoted(r->h.st, r->session, &best_id, NULL, &ignored);
+    judge_request q = {
+        .definition = r->a.definition, .session = r->a.session, .workspace = r->a.workspace,
+        .device = r->a.device, .filter = r->a.filter, .max_time = r->a.max_time,
+        .name = name, .dir = dir, .direction = direction_id,
+        .best_name = r->best_dir ? r->best_name : NULL, .best_dir = r->best_dir,
+        .st = r->h.st, .best_id = best_id, .folder = r->folder,
+    };
+    return judge_candidate(&q, v, err);
 }
 
 /* `kwb decide NAME promote|reject --reason REASON` in a child. */
@@ -313,7 +184,7 @@ static int decide(run_state *r, const char *name, int promote, const char *reaso
     if (r->a.workspace)
         argv[n++] = "--workspace", argv[n++] = (char *)r->a.workspace;
     argv[n] = NULL;
-    int code = run_kwb(argv, NULL, err);
+    int code = judge_run_kwb(argv, NULL, err);
     return code == 0 ? 0 : code < 0 ? -1 : kwb_error_set(err, "kwb decide %s ended with code %d", name, code);
 }
 
@@ -377,52 +248,38 @@ static void load_tried(run_state *r)
     store_direction_list_free(d, n);
 }
 
-/* The decision for a candidate's evaluation against the best; REASON gets why. */
-static int verdict_of(const eval_summary *s, char *reason, size_t cap)
-{
-    if (s->passed < s->total)
-        snprintf(reason, cap, "%d of %d workloads failed (first: %s)", s->total - s->passed, s->total, s->first_failure);
-    else if (s->slower > 0)
-        snprintf(reason, cap, "slower on %d of %d workloads", s->slower, s->total);
-    else if (s->faster == 0)
-        snprintf(reason, cap, "faster on no workload (paired gate)");
-    else {
-        snprintf(reason, cap, "all %d PASSED; faster on %d, slower on none; mean %.4f ms", s->total, s->faster,
-                 s->mean_ms);
-        return 1;
-    }
-    return 0;
-}
-
 /* Evaluates candidate NAME in DIR for direction ID (from SKILL, titled TITLE), decides it and
  * records the outcome; a promoted candidate becomes the best. Returns 1 promoted, 0 rejected. */
 static int judge(run_state *r, int number, const char *name, const char *dir, const char *skill_id, const char *id,
                  const char *title, kwb_error *err)
 {
-    eval_summary s;
-    char reason[512];
-    int promote = 0;
-    if (evaluate(r, dir, name, id, &s, err) != 0) {
+    judge_verdict v;
+    if (evaluate(r, dir, name, id, &v, err) != 0) {
         note(r, "round %d: %s: %s", number, name, err->msg);
         char why[512];
         snprintf(why, sizeof why, "evaluation failed: %.400s", err->msg);
         record_direction(r, skill_id, id, title, "rejected", why);
         decide(r, name, 0, "evaluation failed", err);
+        remember_round(r, id, 0);
         return 0;
     }
-    note(r, "round %d: %s: measured; %s", number, name, s.evidence);
-    promote = verdict_of(&s, reason, sizeof reason);
-    record_direction(r, skill_id, id, title, promote ? "accepted" : "rejected", reason);
-    if (decide(r, name, promote, reason, err) != 0)
+    int promote = v.promote;
+    const eval_summary *m = v.sweep.total > 0 ? &v.sweep : &v.gate;
+    if (m->total > 0)
+        note(r, "round %d: %s: measured (%s, %d workloads); %s", number, name, m == &v.sweep ? "sweep" : "gate", m->total,
+             m->evidence);
+    record_direction(r, skill_id, id, title, promote ? "accepted" : "rejected", v.reason);
+    if (decide(r, name, promote, v.reason, err) != 0)
         note(r, "round %d: %s: %s", number, name, err->msg);
-    note(r, "round %d: %s %s: %s", number, name, promote ? "promoted" : "rejected", reason);
+    note(r, "round %d: %s %s at the %s: %s", number, name, promote ? "promoted" : "rejected",
+         promote ? "end" : v.stage, v.reason);
     if (promote) {
         free(r->best_dir);
         free(r->best_name);
         r->best_dir = xstrdup(dir);
         r->best_name = xstrdup(name);
-        r->best_ms = s.mean_ms;
-        snprintf(r->best_evidence, sizeof r->best_evidence, "%s", s.evidence);
+        r->best_ms = v.sweep.mean_ms;
+        snprintf(r->best_evidence, sizeof r->best_evidence, "%s", v.sweep.evidence);
     }
     remember_round(r, id, promote);
     return promote;
@@ -679,10 +536,11 @@ static int budget_spent(run_state *r)
  * every workload passes. */
 static int start(run_state *r, kwb_error *err)
 {
-    eval_summary s;
-    if (evaluate(r, r->a.solution, "start", "start", &s, err) != 0)
+    judge_verdict v;
+    if (evaluate(r, r->a.solution, "start", "start", &v, err) != 0)
         return -1;
-    if (s.passed < s.total)
+    eval_summary s = v.sweep;
+    if (!v.promote)
         return kwb_error_set(err, "the starting solution %s does not pass: %d of %d workloads failed (first: %s)",
                              r->a.solution, s.total - s.passed, s.total, s.first_failure);
     if (decide(r, "start", 1, "starting point of the run", err) != 0 ||
@@ -695,7 +553,6 @@ static int start(run_state *r, kwb_error *err)
     note(r, "start: %s, mean %.4f ms over %d workloads; %s", r->a.solution, s.mean_ms, s.total, s.evidence);
     return 0;
 }
-
 
 int cmd_run(int argc, char **argv)
 {

@@ -122,6 +122,30 @@ int evalrec_candidate(eval_recorder *r, const solution *sol, const char *parent_
     return rc;
 }
 
+int evalrec_existing(eval_recorder *r, const char *name, const build_result *br, kwb_error *err)
+{
+    store_candidate c = {0};
+    int found = store_candidate_find(r->h.st, r->session, name, &c, err);
+    if (found == 0)
+        kwb_error_set(err, "session %s has no candidate '%s'", r->session_name, name);
+    if (found <= 0)
+        return -1;
+    r->candidate = c.id;
+    store_candidate_free(&c);
+    store_eval_run *runs = NULL;
+    int n = 0;
+    if (store_eval_run_list(r->h.st, r->session, NULL, &runs, &n, err) != 0)
+        return -1;
+    r->round = 0;
+    for (int i = 0; i < n; i++)
+        if (runs[i].candidate == r->candidate)
+            r->round = runs[i].round;
+    store_eval_run_list_free(runs, n);
+    if (r->round && store_round_reopen(r->h.st, r->round, "another evaluation of the same candidate", err) != 0)
+        return -1;
+    return store_build_add(r->h.st, r->candidate, br->hash, br->command, br->log, br->ok, br->seconds, NULL, err);
+}
+
 int evalrec_begin(eval_recorder *r, const char *device, int n, kwb_error *err)
 {
     return store_eval_begin(r->h.st, r->candidate, r->round, device, "kwb-runner " KWB_RUNNER_VERSION, n,

@@ -39,6 +39,9 @@ int evalrec_begin(eval_recorder *r, const char *device, int n, kwb_error *err);
 /* Records one final result (safe to call from one thread at a time); a failure is counted,
  * not fatal, and reported by evalrec_finish. */
 void evalrec_record(eval_recorder *r, const wl_result *res);
+/* Makes the session's existing candidate NAME the one this evaluation records: a new eval run
+ * in the round of its latest one, with build BR added. 0, or -1 when it has none. */
+int evalrec_existing(eval_recorder *r, const char *name, const build_result *br, kwb_error *err);
 /* For --resume: the newest interrupted eval run of the session, its candidate's files
  * checked out into a new folder *dir (the caller removes it), and the uuids it already has.
  * The run and its round are running again. */

@@ -255,6 +255,8 @@ static const char *const migrations[] = {
     X(ROUND_END,                                                                                   \
       "UPDATE rounds SET state = ?, outcome = ?, ended_at = ?, best_mean_ms = ?,"                  \
       " best_candidate_id = ? WHERE id = ? AND state IN ('running', 'interrupted')")               \
+    X(ROUND_REOPEN,                                                                                \
+      "UPDATE rounds SET state = 'running', ended_at = NULL WHERE id = ? AND state = 'done'")       \
     X(ROUND_LIST,                                                                                  \
       "SELECT " ROUND_COLS " FROM rounds WHERE session_id = ? ORDER BY number DESC LIMIT ?")       \
     X(DIR_ADD,                                                                                     \
@@ -1136,6 +1138,22 @@ int store_round_set_candidate(store *st, int64_t round, int64_t candidate, kwb_e
     cand_name(st, candidate, name, sizeof name);
     if (log_event(st, err, 0, round, candidate, "round", "candidate '%s'", name) || tx_commit(st, err))
         return tx_fail(st, err, "setting the candidate of round %lld", (long long)round);
+    return 0;
+}
+
+int store_round_reopen(store *st, int64_t round, const char *why, kwb_error *err)
+{
+    sqlite3_stmt *s;
+    int rc;
+    if (tx_begin(st, err) || (rc = row(st, err, &s, Q_ROUND_SESSION, "i", round)) < 0 ||
+        (rc == 0 && kwb_error_set(err, "no such round")))
+        return tx_fail(st, err, "reopening round %lld", (long long)round);
+    int64_t session = sqlite3_column_int64(s, 0);
+    int num = sqlite3_column_int(s, 1);
+    sqlite3_reset(s);
+    if (exec_one(st, err, "finished round", Q_ROUND_REOPEN, "i", round) ||
+        log_event(st, err, session, round, 0, "round", "round %d continues: %s", num, why) || tx_commit(st, err))
+        return tx_fail(st, err, "reopening round %lld", (long long)round);
     return 0;
 }
 

@@ -83,8 +83,8 @@ int flow_begin(tui_app *a, kwb_error *err)
     return spawn_kwb(a, JOB_START_EVAL, "start: eval", 1, args) == 0 ? 0 : kwb_error_set(err, "cannot start kwb eval");
 }
 
-/* The verdict on an evaluation's JSON (--json of kwb eval): promote only when every workload
- * PASSED, none is slower and at least one is faster. */
+/* The verdict on kwb judge's JSON (its "judge" object: gate, sweep, replay), or on kwb eval's
+ * for the start (every workload PASSED); 1 promote, 0 not, -1 unreadable. */
 static int read_verdict(const char *json, char *reason, size_t cap, double *mean_ms)
 {
     json_error_t jerr;
@@ -93,29 +93,27 @@ static int read_verdict(const char *json, char *reason, size_t cap, double *mean
         snprintf(reason, cap, "the evaluation's JSON: line %d: %s", jerr.line, jerr.text);
         return -1;
     }
-    int total = 0, passed = 0, faster = 0, slower = 0;
-    json_t *w;
-    size_t i;
-    json_array_foreach(json_object_get(doc, "workloads"), i, w)
-    {
-        const char *st = json_string_value(json_object_get(w, "status"));
-        const char *v = json_string_value(json_object_get(json_object_get(w, "verdict"), "kind"));
-        total++;
-        passed += st && strcmp(st, "PASSED") == 0;
-        faster += v && strcmp(v, "faster") == 0;
-        slower += v && strcmp(v, "slower") == 0;
-    }
     *mean_ms = json_number_value(json_object_get(json_object_get(doc, "summary"), "mean_latency_ms"));
-    json_decref(doc);
+    json_t *verdict = json_object_get(doc, "judge");
     int promote = 0;
-    if (passed < total || total == 0)
-        snprintf(reason, cap, "%d of %d workloads failed", total - passed, total);
-    else if (slower > 0)
-        snprintf(reason, cap, "slower on %d of %d workloads", slower, total);
-    else if (faster == 0)
-        snprintf(reason, cap, "faster on no workload (paired gate)");
-    else
-        snprintf(reason, cap, "all %d PASSED; faster on %d, slower on none", total, faster), promote = 1;
+    if (verdict) {
+        promote = json_is_true(json_object_get(verdict, "promote"));
+        snprintf(reason, cap, "%s", json_string_value(json_object_get(verdict, "reason")) ?: "no reason given");
+    } else {
+        int total = 0, passed = 0;
+        json_t *w;
+        size_t i;
+        json_array_foreach(json_object_get(doc, "workloads"), i, w)
+        {
+            const char *st = json_string_value(json_object_get(w, "status"));
+            total++;
+            passed += st && strcmp(st, "PASSED") == 0;
+        }
+        promote = total > 0 && passed == total;
+        snprintf(reason, cap, promote ? "all %d PASSED" : "%d of %d workloads failed", promote ? total : total - passed,
+                 total);
+    }
+    json_decref(doc);
     return promote;
 }
 
@@ -262,7 +260,7 @@ static void eval_done(tui_app *a, job *j)
     a->step = STEP_CONFIRM;
     model_reload(a);
     a->focus = PANE_WORKLOADS;
-    app_log(a, v == 1 ? TC_LOG_INFO : TC_LOG_WARN, "gate and sweep: %s", a->verdict_reason);
+    app_log(a, v == 1 ? TC_LOG_INFO : TC_LOG_WARN, "gate, sweep, replay: %s", a->verdict_reason);
     app_status(a, v == 1 ? TC_NORMAL : TC_WARNING, "%s: %s -> %s? y/a confirms, x rejects with a reason", a->cand_name,
                a->verdict_reason, v == 1 ? "promote" : "reject");
 }
@@ -287,7 +285,7 @@ void flow_job_done(void *ctx, job *j)
     case JOB_START_EVAL: {
         double mean;
         char reason[512];
-        if (read_verdict(j->out.s, reason, sizeof reason, &mean) < 0 || strstr(reason, "failed")) {
+        if (read_verdict(j->out.s, reason, sizeof reason, &mean) != 1) {
             app_status(a, TC_ERROR, "the starting solution does not pass: %s", reason);
             a->step = STEP_DONE;
             return;
@@ -386,25 +384,16 @@ static void choose(tui_app *a)
 
 static void evaluate(tui_app *a)
 {
-    const char *args[40] = {"eval",
-                            "--solution",
-                            a->cand_dir,
-                            "--name",
-                            a->cand_name,
-                            "--direction",
-                            chosen(a) ? chosen(a)->id : "edit",
-                            "--parent",
-                            a->best_name,
-                            "--against",
-                            a->best_dir};
-    int n = 11;
+    const char *args[40] = {
+        "judge", "--solution", a->cand_dir, "--name", a->cand_name, "--direction", chosen(a) ? chosen(a)->id : "edit"};
+    int n = 7;
     eval_options(a, args, &n);
     args[n] = NULL;
     a->verdict_reason[0] = '\0';
     a->step = STEP_EVALUATING;
     a->bottom = PANE_LOG;
-    app_status(a, TC_NORMAL, "%s: build, gate and sweep against %s (Esc cancels)", a->cand_name, a->best_name);
-    spawn_kwb(a, JOB_EVAL, "eval", 1, args);
+    app_status(a, TC_NORMAL, "%s: build, gate, sweep and replay against %s (Esc cancels)", a->cand_name, a->best_name);
+    spawn_kwb(a, JOB_EVAL, "judge", 1, args);
 }
 
 void flow_accept(tui_app *a)

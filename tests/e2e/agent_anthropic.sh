@@ -32,7 +32,7 @@ err="$TMP/an.err"
 expect_grep 'agent: retry 1/[0-9]+ in [0-9.]+ s: .*overloaded' "$err" "the mid-stream error event is retried and shown"
 expect_grep 'agent call: anthropic claude-fake, tokens 2000 in / 500 out, \$0\.0135, [0-9.]+ s, 2 attempt\(s\), ok' "$err" \
     "the call's tokens and cost"
-expect_grep 'round 1: r1-agenttest-[a-z]+ promoted: all 7 PASSED' "$err" "the edit streamed with CRLF and pings is promoted"
+expect_grep 'round 1: r1-agenttest-[a-z]+ promoted at the end: .*sweep: all 7 PASSED' "$err" "the edit streamed with CRLF and pings is promoted"
 expect_grep 'agent: retry 1/[0-9]+ in [0-9.]+ s: HTTP 529' "$err" "the 529 is retried"
 expect_grep '^\+#define MAX_THREADS 2 ' "$err" "round 2: the unified diff is applied"
 [ "$(sql "SELECT count(*) FROM agent_calls WHERE provider = 'anthropic' AND model = 'claude-fake' AND status = 'ok'")" = 2 ] &&

@@ -16,7 +16,7 @@ kwb_run cmd command 9
 expect_code 0 "$RUN_CODE" "nine rounds with the command agent"
 err="$TMP/cmd.err"
 expect_grep 'agent: command: .*fake_agent\.sh \(in a scratch copy, limit 2 s\)' "$err" "the command is announced"
-expect_grep 'round 1: r1-agenttest-[a-z]+ promoted: all 7 PASSED' "$err" "round 1: the good change is promoted"
+expect_grep 'round 1: r1-agenttest-[a-z]+ promoted at the end: .*sweep: all 7 PASSED' "$err" "round 1: the good change is promoted"
 expect_grep 'agent: command agent changed: gdn_decode_fast\.c' "$err" "round 1: the changed file is named"
 expect_grep "round 2: agenttest\.[a-z]+: the agent failed: the command agent's changes are refused: 'notes\.txt': outside the direction's scope \(editable: gdn_decode_fast\.c, \*\.h\)" \
     "$err" "round 2: a file outside the scope is refused"

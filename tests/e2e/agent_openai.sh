@@ -32,7 +32,7 @@ expect_grep '^kwb run: round 1: agenttest\.[a-z]+: .*\(agent openai\)' "$err" "r
 expect_grep 'agent reconnaissance: [1-9][0-9]* hit\(s\) in [0-9]+ file\(s\); consulted: .*/refs' "$err" "reconnaissance consulted the skill's references"
 expect_grep "agent reconnaissance: .*; best hits: .*/refs/wide_dot\\.c:[0-9]+" "$err" "the best hits are shown"
 expect_grep '^\+#define LANES 8 ' "$err" "the candidate's diff is shown"
-expect_grep 'round 1: r1-agenttest-[a-z]+ promoted: all 7 PASSED' "$err" "the agent's candidate is evaluated and promoted"
+expect_grep 'round 1: r1-agenttest-[a-z]+ promoted at the end: .*sweep: all 7 PASSED' "$err" "the agent's candidate is evaluated and promoted"
 expect_grep 'agent call: openai fake-model, tokens 1200 in / 300 out, \$0\.0060, [0-9.]+ s, 2 attempt\(s\), ok' "$err" \
     "the first call: tokens and cost from the price table, two attempts"
 expect_grep '^\+#define MAX_THREADS 4 ' "$err" "round 2: the whole-file answer after the cut stream is the candidate"

@@ -15,7 +15,7 @@ run() { "$KWB" run --definition "$DEF" --workloads batch_size=16 --max-time 0.3 
 run --solution "$TMP/start" --session auto --auto --agent tuner --rounds 5 --plateau 1 >"$TMP/auto.out" 2>"$TMP/auto.err"
 expect_code 0 "$?" "auto: five rounds"
 expect_grep '^kwb run: [1-9][0-9]* candidate\(s\) promoted; best r[0-9]-' "$TMP/auto.err" "auto: a candidate promoted"
-expect_grep 'round [1-5]: r[1-5]-[A-Z_]+-[0-9]+ promoted: all 7 PASSED; faster on [1-7], slower on none' "$TMP/auto.err" \
+expect_grep 'round [1-5]: r[1-5]-[A-Z_]+-[0-9]+ promoted at the end: gate passed on 1 representative\(s\) \([0-9a-f]{8}\): faster on 1; sweep: all 7 PASSED; faster on [1-7], slower on none' "$TMP/auto.err" \
     "auto: the promotion's evidence"
 expect_grep '^\+#define LANES 2 ' "$TMP/auto.err" "auto: the diff is shown"
 expect_grep '^kwb run: supervisor: plateau: [0-9]+ rounds without a gain' "$TMP/auto.err" "auto: the supervisor notes a plateau"
@@ -32,8 +32,12 @@ db="$TMP/ws/kwb.db"
 promotions=$(grep -c '^kwb run: round [0-9]: r[0-9]-[A-Z_]*-[0-9]* promoted' "$TMP/auto.err")
 [ "$(sqlite3 "$db" "SELECT count(*) FROM decisions WHERE direction_id IS NOT NULL AND reason LIKE 'cycle: %'")" -eq "$promotions" ] &&
     pass "store: every promoted-from value is barred (no cycle)" || fail "store: cycle bar"
-[ "$(sqlite3 "$db" "SELECT count(*) FROM eval_runs")" -eq 6 ] && pass "store: six eval runs" || fail "store: eval runs"
-[ "$(sqlite3 "$db" "SELECT count(*) FROM notes WHERE text LIKE '%batch_size 16-16 (7 workloads, 100% of latency): % (roofline %'")" -ge 6 ] &&
+[ "$(sqlite3 "$db" "SELECT count(*) FROM eval_runs WHERE n_workloads = 1")" -eq 5 ] &&
+    pass "store: five gates, each on the regime's one representative" || fail "store: gate eval runs"
+sweeps=$(sqlite3 "$db" "SELECT count(*) FROM eval_runs WHERE n_workloads = 7")
+[ "$sweeps" -ge $((1 + promotions)) ] && [ "$sweeps" -le 6 ] &&
+    pass "store: the start and every candidate past its gate swept all 7 ($sweeps)" || fail "store: $sweeps sweeps"
+[ "$(sqlite3 "$db" "SELECT count(*) FROM notes WHERE text LIKE '%batch_size 16-16 (% workloads, 100% of latency): % (roofline %'")" -ge 6 ] &&
     pass "store: each evaluation's regime and class" || fail "store: regime and class notes"
 [ "$(sqlite3 "$db" "SELECT count(*) FROM decisions")" -ge 6 ] && pass "store: decisions" || fail "store: decisions"
 [ "$(grep -o '^kwb run: round [0-9]: set [A-Z_]* [0-9]* -> [0-9]*$' "$TMP/auto.err" | awk '{print $6 "=" $9}' | sort | uniq -d)" = "" ] &&

@@ -2,8 +2,8 @@
 # kwb tui in script mode (KWB_SCRIPT, no terminal) drives one complete round on the CPU demo
 # (GDN decode, the fast solution with LANES turned down to 1): the session starts (the start is
 # evaluated and promoted), the proposals come from kwb propose, the first direction is chosen, the
-# agent (kwb write, tuner) writes it, the diff is read, accepted, built, gated and swept against the
-# best, and the promotion confirmed. The store shows the promotion; the screens at 80x24 and 160x48
+# agent (kwb write, tuner) writes it, the diff is read, accepted, judged against the best (kwb judge:
+# gate on the representative, sweep of all 7), and the promotion confirmed. The store shows the promotion; the screens at 80x24 and 160x48
 # match tests/golden/ (volatile numbers normalised; KWB_UPDATE_GOLDEN=1 rewrites them).
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/tui_lib.sh"
@@ -51,10 +51,14 @@ expect_grep '^\+#define LANES 2|LANES 2' "$D/review-80x24.txt" "the diff shows t
 expect_grep 'diff-del-emph' "$D/review-160x48.attrs" "side by side: changed words marked (deleted)"
 expect_grep 'diff-add-emph' "$D/review-160x48.attrs" "side by side: changed words marked (added)"
 expect_grep '^step confirm' "$D/confirm.model" "gate and sweep done: confirm"
-expect_grep 'all [0-9]+ PASSED; faster on( <n>|[0-9]+), slower on none' "$D/confirm-80x24.txt" "the verdict: promote"
+expect_grep 'gate passed on( <n>|[0-9]+) representative\(s\) \([0-9a-f]{8}\): faster on' "$D/confirm-80x24.txt" "the verdict: the gate passed"
 expect_grep '^proposal accepted tune\.LANES=2' "$D/final.model" "the direction is accepted"
 expect_grep '^best r1-tune-LANES-2' "$D/final.model" "the candidate is the best"
 db="$TMP/ws/kwb.db"
+[ "$(sqlite3 "$db" "SELECT count(*) FROM decisions WHERE reason LIKE 'gate passed on 1 representative(s) (%): faster on 1; sweep: all 7 PASSED; faster on %, slower on none; mean %'")" -ge 1 ] &&
+    pass "store: the decision's reason has the gate and the sweep" || fail "store: gate and sweep in the reason"
+[ "$(sqlite3 "$db" "SELECT group_concat(n_workloads) FROM (SELECT r.n_workloads FROM eval_runs r JOIN candidates c ON c.id = r.candidate_id WHERE c.name = 'r1-tune-LANES-2' ORDER BY r.id)")" = "1,7" ] &&
+    pass "store: the candidate's gate (1 workload) and sweep (7)" || fail "store: gate and sweep eval runs"
 [ "$(sqlite3 "$db" "SELECT state FROM candidates WHERE name = 'r1-tune-LANES-2'")" = promoted ] &&
     pass "store: the candidate is promoted" || fail "store: promotion"
 [ "$(sqlite3 "$db" "SELECT count(*) FROM directions WHERE title = 'tune.LANES=1' AND state = 'rejected'")" -eq 1 ] &&

@@ -1,0 +1,154 @@
+/* cmd_judge.c - `kwb judge`: the harness's verdict on one candidate folder against the
+ * session's promoted best (judge.h: gate, sweep, replay, each recorded in the session). It
+ * does not decide: `kwb decide` (or the workbench's confirmation) does. */
+#include "cmd_judge.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge.h"
+#include "paths.h"
+#include "wsopen.h"
+#include "xalloc.h"
+
+typedef struct judge_args {
+    const char *definition, *session, *workspace, *solution, *name, *direction;
+    const char *device, *filter, *max_time, *dataset;
+    int json, quiet;
+} judge_args;
+
+static void judge_usage(FILE *f)
+{
+    fputs("usage: kwb judge --session NAME --solution DIR --name NAME [--direction TEXT]\n"
+          "                 [--definition NAME] [--device cpu|cuda[:N]] [--workloads FILTER]\n"
+          "                 [--max-time S] [--dataset DIR] [--json] [--quiet] [--workspace DIR]\n",
+          f);
+}
+
+static int parse_judge_args(int argc, char **argv, judge_args *a)
+{
+    static const struct option opts[] = {
+        {"definition", required_argument, NULL, 'd'}, {"session", required_argument, NULL, 'S'},
+        {"workspace", required_argument, NULL, 'W'},  {"solution", required_argument, NULL, 's'},
+        {"name", required_argument, NULL, 'N'},       {"direction", required_argument, NULL, 'R'},
+        {"device", required_argument, NULL, 'v'},     {"workloads", required_argument, NULL, 'w'},
+        {"max-time", required_argument, NULL, 'm'},   {"dataset", required_argument, NULL, 'D'},
+        {"json", no_argument, NULL, 'j'},             {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
+    };
+    *a = (judge_args){.device = "cpu", .direction = "human"};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': a->definition = optarg; break;
+        case 'S': a->session = optarg; break;
+        case 'W': a->workspace = optarg; break;
+        case 's': a->solution = optarg; break;
+        case 'N': a->name = optarg; break;
+        case 'R': a->direction = optarg; break;
+        case 'v': a->device = optarg; break;
+        case 'w': a->filter = optarg; break;
+        case 'm': a->max_time = optarg; break;
+        case 'D': a->dataset = optarg; break;
+        case 'j': a->json = 1; break;
+        case 'q': a->quiet = 1; break;
+        case 'h': judge_usage(stdout); exit(0);
+        default: judge_usage(stderr); return -1;
+        }
+    }
+    if (optind < argc || !a->session || !a->solution || !a->name) {
+        fprintf(stderr, "kwb judge: %s\n",
+                optind < argc ? "unexpected argument" : "--session, --solution and --name are required");
+        judge_usage(stderr);
+        return -1;
+    }
+    return 0;
+}
+
+/* Prints the JSON output of the step that decided (the sweep's, else the gate's) with the
+ * verdict added as its "judge" object. */
+static int print_json(const char *folder, const judge_args *a, const judge_verdict *v, kwb_error *err)
+{
+    char *gate = xasprintf("%s/%s.gate.json", folder, a->name);
+    const char *path = v->sweep_json[0] ? v->sweep_json : gate;
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr);
+    free(gate);
+    if (!doc)
+        return kwb_error_set(err, "%s:%d: %s", path, jerr.line, jerr.text);
+    json_object_set_new(doc, "judge",
+                        json_pack("{s:b, s:s, s:s, s:i, s:i}", "promote", v->promote, "stage", v->stage, "reason",
+                                  v->reason, "gate_workloads", v->gate_workloads, "replay_trials", v->replay_trials));
+    json_dumpf(doc, stdout, JSON_INDENT(1));
+    fputc('\n', stdout);
+    json_decref(doc);
+    return 0;
+}
+
+int cmd_judge(int argc, char **argv)
+{
+    judge_args a;
+    if (parse_judge_args(argc, argv, &a) != 0)
+        return 2;
+    ws_handle h;
+    kwb_error err = {{0}};
+    if (wsopen(a.workspace, 0, &h, &err) != 0) {
+        fprintf(stderr, "kwb judge: %s\n", err.msg);
+        return 2;
+    }
+    int64_t session = 0, best_id = 0;
+    store_session s = {0};
+    store_candidate best = {0};
+    char *folder = NULL;
+    int code = 2, have_best = 0;
+    if (wsopen_session(&h, a.session, &session, &err) != 0 || store_session_get(h.st, session, &s, &err) != 0)
+        goto out;
+    if (a.definition && strcmp(a.definition, s.definition) != 0) {
+        kwb_error_set(&err, "session %s is for %s, not %s", a.session, s.definition, a.definition);
+        goto out;
+    }
+    have_best = store_candidate_promoted(h.st, session, &best_id, NULL, &err);
+    if (have_best < 0 || (have_best && store_candidate_get(h.st, best_id, &best, &err) != 0))
+        goto out;
+    if (have_best && !best.solution_dir) {
+        kwb_error_set(&err, "the best candidate %s has no solution folder recorded", best.name);
+        goto out;
+    }
+    folder = xasprintf("%s/run/%s", h.ws.root, a.session);
+    if (paths_mkdir_p(folder) != 0) {
+        kwb_error_set(&err, "%s: cannot make the folder: %s", folder, strerror(errno));
+        goto out;
+    }
+    judge_request q = {
+        .definition = s.definition, .dataset = a.dataset, .session = a.session, .workspace = a.workspace,
+        .device = a.device, .filter = a.filter, .max_time = a.max_time,
+        .name = a.name, .dir = a.solution, .direction = a.direction,
+        .best_name = have_best ? best.name : NULL, .best_dir = have_best ? best.solution_dir : NULL,
+        .st = h.st, .best_id = best_id, .folder = folder,
+    };
+    judge_verdict v;
+    if (!a.quiet)
+        fprintf(stderr, "kwb judge: %s against %s: gate, sweep%s\n", a.name, have_best ? best.name : "nothing (no best)",
+                ", replay where the definition asks");
+    if (judge_candidate(&q, &v, &err) != 0)
+        goto out;
+    if (a.json ? print_json(folder, &a, &v, &err) != 0 : 0)
+        goto out;
+    if (!a.json)
+        printf("%s: %s at the %s: %s\n", a.name, v.promote ? "promotable" : "not promotable",
+               v.promote ? "end" : v.stage, v.reason);
+    code = v.promote ? 0 : 1;
+out:
+    if (code == 2)
+        fprintf(stderr, "kwb judge: %s\n", err.msg);
+    free(folder);
+    store_candidate_free(&best);
+    store_session_free(&s);
+    wsclose(&h);
+    return code;
+}

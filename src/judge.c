@@ -1,0 +1,288 @@
+/* judge.c - gate, sweep and replay of one candidate through child evals (see judge.h). */
+#include "judge.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "bottleneck.h"
+#include "paths.h"
+#include "proc.h"
+#include "regimes.h"
+#include "roundplan.h"
+#include "traceset.h"
+#include "xalloc.h"
+
+/* This kwb, for its children ("kwb" on PATH when /proc/self/exe cannot be read). */
+static char *self_path(void)
+{
+    char *self = paths_self();
+    return self ? self : xstrdup("kwb");
+}
+
+int judge_run_kwb(char **argv, const char *out_path, kwb_error *err)
+{
+    char *self = self_path();
+    argv[0] = self;
+    proc_io io = proc_io_default();
+    FILE *out = NULL;
+    if (out_path && !(out = fopen(out_path, "w"))) {
+        free(self);
+        return kwb_error_set(err, "%s: cannot write: %s", out_path, strerror(errno));
+    }
+    if (out)
+        io.stdout_fd = fileno(out);
+    pid_t pid = proc_spawn(argv, &io, err);
+    if (out)
+        fclose(out);
+    free(self);
+    if (pid < 0)
+        return -1;
+    int status = 0;
+    proc_wait(pid, -1, &status);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The classify step: the workloads of DOC grouped into regimes by their first axis, each with
+ * the class its latency-weighted roofline share gives (bottleneck.h's fallback rule). */
+static void classify(json_t *doc, char *out, size_t cap)
+{
+    json_t *wls = json_object_get(doc, "workloads"), *w;
+    size_t n = json_array_size(wls), i;
+    double *key = calloc(n + 1, sizeof *key), *lat = calloc(n + 1, sizeof *lat), *roof = calloc(n + 1, sizeof *roof);
+    int *assign = calloc(n + 1, sizeof *assign);
+    const char *axis = "size";
+    json_array_foreach(wls, i, w) {
+        json_t *axes = json_object_get(w, "axes");
+        const char *name;
+        json_t *v;
+        json_object_foreach(axes, name, v) {
+            axis = name;
+            key[i] = (double)json_integer_value(v);
+            break;
+        }
+        lat[i] = json_number_value(json_object_get(json_object_get(w, "latency"), "median_ms"));
+        roof[i] = json_number_value(json_object_get(w, "roofline"));
+    }
+    regime rg[REGIMES_MAX];
+    int k = regimes_split(key, lat, (int)n, rg, assign);
+    out[0] = '\0';
+    for (int g = 0; g < k; g++) {
+        double wsum = 0, rsum = 0;
+        for (i = 0; i < n; i++)
+            if (assign[i] == g && lat[i] > 0)
+                wsum += lat[i], rsum += lat[i] * roof[i];
+        bottleneck_input in = bottleneck_input_empty();
+        in.roofline_share = wsum > 0 ? rsum / wsum : 0;
+        in.memory_floor = 1;
+        bottleneck b = bottleneck_classify(&in);
+        size_t used = strlen(out);
+        snprintf(out + used, cap - used, "%s%s %g-%g (%d workloads, %.0f%% of latency): %s%s%s%s", g ? "; " : "", axis,
+                 rg[g].key_lo, rg[g].key_hi, rg[g].count, 100.0 * rg[g].share, b.cls, b.evidence[0] ? " (" : "",
+                 b.evidence, b.evidence[0] ? ")" : "");
+    }
+    free(key);
+    free(lat);
+    free(roof);
+    free(assign);
+}
+
+int judge_read_summary(const char *path, eval_summary *s, kwb_error *err)
+{
+    memset(s, 0, sizeof *s);
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr);
+    if (!doc)
+        return kwb_error_set(err, "%s:%d: the evaluation's JSON: %s", path, jerr.line, jerr.text);
+    json_t *wls = json_object_get(doc, "workloads"), *w;
+    size_t i;
+    json_array_foreach(wls, i, w) {
+        const char *st = json_string_value(json_object_get(w, "status"));
+        const char *v = json_string_value(json_object_get(json_object_get(w, "verdict"), "kind"));
+        s->total++;
+        if (st && strcmp(st, "PASSED") == 0)
+            s->passed++;
+        else if (!s->first_failure[0])
+            snprintf(s->first_failure, sizeof s->first_failure, "%.8s %s", json_string_value(json_object_get(w, "uuid")),
+                     st ? st : "?");
+        s->faster += v && strcmp(v, "faster") == 0;
+        s->slower += v && strcmp(v, "slower") == 0;
+    }
+    s->mean_ms = json_number_value(json_object_get(json_object_get(doc, "summary"), "mean_latency_ms"));
+    classify(doc, s->evidence, sizeof s->evidence);
+    json_decref(doc);
+    return 0;
+}
+
+int judge_rule(const eval_summary *s, char *reason, size_t cap)
+{
+    if (s->passed < s->total)
+        snprintf(reason, cap, "%d of %d workloads failed (first: %s)", s->total - s->passed, s->total, s->first_failure);
+    else if (s->slower > 0)
+        snprintf(reason, cap, "slower on %d of %d workloads", s->slower, s->total);
+    else if (s->faster == 0)
+        snprintf(reason, cap, "faster on no workload (paired gate)");
+    else {
+        snprintf(reason, cap, "all %d PASSED; faster on %d, slower on none; mean %.4f ms", s->total, s->faster,
+                 s->mean_ms);
+        return 1;
+    }
+    return 0;
+}
+
+
+/* The gate's --workloads filter for Q (one representative per regime of the workloads Q's
+ * filter keeps, weighted by the best's latencies) into OUT; how many, or 0 when the gate would
+ * cover every workload anyway (or cannot be planned: then the sweep alone judges). */
+static int gate_filter(const judge_request *q, char *out, size_t cap)
+{
+    char *dataset = q->dataset ? xstrdup(q->dataset) : paths_dataset();
+    definition *d = NULL;
+    workload_set set = {0};
+    kwb_error err = {{0}};
+    int picked = 0;
+    if (traceset_load(dataset, q->definition, &d, &set, &err) == 0 &&
+        (!q->filter || workload_set_filter(&set, d, q->filter) > 0)) {
+        double *lat = xcalloc((size_t)set.count + 1, sizeof *lat);
+        store_wl_table t;
+        if (q->st && q->best_id && store_wl_table_get(q->st, q->best_id, &t, &err) == 1) {
+            for (int i = 0; i < set.count; i++)
+                for (int j = 0; j < t.n; j++)
+                    if (strcmp(t.rows[j].uuid, set.items[i].uuid) == 0)
+                        lat[i] = t.rows[j].median_ms;
+            store_wl_table_free(&t);
+        }
+        picked = roundplan_gate_filter(d, &set, lat, out, cap);
+        if (picked >= set.count)
+            picked = 0;
+        free(lat);
+    }
+    workload_set_free(&set);
+    if (d)
+        definition_free(d);
+    free(dataset);
+    return picked;
+}
+
+/* Replay trials Q's definition asks for (0: none, or the definition cannot be read). */
+static int replay_trials(const judge_request *q)
+{
+    char *dataset = q->dataset ? xstrdup(q->dataset) : paths_dataset();
+    definition *d = NULL;
+    workload_set set = {0};
+    kwb_error err = {{0}};
+    int n = traceset_load(dataset, q->definition, &d, &set, &err) == 0 ? roundplan_replay_trials(d) : 0;
+    workload_set_free(&set);
+    if (d)
+        definition_free(d);
+    free(dataset);
+    return n;
+}
+
+/* One child `kwb eval` of Q's candidate for STEP with EXTRA arguments (NULL-terminated); the
+ * session is recorded unless UNRECORDED. Its JSON goes to FOLDER/NAME.STEP.json (kept in
+ * JSON_PATH when not NULL) and is summarised into *s. */
+static int step_eval(const judge_request *q, const char *step, const char *const *extra, int unrecorded,
+                     eval_summary *s, char *json_path, size_t cap, kwb_error *err)
+{
+    char *out = xasprintf("%s/%s.%s.json", q->folder, q->name, step);
+    const char *argv[48];
+    int n = 0;
+    argv[n++] = NULL;
+    argv[n++] = "eval";
+    argv[n++] = "--definition", argv[n++] = q->definition;
+    argv[n++] = "--solution", argv[n++] = q->dir;
+    argv[n++] = "--device", argv[n++] = q->device;
+    argv[n++] = "--json", argv[n++] = "--quiet";
+    if (q->dataset)
+        argv[n++] = "--dataset", argv[n++] = q->dataset;
+    if (!unrecorded) {
+        argv[n++] = "--session", argv[n++] = q->session;
+        if (q->workspace)
+            argv[n++] = "--workspace", argv[n++] = q->workspace;
+    }
+    if (q->max_time)
+        argv[n++] = "--max-time", argv[n++] = q->max_time;
+    for (int i = 0; extra[i] && n < 46; i++)
+        argv[n++] = extra[i];
+    argv[n] = NULL;
+    int code = judge_run_kwb((char **)argv, out, err);
+    int rc = code < 0 ? -1
+                      : (code > 1 ? kwb_error_set(err, "kwb eval (%s) of %s ended with code %d", step, q->name, code)
+                                  : judge_read_summary(out, s, err));
+    if (json_path)
+        snprintf(json_path, cap, "%s", out);
+    free(out);
+    return rc;
+}
+
+int judge_candidate(const judge_request *q, judge_verdict *v, kwb_error *err)
+{
+    memset(v, 0, sizeof *v);
+    char *reps = v->gate_filter, why[512];
+    const char *filter = q->filter;
+    if (q->best_name && q->best_dir)
+        v->gate_workloads = gate_filter(q, reps, sizeof v->gate_filter);
+    if (v->gate_workloads > 0) {
+        const char *extra[] = {"--name", q->name, "--direction", q->direction, "--parent", q->best_name,
+                               "--against", q->best_dir, "--workloads", reps, NULL};
+        snprintf(v->stage, sizeof v->stage, "gate");
+        if (step_eval(q, "gate", extra, 0, &v->gate, NULL, 0, err) != 0)
+            return -1;
+        if (!judge_rule(&v->gate, why, sizeof why)) {
+            snprintf(v->reason, sizeof v->reason, "gate on %d representative workload(s) (%s): %s", v->gate_workloads,
+                     reps, why);
+            return 0;
+        }
+    }
+    const char *extra[16];
+    int n = 0;
+    if (v->gate_workloads > 0) {
+        extra[n++] = "--candidate", extra[n++] = q->name;
+    } else {
+        extra[n++] = "--name", extra[n++] = q->name, extra[n++] = "--direction", extra[n++] = q->direction;
+        if (q->best_name)
+            extra[n++] = "--parent", extra[n++] = q->best_name;
+    }
+    if (q->best_dir)
+        extra[n++] = "--against", extra[n++] = q->best_dir;
+    if (filter)
+        extra[n++] = "--workloads", extra[n++] = filter;
+    extra[n] = NULL;
+    snprintf(v->stage, sizeof v->stage, "sweep");
+    if (step_eval(q, "sweep", extra, 0, &v->sweep, v->sweep_json, sizeof v->sweep_json, err) != 0)
+        return -1;
+    int pass = q->best_dir ? judge_rule(&v->sweep, why, sizeof why) : v->sweep.passed == v->sweep.total;
+    if (!q->best_dir)
+        snprintf(why, sizeof why, "%d of %d PASSED; mean %.4f ms", v->sweep.passed, v->sweep.total, v->sweep.mean_ms);
+    char gate_note[384] = "";
+    if (v->gate_workloads > 0)
+        snprintf(gate_note, sizeof gate_note, "gate passed on %d representative(s) (%s): faster on %d; ",
+                 v->gate_workloads, reps, v->gate.faster);
+    snprintf(v->reason, sizeof v->reason, "%ssweep: %s", gate_note, why);
+    if (!pass)
+        return 0;
+    v->replay_trials = replay_trials(q);
+    if (v->replay_trials > 0) {
+        char trials[16];
+        snprintf(trials, sizeof trials, "%d", v->replay_trials);
+        const char *rextra[] = {"--trials", trials, "--seed", "7919", filter ? "--workloads" : NULL, filter, NULL};
+        eval_summary r;
+        snprintf(v->stage, sizeof v->stage, "replay");
+        if (step_eval(q, "replay", rextra, 1, &r, NULL, 0, err) != 0)
+            return -1;
+        size_t used = strlen(v->reason);
+        if (r.passed < r.total) {
+            snprintf(v->reason + used, sizeof v->reason - used, "; replay of %d trials: %d of %d workloads failed (first: %s)",
+                     v->replay_trials, r.total - r.passed, r.total, r.first_failure);
+            return 0;
+        }
+        snprintf(v->reason + used, sizeof v->reason - used, "; replay of %d trials: all %d PASSED", v->replay_trials,
+                 r.total);
+    }
+    v->promote = 1;
+    return 0;
+}

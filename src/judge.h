@@ -1,0 +1,64 @@
+/* judge.h - the harness's verdict on one candidate (DESIGN.md sections 1 and 10), in three
+ * steps, each a child `kwb eval` recorded in the session:
+ *   gate   paired against the best on one representative workload per regime (roundplan.h);
+ *          skipped when that is every workload anyway, or when there is no best yet;
+ *   sweep  every workload, paired against the best (`kwb eval --candidate`, another eval run
+ *          of the same candidate): all PASSED, none slower, at least one faster;
+ *   replay the definition's kwb.replay trials on every workload (fresh inputs each trial),
+ *          all PASSED; only for definitions that ask for it.
+ * The first step that fails decides: the verdict names it and says why. Deciding (promote or
+ * reject in the store) stays with the caller: a human may still say no. */
+#ifndef KWB_JUDGE_H
+#define KWB_JUDGE_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "store.h"
+
+/* What one child eval found, from its --json output. */
+typedef struct eval_summary {
+    int total, passed, faster, slower;
+    double mean_ms;
+    char first_failure[256];
+    char evidence[1024];    /* regimes and their bottleneck class, one clause each */
+} eval_summary;
+
+/* Reads the --json output of kwb eval at PATH into *s (the classify step included). */
+int judge_read_summary(const char *path, eval_summary *s, kwb_error *err);
+/* The promotion rule on a paired evaluation: 1 when every workload PASSED, none is slower and
+ * at least one faster; REASON (CAP bytes) says why either way. */
+int judge_rule(const eval_summary *s, char *reason, size_t cap);
+
+/* Runs this kwb with ARGV (argv[0] is replaced) and stdout into OUT_PATH (NULL: inherited).
+ * Returns its exit code, 128+signal, or -1 with *err set. */
+int judge_run_kwb(char **argv, const char *out_path, kwb_error *err);
+
+typedef struct judge_request {
+    const char *definition;   /* name */
+    const char *dataset;      /* NULL: the usual (paths_dataset) */
+    const char *session, *workspace;   /* workspace NULL: found as usual */
+    const char *device, *filter, *max_time;   /* passed to every eval; filter, max_time may be NULL */
+    const char *name, *dir, *direction;       /* the candidate: its name, folder, direction text */
+    const char *best_name, *best_dir;         /* the best it must beat; NULL: none (sweep only) */
+    store *st;                /* for the best's latencies (regime weights); may be NULL */
+    int64_t best_id;          /* the best's candidate id in ST; 0: equal weights */
+    const char *folder;       /* where the children's JSON outputs go (NAME.gate.json, ...) */
+} judge_request;
+
+typedef struct judge_verdict {
+    int promote;              /* 1: every step passed */
+    char stage[8];            /* the step that decided: "gate", "sweep", "replay" */
+    char reason[768];         /* why, with each step's figures */
+    int gate_workloads;       /* the gate's representatives; 0 when the gate was skipped */
+    char gate_filter[256];    /* their uuid prefixes, '|' between them */
+    int replay_trials;        /* 0 when the definition asks for no replay */
+    eval_summary gate, sweep; /* sweep.mean_ms and sweep.evidence describe the candidate */
+    char sweep_json[4096];    /* the sweep's JSON output; "" when it did not run */
+} judge_verdict;
+
+/* Judges Q's candidate as above; 0 with *v filled (promote or not), -1 with *err set when a
+ * step could not run at all (an eval that did not start, an unreadable output). */
+int judge_candidate(const judge_request *q, judge_verdict *v, kwb_error *err);
+
+#endif

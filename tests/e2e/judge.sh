@@ -1,0 +1,66 @@
+#!/bin/bash
+# kwb judge: the harness's three steps on a candidate against the session's best. On a dataset
+# of six workloads in two regimes (batch 1 and 64) whose definition asks for a replay (kwb.replay 5 % at 90 %:
+# 45 trials): a slower candidate is rejected at the gate (one eval run, on the representatives
+# only); a candidate that is wrong on rare inputs passes gate and sweep and is caught by the
+# replay; an honest faster one passes all three (two eval runs of one candidate, its round
+# continued, the replay's count in the reason; --json carries the verdict). Usage errors exit 2.
+. "$top_srcdir/tests/lib.sh"
+export KWB_WORKSPACE="$TMP/ws"
+"$KWB" init "$TMP/ws" >/dev/null 2>&1 || fail "init"
+make_dataset "$TMP/ds" 1 1 1 64 64 64
+sed -i 's/"kwb": {/"kwb": {\n    "replay": {"failure_rate": 0.05, "confidence": 0.9},/' "$TMP/ds/definitions/$DEF.json"
+grep -q '"failure_rate": 0.05' "$TMP/ds/definitions/$DEF.json" && pass "dataset: replay asked" || fail "dataset: replay"
+make_candidate "$TMP/start" start 'usleep(3000);'
+make_candidate "$TMP/slower" slower 'usleep(9000);'
+make_candidate "$TMP/honest" honest ''
+# Wrong on about one input in 60 (a hash of q's first element): the whole output overwritten.
+make_candidate "$TMP/flaky" flaky 'unsigned q0 = ((const unsigned short *)a[0].data)[0];
+    if (((q0 * 2654435761u) >> 16) % 60 == 0) {
+        unsigned short *o = a[9].data;
+        for (long long i = 0; i < B * 8 * 128; i++) o[i] = 0x4700;
+    }'
+common=(--dataset "$TMP/ds" --max-time 0.1)
+"$KWB" eval --definition "$DEF" --solution "$TMP/start" --session s --name start "${common[@]}" >/dev/null 2>&1
+"$KWB" decide start promote --session s --reason "start" >/dev/null 2>&1 || fail "start promoted"
+db="$TMP/ws/kwb.db"
+runs_of() { sqlite3 "$db" "SELECT group_concat(r.n_workloads, ',') FROM eval_runs r JOIN candidates c ON c.id = r.candidate_id WHERE c.name = '$1' ORDER BY r.id"; }
+
+"$KWB" judge --session s --solution "$TMP/slower" --name slower "${common[@]}" >"$TMP/slower.out" 2>"$TMP/slower.err"
+expect_code 1 "$?" "slower: not promotable"
+expect_grep '^slower: not promotable at the gate: gate on 2 representative workload\(s\) \(w[0-2]-b1\|w[3-5]-b64\): slower on [12] of 2 workloads' \
+    "$TMP/slower.out" "slower: rejected at the gate, representatives named"
+[ "$(runs_of slower)" = "2" ] && pass "slower: one eval run, of the 2 representatives" || fail "slower: eval runs $(runs_of slower)"
+
+# With the defences on, the check of timed calls' outputs on fresh inputs may catch it before the
+# replay (REJECTED_INTEGRITY, depending on how many calls the time allows); off, only the
+# correctness trials see its outputs: 3 per workload in gate and sweep, 45 in the replay.
+KWB_NO_DEFENCES=1 "$KWB" judge --session s --solution "$TMP/flaky" --name flaky "${common[@]}" >"$TMP/flaky.out" 2>"$TMP/flaky.err"
+expect_code 1 "$?" "flaky: not promotable"
+expect_grep '^flaky: not promotable at the replay: gate passed on 2 .*sweep: all 6 PASSED; faster on [1-6], slower on none; .*; replay of 45 trials: [1-6] of 6 workloads failed \(first: w[0-9]-b[0-9]+ INCORRECT' \
+    "$TMP/flaky.out" "flaky: gate and sweep pass, the replay catches it"
+[ "$(runs_of flaky)" = "2,6" ] && pass "flaky: gate and sweep runs recorded (2, 6)" || fail "flaky: eval runs $(runs_of flaky)"
+
+"$KWB" judge --session s --solution "$TMP/honest" --name honest --direction "drop the sleep" --json "${common[@]}" \
+    >"$TMP/honest.json" 2>"$TMP/honest.err"
+expect_code 0 "$?" "honest: promotable"
+expect_grep '"promote": true' "$TMP/honest.json" "honest: --json carries the verdict"
+expect_grep '"reason": "gate passed on 2 representative\(s\) \([^)]*\): faster on [12]; sweep: all 6 PASSED; faster on [1-6], slower on none; mean [0-9.]+ ms; replay of 45 trials: all 6 PASSED"' \
+    "$TMP/honest.json" "honest: each step's figures in the reason"
+[ "$(jq '.workloads | length' "$TMP/honest.json")" = 6 ] && pass "honest: the JSON is the sweep's" || fail "honest: JSON workloads"
+[ "$(runs_of honest)" = "2,6" ] && pass "honest: gate and sweep runs of one candidate" || fail "honest: eval runs $(runs_of honest)"
+[ "$(sqlite3 "$db" "SELECT count(*) FROM log WHERE text LIKE 'round % continues: another evaluation of the same candidate'")" -eq 2 ] &&
+    pass "store: the round goes on for the sweep" || fail "store: round continued"
+[ "$(sqlite3 "$db" "SELECT r.state FROM rounds r JOIN candidates c ON c.id = r.candidate_id WHERE c.name = 'honest'")" = done ] &&
+    pass "store: the round ends done" || fail "store: round state"
+"$KWB" decide honest promote --session s --reason "judged" >/dev/null 2>&1 || fail "honest promoted"
+
+"$KWB" judge --session nosuch --solution "$TMP/honest" --name x >/dev/null 2>"$TMP/bad1.err"
+expect_code 2 "$?" "unknown session: exit 2"
+"$KWB" judge --session s --solution "$TMP/honest" >/dev/null 2>"$TMP/bad2.err"
+expect_code 2 "$?" "no --name: exit 2"
+expect_grep 'are required' "$TMP/bad2.err" "no --name: said"
+"$KWB" judge --session s --solution "$TMP/honest" --name y --definition gdn_prefill_qk4_v8_d128_k_last >/dev/null 2>"$TMP/bad3.err"
+expect_code 2 "$?" "another definition: exit 2"
+expect_grep 'is for gdn_decode_qk4_v8_d128_k_last, not gdn_prefill' "$TMP/bad3.err" "another definition: said"
+finish
