@@ -207,3 +207,32 @@ char *agent_context_build(store *st, int64_t session, int64_t best, const char *
     definition_free(d);
     return strbuf_detach(&sb);
 }
+
+int agent_call_record(store *st, int64_t session, const char *call_json, char *line, size_t cap, kwb_error *err)
+{
+    json_error_t jerr;
+    json_t *c = json_loads(call_json, 0, &jerr);
+    json_t *in = json_object_get(c, "tokens_in"), *out = json_object_get(c, "tokens_out");
+    store_agent_call call = {
+        .session = session,
+        .provider = json_string_value(json_object_get(c, "provider")),
+        .model = json_string_value(json_object_get(c, "model")),
+        .tokens_in = json_is_integer(in) ? json_integer_value(in) : -1,
+        .tokens_out = json_is_integer(out) ? json_integer_value(out) : -1,
+        .cost = json_number_value(json_object_get(c, "cost")),
+        .duration_s = json_number_value(json_object_get(c, "seconds")),
+    };
+    const char *status = json_string_value(json_object_get(c, "status"));
+    const char *failure = json_string_value(json_object_get(c, "failure"));
+    int failed = failure && strcmp(failure, "ok") != 0;
+    char st_text[160];
+    snprintf(st_text, sizeof st_text, "%s%s%s", status ? status : "?", failed ? ": " : "", failed ? failure : "");
+    call.status = st_text;
+    int rc = store_agent_call_add(st, &call, NULL, err);
+    snprintf(line, cap, "%s %s, tokens %lld in / %lld out, $%.4f, %.1f s, %d attempt(s), %s",
+             call.provider ? call.provider : "?", call.model ? call.model : "?", (long long)call.tokens_in,
+             (long long)call.tokens_out, call.cost, call.duration_s,
+             (int)json_integer_value(json_object_get(c, "attempts")), st_text);
+    json_decref(c);
+    return rc;
+}

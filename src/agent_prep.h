@@ -40,6 +40,11 @@ void agent_prep_free(agent_prep *p);
  * tails included), oldest first. The caller frees it. */
 char *agent_context_build(store *st, int64_t session, int64_t best, const char *def_name, const char *evidence);
 
+/* Records the finished call CALL_JSON (the text of a "call" progress event) as a row of
+ * SESSION's agent calls; LINE (CAP bytes) gets a one-line summary for the log. 0, or -1 with
+ * *err set (LINE still filled). */
+int agent_call_record(store *st, int64_t session, const char *call_json, char *line, size_t cap, kwb_error *err);
+
 /* Sends KIND and TEXT to T's progress function, when it has one. */
 void agent_say(const agent_task *t, const char *kind, const char *text);
 /* Appends one JSON object line to P's transcript: {"kind": KIND, ...FIELDS}, every string passed

@@ -117,22 +117,6 @@ static void build_hash(const solution *s, const char *command, const char *inclu
     sha256_hex(digest, hex);
 }
 
-static int write_file(const char *path, const char *data, size_t len)
-{
-    char *dir = xstrdup(path);
-    char *slash = strrchr(dir, '/');
-    if (slash) {
-        *slash = '\0';
-        paths_mkdir_p(dir);
-    }
-    free(dir);
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return -1;
-    size_t w = fwrite(data, 1, len, f);
-    return (fclose(f) == 0 && w == len) ? 0 : -1;
-}
-
 /* Writes the sources into WORK/src and compiles them there into WORK/lib.so. */
 static int compile_in(const solution *s, char **base, int nbase, const char *work,
                       const build_options *opt, build_result *r, kwb_error *err)
@@ -143,7 +127,7 @@ static int compile_in(const solution *s, char **base, int nbase, const char *wor
         argv[argc++] = base[i];
     for (int i = 0; i < s->nsources && argc < 60 + 32; i++) {
         char *p = xasprintf("%s/src/%s", work, s->sources[i].path);
-        if (write_file(p, s->sources[i].content, s->sources[i].len) != 0) {
+        if (paths_write_file(p, s->sources[i].content, s->sources[i].len) != 0) {
             free(p);
             return kwb_error_set(err, "%s: cannot write: %s", work, strerror(errno));
         }
@@ -208,7 +192,7 @@ int build_solution(const solution *s, const build_options *opt, build_result *r,
         else {
             int crc = compile_in(s, base, nbase, work, opt, r, err);
             char *cmd_file = xasprintf("%s/command", work);
-            write_file(cmd_file, r->command, strlen(r->command));
+            paths_write_file(cmd_file, r->command, strlen(r->command));
             free(cmd_file);
             if (crc < 0)
                 rc = -1;

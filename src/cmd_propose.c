@@ -102,7 +102,7 @@ int cmd_propose(int argc, char **argv)
         return 2;
     }
     round_ctx rc;
-    if (round_ctx_open_for("kwb propose", ws_dir, session, agent, &rc) != 0)
+    if (round_ctx_open_for("kwb propose", ws_dir, session, agent, 1, &rc) != 0)
         return 2;
     kwb_error err = {{0}};
     direction *d = NULL;

@@ -384,31 +384,11 @@ static void on_agent_progress(void *ctx, const char *kind, const char *text)
             fprintf(stderr, "kwb run: agent: %s\n", text);
         return;
     }
-    json_error_t jerr;
-    json_t *c = json_loads(text, 0, &jerr);
-    store_agent_call call = {
-        .session = r->session,
-        .provider = json_string_value(json_object_get(c, "provider")),
-        .model = json_string_value(json_object_get(c, "model")),
-        .tokens_in = json_is_integer(json_object_get(c, "tokens_in")) ? json_integer_value(json_object_get(c, "tokens_in")) : -1,
-        .tokens_out = json_is_integer(json_object_get(c, "tokens_out")) ? json_integer_value(json_object_get(c, "tokens_out")) : -1,
-        .cost = json_number_value(json_object_get(c, "cost")),
-        .duration_s = json_number_value(json_object_get(c, "seconds")),
-    };
-    const char *status = json_string_value(json_object_get(c, "status"));
-    const char *failure = json_string_value(json_object_get(c, "failure"));
-    char st[160];
-    snprintf(st, sizeof st, "%s%s%s", status ? status : "?", failure && strcmp(failure, "ok") ? ": " : "",
-             failure && strcmp(failure, "ok") ? failure : "");
-    call.status = st;
+    char line[512];
     kwb_error err = {{0}};
-    if (store_agent_call_add(r->h.st, &call, NULL, &err) != 0)
+    if (agent_call_record(r->h.st, r->session, text, line, sizeof line, &err) != 0)
         fprintf(stderr, "kwb run: agent call not recorded: %s\n", err.msg);
-    fprintf(stderr, "kwb run: agent call: %s %s, tokens %lld in / %lld out, $%.4f, %.1f s, %d attempt(s), %s\n",
-            call.provider ? call.provider : "?", call.model ? call.model : "?", (long long)call.tokens_in,
-            (long long)call.tokens_out, call.cost, call.duration_s,
-            (int)json_integer_value(json_object_get(c, "attempts")), st);
-    json_decref(c);
+    fprintf(stderr, "kwb run: agent call: %s\n", line);
 }
 
 /* The candidate name for round NUMBER and direction ID: "rN-" and the id with '.' and '=' as '-'. */

@@ -40,13 +40,29 @@ static void emit(const char *kind, const char *key, const char *text)
     json_decref(o);
 }
 
+/* Where progress goes: events on stdout or text on stderr; finished calls into the store. */
+typedef struct write_progress {
+    int events;
+    store *st;
+    int64_t session;
+} write_progress;
+
 static void on_progress(void *ctx, const char *kind, const char *text)
 {
-    if (*(int *)ctx) {
+    write_progress *w = ctx;
+    if (strcmp(kind, "call") == 0) {
+        char line[512];
+        kwb_error err = {{0}};
+        if (agent_call_record(w->st, w->session, text, line, sizeof line, &err) != 0)
+            fprintf(stderr, "kwb write: agent call not recorded: %s\n", err.msg);
+        if (!w->events)
+            fprintf(stderr, "kwb write: agent call: %s\n", line);
+    }
+    if (w->events) {
         emit(kind, "text", text);
     } else if (strcmp(kind, "text") == 0) {
         fputs(text, stderr);
-    } else {
+    } else if (strcmp(kind, "call") != 0) {
         fprintf(stderr, "kwb write: %s\n", text);
     }
 }
@@ -105,7 +121,8 @@ int cmd_write(int argc, char **argv)
         return 2;
     }
     round_ctx rc;
-    if (round_ctx_open_for("kwb write", ws_dir, session, agent, &rc) != 0)
+    /* read-write: the agent's calls become rows of the session's agent calls */
+    if (round_ctx_open_for("kwb write", ws_dir, session, agent, 0, &rc) != 0)
         return 2;
     kwb_error err = {{0}};
     direction d;
@@ -132,6 +149,7 @@ int cmd_write(int argc, char **argv)
     kwb_error cerr = {{0}};
     store_candidate_promoted(rc.h.st, rc.session, &best_id, NULL, &cerr);
     char *context = strcmp(agent, "tuner") ? agent_context_build(rc.h.st, rc.session, best_id, rc.definition, evidence) : NULL;
+    write_progress progress = {events, rc.h.st, rc.session};
     agent_task t = {
         .definition_path = rc.definition_path,
         .best_dir = from,
@@ -139,7 +157,7 @@ int cmd_write(int argc, char **argv)
         .dir = &d,
         .context = context,
         .progress = on_progress,
-        .progress_ctx = &events,
+        .progress_ctx = &progress,
         .cancel = &cancel_flag,
     };
     agent_outcome o;

@@ -77,20 +77,7 @@ void ftree_list_free(char **list, int n)
 
 static int write_all(const char *path, const char *data, size_t len, kwb_error *err)
 {
-    char *dir = xstrdup(path);
-    char *slash = strrchr(dir, '/');
-    if (slash) {
-        *slash = '\0';
-        paths_mkdir_p(dir);
-    }
-    free(dir);
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return kwb_error_set(err, "%s: cannot write: %s", path, strerror(errno));
-    size_t w = fwrite(data, 1, len, f);
-    if (fclose(f) != 0 || w != len)
-        return kwb_error_set(err, "%s: cannot write: %s", path, strerror(errno));
-    return 0;
+    return paths_write_file(path, data, len) == 0 ? 0 : kwb_error_set(err, "%s: cannot write: %s", path, strerror(errno));
 }
 
 int ftree_copy(const char *src, const char *dst, kwb_error *err)

@@ -219,25 +219,28 @@ static int step_eval(const judge_request *q, const char *step, const char *const
     return rc;
 }
 
-int judge_candidate(const judge_request *q, judge_verdict *v, kwb_error *err)
+/* The gate: Q's candidate against the best on V's representatives (recorded: the candidate's
+ * first eval run). 1 passed, 0 failed (V's reason says why), -1 on error. */
+static int gate_step(const judge_request *q, judge_verdict *v, kwb_error *err)
 {
-    memset(v, 0, sizeof *v);
-    char *reps = v->gate_filter, why[512];
-    const char *filter = q->filter;
-    if (q->best_name && q->best_dir)
-        v->gate_workloads = gate_filter(q, reps, sizeof v->gate_filter);
-    if (v->gate_workloads > 0) {
-        const char *extra[] = {"--name", q->name, "--direction", q->direction, "--parent", q->best_name,
-                               "--against", q->best_dir, "--workloads", reps, NULL};
-        snprintf(v->stage, sizeof v->stage, "gate");
-        if (step_eval(q, "gate", extra, 0, &v->gate, NULL, 0, err) != 0)
-            return -1;
-        if (!judge_rule(&v->gate, why, sizeof why)) {
-            snprintf(v->reason, sizeof v->reason, "gate on %d representative workload(s) (%s): %s", v->gate_workloads,
-                     reps, why);
-            return 0;
-        }
-    }
+    const char *extra[] = {"--name", q->name, "--direction", q->direction, "--parent", q->best_name,
+                           "--against", q->best_dir, "--workloads", v->gate_filter, NULL};
+    char why[512];
+    snprintf(v->stage, sizeof v->stage, "gate");
+    if (step_eval(q, "gate", extra, 0, &v->gate, NULL, 0, err) != 0)
+        return -1;
+    if (judge_rule(&v->gate, why, sizeof why))
+        return 1;
+    snprintf(v->reason, sizeof v->reason, "gate on %d representative workload(s) (%s): %s", v->gate_workloads,
+             v->gate_filter, why);
+    return 0;
+}
+
+/* The sweep: every workload, another eval run of the candidate when the gate recorded it (else
+ * its first), paired against the best when there is one. 1 passed, 0 failed, -1 on error; V's
+ * reason gets the gate's and the sweep's figures either way. */
+static int sweep_step(const judge_request *q, judge_verdict *v, kwb_error *err)
+{
     const char *extra[16];
     int n = 0;
     if (v->gate_workloads > 0) {
@@ -249,40 +252,57 @@ int judge_candidate(const judge_request *q, judge_verdict *v, kwb_error *err)
     }
     if (q->best_dir)
         extra[n++] = "--against", extra[n++] = q->best_dir;
-    if (filter)
-        extra[n++] = "--workloads", extra[n++] = filter;
+    if (q->filter)
+        extra[n++] = "--workloads", extra[n++] = q->filter;
     extra[n] = NULL;
     snprintf(v->stage, sizeof v->stage, "sweep");
     if (step_eval(q, "sweep", extra, 0, &v->sweep, v->sweep_json, sizeof v->sweep_json, err) != 0)
         return -1;
+    char why[512], gate[384] = "";
     int pass = q->best_dir ? judge_rule(&v->sweep, why, sizeof why) : v->sweep.passed == v->sweep.total;
     if (!q->best_dir)
         snprintf(why, sizeof why, "%d of %d PASSED; mean %.4f ms", v->sweep.passed, v->sweep.total, v->sweep.mean_ms);
-    char gate_note[384] = "";
     if (v->gate_workloads > 0)
-        snprintf(gate_note, sizeof gate_note, "gate passed on %d representative(s) (%s): faster on %d; ",
-                 v->gate_workloads, reps, v->gate.faster);
-    snprintf(v->reason, sizeof v->reason, "%ssweep: %s", gate_note, why);
-    if (!pass)
+        snprintf(gate, sizeof gate, "gate passed on %d representative(s) (%s): faster on %d; ", v->gate_workloads,
+                 v->gate_filter, v->gate.faster);
+    snprintf(v->reason, sizeof v->reason, "%ssweep: %s", gate, why);
+    return pass;
+}
+
+/* The replay: V's replay_trials correctness trials per workload on inputs of another seed
+ * (unrecorded). 1 passed, 0 failed, -1 on error; its figures are added to V's reason. */
+static int replay_step(const judge_request *q, judge_verdict *v, kwb_error *err)
+{
+    char trials[16];
+    snprintf(trials, sizeof trials, "%d", v->replay_trials);
+    const char *extra[] = {"--trials", trials, "--seed", "7919", q->filter ? "--workloads" : NULL, q->filter, NULL};
+    eval_summary r;
+    snprintf(v->stage, sizeof v->stage, "replay");
+    if (step_eval(q, "replay", extra, 1, &r, NULL, 0, err) != 0)
+        return -1;
+    size_t used = strlen(v->reason);
+    if (r.passed < r.total) {
+        snprintf(v->reason + used, sizeof v->reason - used, "; replay of %d trials: %d of %d workloads failed (first: %s)",
+                 v->replay_trials, r.total - r.passed, r.total, r.first_failure);
         return 0;
-    v->replay_trials = replay_trials(q);
-    if (v->replay_trials > 0) {
-        char trials[16];
-        snprintf(trials, sizeof trials, "%d", v->replay_trials);
-        const char *rextra[] = {"--trials", trials, "--seed", "7919", filter ? "--workloads" : NULL, filter, NULL};
-        eval_summary r;
-        snprintf(v->stage, sizeof v->stage, "replay");
-        if (step_eval(q, "replay", rextra, 1, &r, NULL, 0, err) != 0)
-            return -1;
-        size_t used = strlen(v->reason);
-        if (r.passed < r.total) {
-            snprintf(v->reason + used, sizeof v->reason - used, "; replay of %d trials: %d of %d workloads failed (first: %s)",
-                     v->replay_trials, r.total - r.passed, r.total, r.first_failure);
-            return 0;
-        }
-        snprintf(v->reason + used, sizeof v->reason - used, "; replay of %d trials: all %d PASSED", v->replay_trials,
-                 r.total);
     }
-    v->promote = 1;
+    snprintf(v->reason + used, sizeof v->reason - used, "; replay of %d trials: all %d PASSED", v->replay_trials,
+             r.total);
+    return 1;
+}
+
+int judge_candidate(const judge_request *q, judge_verdict *v, kwb_error *err)
+{
+    memset(v, 0, sizeof *v);
+    if (q->best_name && q->best_dir)
+        v->gate_workloads = gate_filter(q, v->gate_filter, sizeof v->gate_filter);
+    int rc = v->gate_workloads > 0 ? gate_step(q, v, err) : 1;
+    if (rc == 1)
+        rc = sweep_step(q, v, err);
+    if (rc == 1 && (v->replay_trials = replay_trials(q)) > 0)
+        rc = replay_step(q, v, err);
+    if (rc < 0)
+        return -1;
+    v->promote = rc;
     return 0;
 }

@@ -1,11 +1,12 @@
 /* judge.h - the harness's verdict on one candidate (DESIGN.md sections 1 and 10), in three
- * steps, each a child `kwb eval` recorded in the session:
+ * steps, each a child `kwb eval` (gate and sweep recorded in the session):
  *   gate   paired against the best on one representative workload per regime (roundplan.h);
  *          skipped when that is every workload anyway, or when there is no best yet;
  *   sweep  every workload, paired against the best (`kwb eval --candidate`, another eval run
  *          of the same candidate): all PASSED, none slower, at least one faster;
- *   replay the definition's kwb.replay trials on every workload (fresh inputs each trial),
- *          all PASSED; only for definitions that ask for it.
+ *   replay the definition's kwb.replay trials on every workload (inputs of another seed,
+ *          fresh each trial), all PASSED; only for definitions that ask for it; unrecorded
+ *          (its outcome goes into the verdict's reason).
  * The first step that fails decides: the verdict names it and says why. Deciding (promote or
  * reject in the store) stays with the caller: a human may still say no. */
 #ifndef KWB_JUDGE_H
@@ -49,7 +50,7 @@ typedef struct judge_request {
 typedef struct judge_verdict {
     int promote;              /* 1: every step passed */
     char stage[8];            /* the step that decided: "gate", "sweep", "replay" */
-    char reason[768];         /* why, with each step's figures */
+    char reason[1024];        /* why, with each step's figures */
     int gate_workloads;       /* the gate's representatives; 0 when the gate was skipped */
     char gate_filter[256];    /* their uuid prefixes, '|' between them */
     int replay_trials;        /* 0 when the definition asks for no replay */

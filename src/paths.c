@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -175,4 +176,26 @@ void paths_remove_tree(const char *path)
     }
     closedir(d);
     rmdir(path);
+}
+
+int paths_write_file(const char *path, const void *data, size_t len)
+{
+    char *dir = xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+        *slash = '\0';
+        paths_mkdir_p(dir);
+    }
+    free(dir);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    size_t w = fwrite(data, 1, len, f);
+    int saved = errno;
+    if (fclose(f) != 0 || w != len) {
+        if (w != len)
+            errno = saved;
+        return -1;
+    }
+    return 0;
 }

@@ -4,6 +4,8 @@
 #ifndef KWB_PATHS_H
 #define KWB_PATHS_H
 
+#include <stddef.h>
+
 /* kwb-runner: $KWB_RUNNER, else beside this executable, else "kwb-runner" on PATH.
  * The caller frees the result. */
 char *paths_runner(void);
@@ -26,6 +28,8 @@ char *paths_cache_dir(void);
 char *paths_self(void);
 /* Creates DIR and its parents (mode 0755); returns 0, or -1 with errno set. */
 int paths_mkdir_p(const char *dir);
+/* Writes LEN bytes of DATA to PATH (replacing it), making its folder first; 0, or -1 with errno set. */
+int paths_write_file(const char *path, const void *data, size_t len);
 
 /* Removes PATH and everything below it (no error when it is not there). */
 void paths_remove_tree(const char *path);

@@ -101,14 +101,15 @@ int round_ctx_open(const char *ws_dir, const char *session, int readonly, round_
     return 0;
 }
 
-int round_ctx_open_for(const char *cmd, const char *ws_dir, const char *session, const char *agent, round_ctx *c)
+int round_ctx_open_for(const char *cmd, const char *ws_dir, const char *session, const char *agent, int readonly,
+                       round_ctx *c)
 {
     kwb_error err = {{0}};
     if (!agent_known(agent)) {
         fprintf(stderr, "%s: unknown agent '%s'\n", cmd, agent);
         return 2;
     }
-    if (round_ctx_open(ws_dir, session, 1, c, &err) != 0) {
+    if (round_ctx_open(ws_dir, session, readonly, c, &err) != 0) {
         fprintf(stderr, "%s: %s\n", cmd, err.msg);
         return 2;
     }

@@ -31,9 +31,10 @@ typedef struct round_ctx {
 /* Opens the workspace (WORKSPACE or found), session SESSION (NULL: the newest) and everything
  * above; READONLY opens the store read-only. Returns 0, or -1 with *err set and nothing open. */
 int round_ctx_open(const char *ws_dir, const char *session, int readonly, round_ctx *c, kwb_error *err);
-/* round_ctx_open for command CMD ("kwb write"), read-only, after checking that AGENT is an
- * agent this kwb knows: 0, or 2 (the exit code) with the problem said on stderr as "CMD: ...". */
-int round_ctx_open_for(const char *cmd, const char *ws_dir, const char *session, const char *agent, round_ctx *c);
+/* round_ctx_open for command CMD ("kwb write"; READONLY as there) after checking that AGENT is
+ * an agent this kwb knows: 0, or 2 (the exit code) with the problem said on stderr as "CMD: ...". */
+int round_ctx_open_for(const char *cmd, const char *ws_dir, const char *session, const char *agent, int readonly,
+                       round_ctx *c);
 /* The ranking context for C (valid while C is open). */
 direction_ctx round_ctx_directions(const round_ctx *c);
 /* Directions for agent AGENT from C (tuner: knob changes of the best; others: ranked skill

@@ -261,8 +261,9 @@ static void eval_done(tui_app *a, job *j)
     model_reload(a);
     a->focus = PANE_WORKLOADS;
     app_log(a, v == 1 ? TC_LOG_INFO : TC_LOG_WARN, "gate, sweep, replay: %s", a->verdict_reason);
-    app_status(a, v == 1 ? TC_NORMAL : TC_WARNING, "%s: %s -> %s? y/a confirms, x rejects with a reason", a->cand_name,
-               a->verdict_reason, v == 1 ? "promote" : "reject");
+    /* the question first: a long verdict is cut at the screen's edge, the keys must not be */
+    app_status(a, v == 1 ? TC_NORMAL : TC_WARNING, "%s: %s? y/a confirms, x rejects with a reason; %s", a->cand_name,
+               v == 1 ? "promote" : "reject", a->verdict_reason);
 }
 
 void flow_job_done(void *ctx, job *j)

@@ -47,7 +47,8 @@ expect_grep '"model":"claude-test"' "$TMP/req1" "the configured model is asked f
 t1=$(ls "$TMP/ws/run/an/"r1-*.transcript.jsonl 2>/dev/null | head -1)
 expect_grep '"kind":"call".*event: message_start' "$t1" "the transcript keeps the raw event stream"
 
-# kwb write with the anthropic agent, events on stdout for the workbench
+# kwb write with the anthropic agent, events on stdout for the workbench; its call is a row of the store
+calls_before=$(sqlite3 "$TMP/ws/kwb.db" "SELECT count(*) FROM agent_calls")
 "$KWB" write --session an --direction agenttest.three --out "$TMP/written" --agent anthropic --events \
     >"$TMP/write.out" 2>"$TMP/write.err"
 expect_code 0 "$?" "kwb write --agent anthropic"
@@ -56,4 +57,6 @@ expect_grep '"event":"text","text":' "$TMP/write.out" "write: the model's text a
 expect_grep '"event":"call"' "$TMP/write.out" "write: the call event"
 expect_grep '"event":"done".*\+\+\+ b/notes\.h' "$TMP/write.out" "write: done with the diff"
 [ -f "$TMP/written/notes.h" ] && pass "write: the candidate folder has the new file" || fail "write: no notes.h"
+[ "$(sqlite3 "$TMP/ws/kwb.db" "SELECT count(*) FROM agent_calls")" -eq $((calls_before + 1)) ] && [ "$(sqlite3 "$TMP/ws/kwb.db" "SELECT provider FROM agent_calls ORDER BY id DESC LIMIT 1")" = anthropic ] &&
+    pass "write: the call is recorded in the store" || fail "write: no agent_calls row for kwb write"
 finish

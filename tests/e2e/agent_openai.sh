@@ -72,7 +72,7 @@ for want in 'Raise LANES so that the dot products' 'wide_dot\.c:[0-9]+' '#define
     expect_grep "$want" "$TMP/req1" "the prompt holds /$want/"
 done
 sed -n 3p "$TMP/fake.log" >"$TMP/req2"   # 1: the 429, 2: round 1, 3: round 2
-expect_grep 'earlier directions of this session:.*agenttest\.[a-z]+: accepted: all 7 PASSED' "$TMP/req2" \
+expect_grep 'earlier directions of this session:.*agenttest\.[a-z]+: accepted: .*sweep: all 7 PASSED' "$TMP/req2" \
     "round 2's prompt lists round 1's outcome"
 stop_fake
 
