@@ -122,7 +122,8 @@ typedef struct tui_app {
 
     /* the round in progress */
     round_step step;
-    int round_no;
+    int round_no;     /* the round being played: the store's round count when it was proposed */
+    int store_rounds; /* rounds in the store at the last reload */
     int chosen; /* index into props */
     char cand_name[160], cand_dir[1024];
     char eval_json[1024];

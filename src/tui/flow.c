@@ -62,6 +62,7 @@ static void propose(tui_app *a)
     const char *args[] = {
         "propose", "--session", a->opt.session, "--json", "--agent", a->opt.agent ? a->opt.agent : "tuner", NULL};
     a->step = STEP_PROPOSING;
+    a->round_no = a->store_rounds; /* the candidate's own round, once recorded, does not advance it */
     spawn_kwb(a, JOB_PROPOSE, "propose", 1, args);
 }
 

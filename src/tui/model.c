@@ -132,8 +132,12 @@ static void load_table(tui_app *a)
         base = c.id, store_candidate_free(&c);
     a->best_ms = 0;
     a->best_name[0] = a->best_dir[0] = '\0';
-    if (store_candidate_best(a->h.st, a->session, &best, &a->best_ms, &err) == 1 &&
+    /* the best is the candidate promoted last: what the rounds start from and what a candidate is
+     * judged against (a faster one still awaiting its decision is not the best yet) */
+    if (store_candidate_promoted(a->h.st, a->session, &best, &a->best_ms, &err) == 1 &&
         store_candidate_get(a->h.st, best, &c, &err) == 0) {
+        if (a->best_ms != a->best_ms)
+            a->best_ms = 0; /* NaN: no complete evaluation */
         snprintf(a->best_name, sizeof a->best_name, "%s", c.name);
         snprintf(a->best_dir, sizeof a->best_dir, "%s", c.solution_dir ? c.solution_dir : "");
         store_candidate_free(&c);
@@ -238,7 +242,9 @@ static void load_history(tui_app *a)
         h->best_ms = r[i].best_mean_ms;
         snprintf(h->title, sizeof h->title, "%s", r[i].title ? r[i].title : "");
     }
-    a->round_no = n;
+    a->store_rounds = n;
+    if (a->round_no == 0)
+        a->round_no = n;
     store_round_list_free(r, n);
 }
 
