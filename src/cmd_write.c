@@ -12,6 +12,8 @@
 
 #include "agent.h"
 #include "agent_prep.h"
+#include "agentcfg.h"
+#include "llm.h"
 #include "roundctx.h"
 
 static volatile int cancel_flag;
@@ -65,6 +67,17 @@ static void on_progress(void *ctx, const char *kind, const char *text)
     } else if (strcmp(kind, "call") != 0) {
         fprintf(stderr, "kwb write: %s\n", text);
     }
+}
+
+/* Nonzero when the session of C has spent CFG's agent budget (*err says so): kwb write asks no
+ * agent then, as kwb run stops its rounds. */
+static int budget_spent(const round_ctx *c, const agent_config *cfg, kwb_error *err)
+{
+    store_agent_totals tot;
+    kwb_error ignored = {{0}};
+    if (store_agent_totals_get(c->h.st, c->session, &tot, &ignored) != 0)
+        return 0;
+    return llm_session_budget_check(cfg, tot.cost, (long)(tot.tokens_in + tot.tokens_out), err) != 0;
 }
 
 /* The direction ID as the agent gets it: a skill direction with its guidance and scope, or a
@@ -140,6 +153,23 @@ int cmd_write(int argc, char **argv)
         round_ctx_close(&rc);
         return code;
     }
+    agent_config cfg;
+    int have_cfg = 0;
+    if (strcmp(agent, "tuner") != 0) {
+        if (agentcfg_load_default(agent, &cfg, &err) != 0)
+            code = 2;
+        else if ((have_cfg = 1, budget_spent(&rc, &cfg, &err)))
+            code = 1;
+    }
+    if (code) {
+        if (events)
+            emit("error", "message", err.msg);
+        fprintf(stderr, "kwb write: %s\n", err.msg);
+        if (have_cfg)
+            agentcfg_free(&cfg);
+        round_ctx_close(&rc);
+        return code;
+    }
     signal(SIGTERM, on_cancel);
     signal(SIGINT, on_cancel);
     /* the per-workload table, bottleneck and earlier directions for an LLM or CLI agent's prompt */
@@ -162,7 +192,7 @@ int cmd_write(int argc, char **argv)
     };
     agent_outcome o;
     agent_outcome_init(&o);
-    if (agent_write(agent, NULL, &t, &o, &err) != 0) {
+    if (agent_write(agent, have_cfg ? &cfg : NULL, &t, &o, &err) != 0) {
         if (events)
             emit("error", "message", err.msg);
         fprintf(stderr, "kwb write: %s\n", err.msg);
@@ -180,6 +210,8 @@ int cmd_write(int argc, char **argv)
     }
     agent_outcome_free(&o);
     free(context);
+    if (have_cfg)
+        agentcfg_free(&cfg);
     round_ctx_close(&rc);
     return code;
 }

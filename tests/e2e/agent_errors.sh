@@ -3,7 +3,8 @@
 # an edit that does not apply (one retry turn with the closest lines, then the error), HTTP 500
 # past the retries, a stream cut twice, an error event in the stream twice, exhausted quota (no
 # retry), a reply stopped at the output cap with no text, a reply with no edit, a wrong key
-# (401, no retry); a spent budget stops the session cleanly with a note; SIGTERM cancels
+# (401, no retry); a spent budget stops the session cleanly with a note (and kwb write asks
+# nothing); SIGTERM cancels
 # `kwb write --agent openai` in the middle of a slow stream.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/agent_lib.sh"
@@ -73,6 +74,12 @@ expect_grep 'kwb run: budget reached.*the session stops here' "$TMP/budget.err" 
 [ "$(sql "SELECT count(*) FROM notes WHERE text LIKE '%budget reached%'")" = 1 ] && pass "budget: noted in the store" ||
     fail "budget: no note"
 [ "$(grep -c '"n":' "$TMP/fake.log")" = 1 ] && pass "budget: no call after it is spent" || fail "budget: calls went on"
+# kwb write (the workbench's way to the agent) checks the same budget before asking
+"$KWB" write --session budget --direction agenttest.lanes --out "$TMP/overbudget" --agent openai >/dev/null 2>"$TMP/wbudget.err"
+expect_code 1 "$?" "budget: kwb write refuses once it is spent"
+expect_grep '^kwb write: budget reached: \$[0-9.]+ spent of \$1\.50' "$TMP/wbudget.err" "budget: kwb write says why"
+[ -e "$TMP/overbudget" ] && fail "budget: kwb write left a folder" || pass "budget: kwb write wrote nothing"
+[ "$(grep -c '"n":' "$TMP/fake.log")" = 1 ] && pass "budget: kwb write made no call" || fail "budget: kwb write called"
 stop_fake
 
 # cancel: SIGTERM to kwb write in the middle of a slow stream
