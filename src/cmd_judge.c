@@ -82,8 +82,9 @@ static int print_json(const char *folder, const judge_args *a, const judge_verdi
     if (!doc)
         return kwb_error_set(err, "%s:%d: %s", path, jerr.line, jerr.text);
     json_object_set_new(doc, "judge",
-                        json_pack("{s:b, s:s, s:s, s:i, s:i}", "promote", v->promote, "stage", v->stage, "reason",
-                                  v->reason, "gate_workloads", v->gate_workloads, "replay_trials", v->replay_trials));
+                        json_pack("{s:b, s:s, s:s, s:i, s:i, s:i}", "promote", v->promote, "stage", v->stage, "reason",
+                                  v->reason, "gate_workloads", v->gate_workloads, "replay_trials", v->replay_trials,
+                                  "heldout_workloads", v->heldout_workloads));
     json_dumpf(doc, stdout, JSON_INDENT(1));
     fputc('\n', stdout);
     json_decref(doc);
@@ -133,8 +134,8 @@ int cmd_judge(int argc, char **argv)
     };
     judge_verdict v;
     if (!a.quiet)
-        fprintf(stderr, "kwb judge: %s against %s: gate, sweep%s\n", a.name, have_best ? best.name : "nothing (no best)",
-                ", replay where the definition asks");
+        fprintf(stderr, "kwb judge: %s against %s: gate, sweep, replay and held-out shapes where there are\n", a.name,
+                have_best ? best.name : "nothing (no best)");
     if (judge_candidate(&q, &v, &err) != 0)
         goto out;
     if (a.json ? print_json(folder, &a, &v, &err) != 0 : 0)

@@ -1,4 +1,5 @@
-/* cmd_judge.h - `kwb judge`: gate, sweep and replay of one candidate against a session's best. */
+/* cmd_judge.h - `kwb judge`: gate, sweep, replay and held-out shapes of one candidate against a
+ * session's best. */
 #ifndef KWB_CMD_JUDGE_H
 #define KWB_CMD_JUDGE_H
 

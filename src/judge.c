@@ -1,4 +1,4 @@
-/* judge.c - gate, sweep and replay of one candidate through child evals (see judge.h). */
+/* judge.c - gate, sweep, replay and held-out shapes of one candidate through child evals (see judge.h). */
 #include "judge.h"
 
 #include <errno.h>
@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "bottleneck.h"
 #include "paths.h"
@@ -291,6 +292,37 @@ static int replay_step(const judge_request *q, judge_verdict *v, kwb_error *err)
     return 1;
 }
 
+/* Whether Q's dataset holds held-out workloads for its definition (DATASET/heldout/NAME.jsonl). */
+static int has_held_out(const judge_request *q)
+{
+    char *dataset = q->dataset ? xstrdup(q->dataset) : paths_dataset();
+    char *path = xasprintf("%s/heldout/%s.jsonl", dataset, q->definition);
+    int yes = access(path, R_OK) == 0;
+    free(path);
+    free(dataset);
+    return yes;
+}
+
+/* The held-out step: the definition's held-out shapes, which no agent was shown (unrecorded),
+ * all PASSED. 1 passed, 0 failed, -1 on error; its figures are added to V's reason. */
+static int held_out_step(const judge_request *q, judge_verdict *v, kwb_error *err)
+{
+    const char *extra[] = {"--held-out", NULL};
+    eval_summary h;
+    snprintf(v->stage, sizeof v->stage, "heldout");
+    if (step_eval(q, "heldout", extra, 1, &h, NULL, 0, err) != 0)
+        return -1;
+    v->heldout_workloads = h.total;
+    size_t used = strlen(v->reason);
+    if (h.passed < h.total) {
+        snprintf(v->reason + used, sizeof v->reason - used, "; held-out shapes: %d of %d failed (first: %s)",
+                 h.total - h.passed, h.total, h.first_failure);
+        return 0;
+    }
+    snprintf(v->reason + used, sizeof v->reason - used, "; held-out shapes: all %d PASSED", h.total);
+    return 1;
+}
+
 int judge_candidate(const judge_request *q, judge_verdict *v, kwb_error *err)
 {
     memset(v, 0, sizeof *v);
@@ -301,6 +333,8 @@ int judge_candidate(const judge_request *q, judge_verdict *v, kwb_error *err)
         rc = sweep_step(q, v, err);
     if (rc == 1 && (v->replay_trials = replay_trials(q)) > 0)
         rc = replay_step(q, v, err);
+    if (rc == 1 && q->best_dir && has_held_out(q))
+        rc = held_out_step(q, v, err);
     if (rc < 0)
         return -1;
     v->promote = rc;

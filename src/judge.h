@@ -1,4 +1,4 @@
-/* judge.h - the harness's verdict on one candidate (DESIGN.md sections 1 and 10), in three
+/* judge.h - the harness's verdict on one candidate (DESIGN.md sections 1 and 10), in up to four
  * steps, each a child `kwb eval` (gate and sweep recorded in the session):
  *   gate   paired against the best on one representative workload per regime (roundplan.h);
  *          skipped when that is every workload anyway, or when there is no best yet;
@@ -6,7 +6,10 @@
  *          of the same candidate): all PASSED, none slower, at least one faster;
  *   replay the definition's kwb.replay trials on every workload (inputs of another seed,
  *          fresh each trial), all PASSED; only for definitions that ask for it; unrecorded
- *          (its outcome goes into the verdict's reason).
+ *          (its outcome goes into the verdict's reason);
+ *   held-out the definition's held-out shapes (DATASET/heldout/NAME.jsonl, never shown to an
+ *          agent), all PASSED: a kernel that hard-codes the shapes it saw fails here; only
+ *          when the dataset has them and there is a best (not for the start); unrecorded.
  * The first step that fails decides: the verdict names it and says why. Deciding (promote or
  * reject in the store) stays with the caller: a human may still say no. */
 #ifndef KWB_JUDGE_H
@@ -49,11 +52,12 @@ typedef struct judge_request {
 
 typedef struct judge_verdict {
     int promote;              /* 1: every step passed */
-    char stage[8];            /* the step that decided: "gate", "sweep", "replay" */
+    char stage[8];            /* the step that decided: "gate", "sweep", "replay", "heldout" */
     char reason[1024];        /* why, with each step's figures */
     int gate_workloads;       /* the gate's representatives; 0 when the gate was skipped */
     char gate_filter[256];    /* their uuid prefixes, '|' between them */
     int replay_trials;        /* 0 when the definition asks for no replay */
+    int heldout_workloads;    /* held-out shapes evaluated; 0 when none */
     eval_summary gate, sweep; /* sweep.mean_ms and sweep.evidence describe the candidate */
     char sweep_json[4096];    /* the sweep's JSON output; "" when it did not run */
 } judge_verdict;

@@ -25,7 +25,7 @@ static const command commands[] = {
     {"eval", cmd_eval, "evaluate a solution on every workload of a definition"},
     {"dump", cmd_dump, "write workloads' inputs and reference outputs as safetensors"},
     {"run", cmd_run, "rounds of the controller with no terminal UI: propose, gate, sweep, decide"},
-    {"judge", cmd_judge, "gate, sweep and replay of a candidate against the session's best (no decision)"},
+    {"judge", cmd_judge, "gate, sweep, replay and held-out shapes of a candidate against the best (no decision)"},
     {"propose", cmd_propose, "the directions a session's next round may take, ranked"},
     {"write", cmd_write, "an agent writes a candidate for one direction from the session's best"},
     {"recon", cmd_recon, "search reference folders for a direction's keywords (reference-first)"},

@@ -394,7 +394,8 @@ static void evaluate(tui_app *a)
     a->verdict_reason[0] = '\0';
     a->step = STEP_EVALUATING;
     a->bottom = PANE_LOG;
-    app_status(a, TC_NORMAL, "%s: build, gate, sweep and replay against %s (Esc cancels)", a->cand_name, a->best_name);
+    app_status(a, TC_NORMAL, "%s: build, gate, sweep, replay, held-out shapes against %s (Esc cancels)", a->cand_name,
+               a->best_name);
     spawn_kwb(a, JOB_EVAL, "judge", 1, args);
 }
 

@@ -1,16 +1,22 @@
 #!/bin/bash
-# kwb judge: the harness's three steps on a candidate against the session's best. On a dataset
-# of six workloads in two regimes (batch 1 and 64) whose definition asks for a replay (kwb.replay 5 % at 90 %:
-# 45 trials): a slower candidate is rejected at the gate (one eval run, on the representatives
+# kwb judge: the harness's steps on a candidate against the session's best. On a dataset of six
+# workloads in two regimes (batch 1 and 64) with two held-out shapes (batch 3 and 5), whose
+# definition asks for a replay (kwb.replay 5 % at 90 %: 45 trials): a slower candidate is rejected at the gate (one eval run, on the representatives
 # only); a candidate that is wrong on rare inputs passes gate and sweep and is caught by the
 # replay; an honest faster one passes all three (two eval runs of one candidate, its round
-# continued, the replay's count in the reason; --json carries the verdict). Usage errors exit 2.
+# continued, the replay's count in the reason; --json carries the verdict); one that hard-codes
+# the shapes it was shown is caught by the held-out shapes. Usage errors exit 2.
 . "$top_srcdir/tests/lib.sh"
 export KWB_WORKSPACE="$TMP/ws"
 "$KWB" init "$TMP/ws" >/dev/null 2>&1 || fail "init"
 make_dataset "$TMP/ds" 1 1 1 64 64 64
 sed -i 's/"kwb": {/"kwb": {\n    "replay": {"failure_rate": 0.05, "confidence": 0.9},/' "$TMP/ds/definitions/$DEF.json"
 grep -q '"failure_rate": 0.05' "$TMP/ds/definitions/$DEF.json" && pass "dataset: replay asked" || fail "dataset: replay"
+mkdir -p "$TMP/ds/heldout"
+for b in 3 5; do
+    printf '{"definition": "%s", "solution": null, "workload": {"uuid": "held-b%d", "axes": {"batch_size": %d}, "inputs": {"scale": {"type": "scalar", "value": 0.0}}}, "evaluation": null}\n' \
+        "$DEF" "$b" "$b" >>"$TMP/ds/heldout/$DEF.jsonl"
+done
 make_candidate "$TMP/start" start 'usleep(3000);'
 make_candidate "$TMP/slower" slower 'usleep(9000);'
 make_candidate "$TMP/honest" honest ''
@@ -45,7 +51,7 @@ expect_grep '^flaky: not promotable at the replay: gate passed on 2 .*sweep: all
     >"$TMP/honest.json" 2>"$TMP/honest.err"
 expect_code 0 "$?" "honest: promotable"
 expect_grep '"promote": true' "$TMP/honest.json" "honest: --json carries the verdict"
-expect_grep '"reason": "gate passed on 2 representative\(s\) \([^)]*\): faster on [12]; sweep: all 6 PASSED; faster on [1-6], slower on none; mean [0-9.]+ ms; replay of 45 trials: all 6 PASSED"' \
+expect_grep '"reason": "gate passed on 2 representative\(s\) \([^)]*\): faster on [12]; sweep: all 6 PASSED; faster on [1-6], slower on none; mean [0-9.]+ ms; replay of 45 trials: all 6 PASSED; held-out shapes: all 2 PASSED"' \
     "$TMP/honest.json" "honest: each step's figures in the reason"
 [ "$(jq '.workloads | length' "$TMP/honest.json")" = 6 ] && pass "honest: the JSON is the sweep's" || fail "honest: JSON workloads"
 [ "$(runs_of honest)" = "2,6" ] && pass "honest: gate and sweep runs of one candidate" || fail "honest: eval runs $(runs_of honest)"
@@ -53,6 +59,17 @@ expect_grep '"reason": "gate passed on 2 representative\(s\) \([^)]*\): faster o
     pass "store: the round goes on for the sweep" || fail "store: round continued"
 [ "$(sqlite3 "$db" "SELECT r.state FROM rounds r JOIN candidates c ON c.id = r.candidate_id WHERE c.name = 'honest'")" = done ] &&
     pass "store: the round ends done" || fail "store: round state"
+
+# hard-coded shapes (right on batch 1 and 64, the sizes it was shown; wrong on any other): gate,
+# sweep and replay pass, the held-out shapes do not
+make_candidate "$TMP/shapes" shapes 'if (B != 1 && B != 64) {
+        unsigned short *o = a[9].data;
+        for (long long i = 0; i < B * 8 * 128; i++) o[i] = 0x4700;
+    }'
+"$KWB" judge --session s --solution "$TMP/shapes" --name shapes "${common[@]}" >"$TMP/shapes.out" 2>"$TMP/shapes.err"
+expect_code 1 "$?" "shapes: not promotable"
+expect_grep '^shapes: not promotable at the heldout: .*sweep: all 6 PASSED.*replay of 45 trials: all 6 PASSED; held-out shapes: 2 of 2 failed \(first: held-b[35]' \
+    "$TMP/shapes.out" "shapes: caught by the held-out shapes"
 "$KWB" decide honest promote --session s --reason "judged" >/dev/null 2>&1 || fail "honest promoted"
 
 "$KWB" judge --session nosuch --solution "$TMP/honest" --name x >/dev/null 2>"$TMP/bad1.err"
