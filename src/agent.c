@@ -99,13 +99,9 @@ int agent_write(const char *name, const struct agent_config *cfg, const agent_ta
         return agent_tuner_write(t, o, err);
     if (!agent_known(name))
         return kwb_error_set(err, "unknown agent '%s' (known: tuner, openai, anthropic, command)", name);
-    /* the LLM and command agents: their configuration, from the default file when not given */
-    agent_config own;
-    if (!cfg && agentcfg_load_default(name, &own, err) != 0)
-        return -1;
-    const agent_config *c = cfg ? cfg : &own;
-    int rc = strcmp(c->provider, "command") == 0 ? agent_command_write(c, t, o, err) : agent_llm_write(c, t, o, err);
+    /* the LLM and command agents: their callers load the configuration (and check its budget) */
     if (!cfg)
-        agentcfg_free(&own);
-    return rc;
+        return kwb_error_set(err, "agent '%s' needs its configuration", name);
+    return strcmp(cfg->provider, "command") == 0 ? agent_command_write(cfg, t, o, err)
+                                                 : agent_llm_write(cfg, t, o, err);
 }

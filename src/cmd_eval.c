@@ -566,7 +566,7 @@ static int resume_only_missing(eval_recorder *rec, const definition *d, workload
 static int load_held_out(const char *dataset, const definition *d, workload_set *set, kwb_error *err)
 {
     workload_set_free(set);
-    char *path = xasprintf("%s/heldout/%s.jsonl", dataset, d->name);
+    char *path = traceset_held_out_path(dataset, d->name);
     int rc = access(path, R_OK) == 0 ? workload_load_file(path, d, set, err)
                                      : kwb_error_set(err, "%s: no held-out workloads for %s", path, d->name);
     free(path);

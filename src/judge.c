@@ -134,53 +134,26 @@ int judge_rule(const eval_summary *s, char *reason, size_t cap)
     return 0;
 }
 
-
-/* The gate's --workloads filter for Q (one representative per regime of the workloads Q's
- * filter keeps, weighted by the best's latencies) into OUT; how many, or 0 when the gate would
- * cover every workload anyway (or cannot be planned: then the sweep alone judges). */
-static int gate_filter(const judge_request *q, char *out, size_t cap)
+/* The gate's --workloads filter for Q from definition D and its workloads SET (cut to Q's
+ * filter here): one representative per regime, weighted by the best's latencies, into OUT; how
+ * many, or 0 when the gate would cover every workload anyway (then the sweep alone judges). */
+static int gate_filter(const judge_request *q, const definition *d, workload_set *set, char *out, size_t cap)
 {
-    char *dataset = q->dataset ? xstrdup(q->dataset) : paths_dataset();
-    definition *d = NULL;
-    workload_set set = {0};
+    if (q->filter && workload_set_filter(set, d, q->filter) == 0)
+        return 0;
+    double *lat = xcalloc((size_t)set->count + 1, sizeof *lat);
+    store_wl_table t;
     kwb_error err = {{0}};
-    int picked = 0;
-    if (traceset_load(dataset, q->definition, &d, &set, &err) == 0 &&
-        (!q->filter || workload_set_filter(&set, d, q->filter) > 0)) {
-        double *lat = xcalloc((size_t)set.count + 1, sizeof *lat);
-        store_wl_table t;
-        if (q->st && q->best_id && store_wl_table_get(q->st, q->best_id, &t, &err) == 1) {
-            for (int i = 0; i < set.count; i++)
-                for (int j = 0; j < t.n; j++)
-                    if (strcmp(t.rows[j].uuid, set.items[i].uuid) == 0)
-                        lat[i] = t.rows[j].median_ms;
-            store_wl_table_free(&t);
-        }
-        picked = roundplan_gate_filter(d, &set, lat, out, cap);
-        if (picked >= set.count)
-            picked = 0;
-        free(lat);
+    if (q->st && q->best_id && store_wl_table_get(q->st, q->best_id, &t, &err) == 1) {
+        for (int i = 0; i < set->count; i++)
+            for (int j = 0; j < t.n; j++)
+                if (strcmp(t.rows[j].uuid, set->items[i].uuid) == 0)
+                    lat[i] = t.rows[j].median_ms;
+        store_wl_table_free(&t);
     }
-    workload_set_free(&set);
-    if (d)
-        definition_free(d);
-    free(dataset);
-    return picked;
-}
-
-/* Replay trials Q's definition asks for (0: none, or the definition cannot be read). */
-static int replay_trials(const judge_request *q)
-{
-    char *dataset = q->dataset ? xstrdup(q->dataset) : paths_dataset();
-    definition *d = NULL;
-    workload_set set = {0};
-    kwb_error err = {{0}};
-    int n = traceset_load(dataset, q->definition, &d, &set, &err) == 0 ? roundplan_replay_trials(d) : 0;
-    workload_set_free(&set);
-    if (d)
-        definition_free(d);
-    free(dataset);
-    return n;
+    int picked = roundplan_gate_filter(d, set, lat, out, cap);
+    free(lat);
+    return picked >= set->count ? 0 : picked;
 }
 
 /* One child `kwb eval` of Q's candidate for STEP with EXTRA arguments (NULL-terminated); the
@@ -283,24 +256,14 @@ static int replay_step(const judge_request *q, judge_verdict *v, kwb_error *err)
         return -1;
     size_t used = strlen(v->reason);
     if (r.passed < r.total) {
-        snprintf(v->reason + used, sizeof v->reason - used, "; replay of %d trials: %d of %d workloads failed (first: %s)",
+        snprintf(v->reason + used, sizeof v->reason - used,
+                 "; replay of %d trials: %d of %d workloads failed (first: %s)",
                  v->replay_trials, r.total - r.passed, r.total, r.first_failure);
         return 0;
     }
     snprintf(v->reason + used, sizeof v->reason - used, "; replay of %d trials: all %d PASSED", v->replay_trials,
              r.total);
     return 1;
-}
-
-/* Whether Q's dataset holds held-out workloads for its definition (DATASET/heldout/NAME.jsonl). */
-static int has_held_out(const judge_request *q)
-{
-    char *dataset = q->dataset ? xstrdup(q->dataset) : paths_dataset();
-    char *path = xasprintf("%s/heldout/%s.jsonl", dataset, q->definition);
-    int yes = access(path, R_OK) == 0;
-    free(path);
-    free(dataset);
-    return yes;
 }
 
 /* The held-out step: the definition's held-out shapes, which no agent was shown (unrecorded),
@@ -326,15 +289,28 @@ static int held_out_step(const judge_request *q, judge_verdict *v, kwb_error *er
 int judge_candidate(const judge_request *q, judge_verdict *v, kwb_error *err)
 {
     memset(v, 0, sizeof *v);
-    if (q->best_name && q->best_dir)
-        v->gate_workloads = gate_filter(q, v->gate_filter, sizeof v->gate_filter);
+    /* the definition and its workloads, read once for the plan (a dataset that cannot be read
+     * plans no gate and no replay; the sweep's eval then says what is wrong with it) */
+    char *dataset = q->dataset ? xstrdup(q->dataset) : paths_dataset();
+    char *held_out = traceset_held_out_path(dataset, q->definition);
+    definition *d = NULL;
+    workload_set set = {0};
+    kwb_error lerr = {{0}};
+    int loaded = traceset_load(dataset, q->definition, &d, &set, &lerr) == 0;
+    if (loaded && q->best_name && q->best_dir)
+        v->gate_workloads = gate_filter(q, d, &set, v->gate_filter, sizeof v->gate_filter);
     int rc = v->gate_workloads > 0 ? gate_step(q, v, err) : 1;
     if (rc == 1)
         rc = sweep_step(q, v, err);
-    if (rc == 1 && (v->replay_trials = replay_trials(q)) > 0)
+    if (rc == 1 && loaded && (v->replay_trials = roundplan_replay_trials(d)) > 0)
         rc = replay_step(q, v, err);
-    if (rc == 1 && q->best_dir && has_held_out(q))
+    if (rc == 1 && q->best_dir && access(held_out, R_OK) == 0)
         rc = held_out_step(q, v, err);
+    workload_set_free(&set);
+    if (d)
+        definition_free(d);
+    free(held_out);
+    free(dataset);
     if (rc < 0)
         return -1;
     v->promote = rc;

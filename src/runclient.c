@@ -106,7 +106,6 @@ static unsigned char *event_marks(const runner_event *ev, size_t n)
     return mark;
 }
 
-/* Median of the samples marked WANT (and WANT2); *m their count. */
 /* The samples of V marked WANT or WANT2: their count, median and quartiles. */
 typedef struct marked {
     size_t n;

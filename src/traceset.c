@@ -87,3 +87,8 @@ char *traceset_blob_path(const char *root, const char *path)
         path += 2;
     return xasprintf("%s/%s", root, path);
 }
+
+char *traceset_held_out_path(const char *root, const char *name)
+{
+    return xasprintf("%s/heldout/%s.jsonl", root, name);
+}

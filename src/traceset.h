@@ -11,6 +11,9 @@
 char *traceset_definition_path(const char *root, const char *name, kwb_error *err);
 /* Path of ROOT/workloads/ (any depth) NAME.jsonl, or NULL (and *err set) when there is none. */
 char *traceset_workloads_path(const char *root, const char *name, kwb_error *err);
+/* Path of ROOT/heldout/NAME.jsonl, the held-out workloads of NAME (the file may not exist).
+ * The caller frees the result. */
+char *traceset_held_out_path(const char *root, const char *name);
 /* Loads the definition NAME and all its workloads from ROOT into *def and *set.
  * Returns 0, or -1 with *err set and nothing loaded. */
 int traceset_load(const char *root, const char *name, definition **def, workload_set *set,
