@@ -335,6 +335,7 @@ void flow_job_done(void *ctx, job *j)
             bar_cycle(a, chosen(a));
         snprintf(a->last_undo, sizeof a->last_undo, promoted ? "candidate %s" : "", a->cand_name);
         app_status(a, TC_NORMAL, "%s %s; next round", a->cand_name, promoted ? "promoted" : "rejected");
+        a->step = STEP_PROPOSING; /* decided: the table shows the best alone, no candidate beside it */
         model_reload(a);
         propose(a);
         break;

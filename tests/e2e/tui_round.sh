@@ -54,6 +54,10 @@ expect_grep '^step confirm' "$D/confirm.model" "gate and sweep done: confirm"
 expect_grep 'gate passed on( <n>|[0-9]+) representative\(s\) \([0-9a-f]{8}\): faster on' "$D/confirm-80x24.txt" "the verdict: the gate passed"
 expect_grep '^proposal accepted tune\.LANES=2' "$D/final.model" "the direction is accepted"
 expect_grep '^best r1-tune-LANES-2' "$D/final.model" "the candidate is the best"
+n_rows=$(grep -cE '^[0-9a-f]{8} batch_size=16 ' "$D/final-160x48.txt")
+[ "$n_rows" -eq 7 ] && [ "$(grep -cE '^[0-9a-f]{8} batch_size=16 <n> <n> - ' "$D/final-160x48.txt")" -eq "$n_rows" ] &&
+    pass "after the promotion: the best column holds the new best, no candidate beside it" ||
+    fail "after the promotion the table still shows the decided candidate beside the old best"
 db="$TMP/ws/kwb.db"
 [ "$(sqlite3 "$db" "SELECT count(*) FROM decisions WHERE reason LIKE 'gate passed on 1 representative(s) (%): faster on 1; sweep: all 7 PASSED; faster on %, slower on none; mean %'")" -ge 1 ] &&
     pass "store: the decision's reason has the gate and the sweep" || fail "store: gate and sweep in the reason"
