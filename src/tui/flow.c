@@ -261,7 +261,7 @@ static void eval_done(tui_app *a, job *j)
     a->step = STEP_CONFIRM;
     model_reload(a);
     a->focus = PANE_WORKLOADS;
-    app_log(a, v == 1 ? TC_LOG_INFO : TC_LOG_WARN, "gate, sweep, replay: %s", a->verdict_reason);
+    app_log(a, v == 1 ? TC_LOG_INFO : TC_LOG_WARN, "judged: %s", a->verdict_reason);
     /* the question first: a long verdict is cut at the screen's edge, the keys must not be */
     app_status(a, v == 1 ? TC_NORMAL : TC_WARNING, "%s: %s? y/a confirms, x rejects with a reason; %s", a->cand_name,
                v == 1 ? "promote" : "reject", a->verdict_reason);
@@ -318,7 +318,7 @@ void flow_job_done(void *ctx, job *j)
             snprintf(chosen(a)->state, sizeof chosen(a)->state, "written");
             a->focus = PANE_DIFF;
             a->bottom = PANE_DIFF;
-            app_status(a, TC_NORMAL, "%s written: a accepts (build, gate, sweep), x rejects, e edits", a->cand_name);
+            app_status(a, TC_NORMAL, "%s written: a accepts (build, judge), x rejects, e edits", a->cand_name);
         } else {
             record_direction(a, chosen(a), "rejected", "the agent wrote no candidate");
             a->step = STEP_CHOOSE;

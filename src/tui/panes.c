@@ -11,7 +11,7 @@
 
 static const char *const step_names[] = {
     "idle",          "starting",           "proposing",          "choose a direction",
-    "agent writing", "review the diff",    "build, gate, sweep", "confirm promotion",
+    "agent writing", "review the diff",    "build and judge", "confirm promotion",
     "deciding",      "nothing left to try"};
 
 const char *fmt_ms(double ms, char *buf, size_t cap)

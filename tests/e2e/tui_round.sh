@@ -29,7 +29,7 @@ cat >"$TMP/round.script" <<SCRIPT
 :dump-screen --normalize $D/review-160x48.txt
 :dump-attrs $D/review-160x48.attrs
 :resize 80x24
-# accept: build, gate, sweep against the best
+# accept: build, then kwb judge against the best (gate, sweep, replay, held-out shapes)
 a
 :dump-screen --normalize $D/confirm-80x24.txt
 :dump-model $D/confirm.model
