@@ -324,22 +324,30 @@ int cmd_tui(int argc, char **argv)
     tui_app *a = xcalloc(1, sizeof *a);
     a->start_s = proc_now();
     int check_config = 0;
-    if (parse_args(argc, argv, &a->opt, &check_config) != 0)
+    if (parse_args(argc, argv, &a->opt, &check_config) != 0) {
+        free(a);
         return 2;
+    }
     setlocale(LC_ALL, "");
+    int code = 0;
     if (check_config) {
         config_init(&a->cfg);
         config_load(&a->cfg);
         fputs(a->cfg.errors.s, stderr);
-        return a->cfg.nerrors ? 1 : 0;
+        code = a->cfg.nerrors ? 1 : 0;
+        config_free(&a->cfg);
+        free(a);
+        return code;
     }
     const char *script = getenv("KWB_SCRIPT");
-    if ((!script || !*script) && (!isatty(0) || !isatty(1)))
-        return headless(&a->opt);
+    if ((!script || !*script) && (!isatty(0) || !isatty(1))) {
+        code = headless(&a->opt);
+        free(a);
+        return code;
+    }
     config_init(&a->cfg);
     input_on_resize = on_resize;
     kwb_error err = {{0}};
-    int code = 0;
     if (script && *script) {
         a->script = 1;
         const char *lines = getenv("LINES"), *cols = getenv("COLUMNS");

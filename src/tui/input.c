@@ -355,11 +355,11 @@ static void normalise(char *line)
         if (cut)
             d += *d == '.' ? 2 : 1;
         char before = q > line ? q[-1] : ' ';
-        int volatile_kind = cut || memchr(q, '.', (size_t)(d - q)) || d[-1] == '%' || d[-1] == 'x' ||
-                            (q - line >= 4 && (!strncmp(q - 4, "pid ", 4) || !strncmp(q - 4, "run ", 4))) ||
-                            (q - line >= 3 && !strncmp(q - 3, "on ", 3)) ||
-                            (q - line >= 5 && !strncmp(q - 5, "mean ", 5)); /* a mean that came out whole */
-        int alone = d > q && volatile_kind && !isalnum((unsigned char)*d) && *d != '_' && *d != '-' &&
+        int volatile_kind = d > q && (cut || memchr(q, '.', (size_t)(d - q)) || d[-1] == '%' || d[-1] == 'x' ||
+                                      (q - line >= 4 && (!strncmp(q - 4, "pid ", 4) || !strncmp(q - 4, "run ", 4))) ||
+                                      (q - line >= 3 && !strncmp(q - 3, "on ", 3)) ||
+                                      (q - line >= 5 && !strncmp(q - 5, "mean ", 5))); /* a mean that came out whole */
+        int alone = volatile_kind && !isalnum((unsigned char)*d) && *d != '_' && *d != '-' &&
                     (q == line || strchr(" ([{|:,/=", before));
         if (alone) {
             memcpy(out + o, " <n>", 4), o += 4;
