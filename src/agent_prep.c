@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ftree.h"
+#include "llm.h"
 #include "paths.h"
 #include "prompt.h"
 #include "recon.h"
@@ -206,6 +207,17 @@ char *agent_context_build(store *st, int64_t session, int64_t best, const char *
     workload_set_free(&set);
     definition_free(d);
     return strbuf_detach(&sb);
+}
+
+int agent_budget_spent(store *st, int64_t session, const agent_config *cfg, int *calls, kwb_error *err)
+{
+    store_agent_totals tot;
+    kwb_error ignored = {{0}};
+    if (store_agent_totals_get(st, session, &tot, &ignored) != 0)
+        return 0;
+    if (calls)
+        *calls = tot.calls;
+    return llm_session_budget_check(cfg, tot.cost, (long)(tot.tokens_in + tot.tokens_out), err) != 0;
 }
 
 int agent_call_record(store *st, int64_t session, const char *call_json, char *line, size_t cap, kwb_error *err)

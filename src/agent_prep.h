@@ -45,6 +45,11 @@ char *agent_context_build(store *st, int64_t session, int64_t best, const char *
  * *err set (LINE still filled). */
 int agent_call_record(store *st, int64_t session, const char *call_json, char *line, size_t cap, kwb_error *err);
 
+/* 1 when SESSION's agent calls recorded in ST have reached CFG's session budget (*err says
+ * which; *calls, when CALLS is not NULL, their count), else 0. A store that cannot be read
+ * counts as nothing spent. */
+int agent_budget_spent(store *st, int64_t session, const agent_config *cfg, int *calls, kwb_error *err);
+
 /* Sends KIND and TEXT to T's progress function, when it has one. */
 void agent_say(const agent_task *t, const char *kind, const char *text);
 /* Appends one JSON object line to P's transcript: {"kind": KIND, ...FIELDS}, every string passed

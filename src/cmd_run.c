@@ -25,7 +25,6 @@
 #include "agent_prep.h"
 #include "agentcfg.h"
 #include "judge.h"
-#include "llm.h"
 #include "paths.h"
 #include "proc.h"
 #include "roundctx.h"
@@ -500,13 +499,11 @@ static int agent_round(run_state *r, int number, kwb_error *err)
 /* Nonzero when the agent's budget for the session is spent; says so in a note. */
 static int budget_spent(run_state *r)
 {
-    store_agent_totals tot;
     kwb_error err = {{0}};
-    if (!r->have_cfg || store_agent_totals_get(r->h.st, r->session, &tot, &err) != 0)
+    int calls = 0;
+    if (!r->have_cfg || !agent_budget_spent(r->h.st, r->session, &r->cfg, &calls, &err))
         return 0;
-    if (!llm_session_budget_check(&r->cfg, tot.cost, (long)(tot.tokens_in + tot.tokens_out), &err))
-        return 0;
-    note(r, "%s after %d agent call(s); the session stops here", err.msg, tot.calls);
+    note(r, "%s after %d agent call(s); the session stops here", err.msg, calls);
     return 1;
 }
 

@@ -13,7 +13,6 @@
 #include "agent.h"
 #include "agent_prep.h"
 #include "agentcfg.h"
-#include "llm.h"
 #include "roundctx.h"
 
 static volatile int cancel_flag;
@@ -67,17 +66,6 @@ static void on_progress(void *ctx, const char *kind, const char *text)
     } else if (strcmp(kind, "call") != 0) {
         fprintf(stderr, "kwb write: %s\n", text);
     }
-}
-
-/* Nonzero when the session of C has spent CFG's agent budget (*err says so): kwb write asks no
- * agent then, as kwb run stops its rounds. */
-static int budget_spent(const round_ctx *c, const agent_config *cfg, kwb_error *err)
-{
-    store_agent_totals tot;
-    kwb_error ignored = {{0}};
-    if (store_agent_totals_get(c->h.st, c->session, &tot, &ignored) != 0)
-        return 0;
-    return llm_session_budget_check(cfg, tot.cost, (long)(tot.tokens_in + tot.tokens_out), err) != 0;
 }
 
 /* The direction ID as the agent gets it: a skill direction with its guidance and scope, or a
@@ -158,7 +146,7 @@ int cmd_write(int argc, char **argv)
     if (strcmp(agent, "tuner") != 0) {
         if (agentcfg_load_default(agent, &cfg, &err) != 0)
             code = 2;
-        else if ((have_cfg = 1, budget_spent(&rc, &cfg, &err)))
+        else if ((have_cfg = 1, agent_budget_spent(rc.h.st, rc.session, &cfg, NULL, &err))) /* as kwb run stops */
             code = 1;
     }
     if (code) {

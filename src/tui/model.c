@@ -136,7 +136,7 @@ static void load_table(tui_app *a)
      * judged against (a faster one still awaiting its decision is not the best yet) */
     if (store_candidate_promoted(a->h.st, a->session, &best, &a->best_ms, &err) == 1 &&
         store_candidate_get(a->h.st, best, &c, &err) == 0) {
-        if (a->best_ms != a->best_ms)
+        if (isnan(a->best_ms))
             a->best_ms = 0; /* NaN: no complete evaluation */
         snprintf(a->best_name, sizeof a->best_name, "%s", c.name);
         snprintf(a->best_dir, sizeof a->best_dir, "%s", c.solution_dir ? c.solution_dir : "");

@@ -1,7 +1,8 @@
 #!/bin/bash
-# The man pages keep step with the command line: every command `kwb --help` lists has its own
-# part of kwb(1), and every long option a command's --help shows (and kwb-runner's) is
-# described in kwb(1) or kwb-runner(1). Reads the programs' own help, so a new option with no
+# The man pages keep step with the command line: every command `kwb --help` lists is described
+# in the COMMANDS part of kwb(1) (a .SS of its own or a "kwb NAME" entry there), and every long
+# option a command's --help shows (and kwb-runner's) appears in kwb(1) or kwb-runner(1) (the
+# synopsis counts). Reads the programs' own help, so a new command or option with no
 # documentation fails here.
 . "$top_srcdir/tests/lib.sh"
 man="$top_srcdir/man/kwb.1.in"
@@ -23,15 +24,17 @@ options_of() {
 commands=$(awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }' "$TMP/help")
 [ "$(echo "$commands" | wc -w)" -ge 10 ] && pass "kwb --help lists $(echo "$commands" | wc -w) commands" ||
     fail "kwb --help lists too few commands: $commands"
+# the COMMANDS part of kwb(1): from its .SH to the next .SH
+awk '/^\.SH / { on = ($0 ~ /^\.SH COMMANDS/) } on' "$man" >"$TMP/commands.roff"
 missing=
 for c in $commands; do
-    grep -Eq "^\\.SS $c\$|^\\.B kwb $c\\b|^\\.BR? \"?kwb $c" "$man" || missing="$missing $c"
+    grep -Eq "^\\.SS $c\$|^\\.BI? \"?kwb $c\\b" "$TMP/commands.roff" || missing="$missing $c"
     "$KWB" "$c" --help >"$TMP/$c.help" 2>&1
     for o in $(options_of "$TMP/$c.help"); do
         documented "$man" "$o" || missing="$missing $c:--$o"
     done
 done
-[ -z "$missing" ] && pass "kwb(1) describes every command and every option their help shows" ||
+[ -z "$missing" ] && pass "kwb(1) describes every command under COMMANDS and shows every option their help shows" ||
     fail "not in kwb(1):$missing"
 
 "$KWB_RUNNER" --help >"$TMP/runner.help" 2>&1
@@ -47,4 +50,6 @@ printf 'usage: kwb frobnicate [--no-such-option-documented]\n' >"$TMP/fake.help"
 undocumented=0
 for o in $(options_of "$TMP/fake.help"); do documented "$man" "$o" || undocumented=1; done
 [ $undocumented = 1 ] && pass "an undocumented option is noticed" || fail "the check misses an undocumented option"
+grep -Eq "^\\.SS frobnicate\$|^\\.BI? \"?kwb frobnicate\\b" "$TMP/commands.roff" &&
+    fail "the check misses an undocumented command" || pass "an undocumented command is noticed"
 finish
