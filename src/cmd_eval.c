@@ -11,7 +11,9 @@
 
 #include "build.h"
 #include "check.h"
+#include "dispatch.h"
 #include "evalrec.h"
+#include "executor.h"
 #include "paths.h"
 #include "proc.h"
 #include "strbuf.h"
@@ -30,6 +32,7 @@ typedef struct eval_args {
     const char *filter;
     const char *device;
     const char *devices;
+    const char *executor;   /* --executor local|ssh:HOSTS|slurm[:OPTIONS] (else $KWB_EXECUTOR) */
     const char *traces;
     const char *workspace;
     const char *session;
@@ -57,6 +60,7 @@ static void eval_usage(FILE *f)
 {
     fputs("usage: kwb eval --definition NAME --solution DIR [--baseline DIR] [--dataset DIR]\n"
           "                [--workloads FILTER] [--device cpu|cuda[:N]] [--devices all|LIST] [--hot]\n"
+          "                [--executor local|ssh:HOST[/DEVICE],...|slurm[:KEY=VALUE,...]]\n"
           "                [--trials N] [--timeout S] [--min-time S] [--max-time S] [--graph N] [--seed N]\n"
           "                [--atol X] [--rtol X] [--matched-ratio R]\n"
           "                [--json] [--traces FILE] [--scan warn|block|off] [--held-out] [--no-defences]\n"
@@ -98,6 +102,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         {"matched-ratio", required_argument, NULL, 'x'},
         {"scan", required_argument, NULL, 'K'},       {"held-out", no_argument, NULL, 'O'},
         {"no-defences", no_argument, NULL, 'Z'},
+        {"executor", required_argument, NULL, 'Y'},
         {NULL, 0, NULL, 0},
     };
     *a = (eval_args){.device = "cpu", .trials = 3, .timeout_s = 300, .max_time_s = -1, .min_time_s = -1, .seed = 1,
@@ -159,10 +164,18 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
             break;
         case 'O': a->held_out = 1; break;
         case 'Z': a->no_defences = 1; break;
+        case 'Y': a->executor = optarg; break;
         case 'h': eval_usage(stdout); exit(0);
         default: eval_usage(stderr); return -1;
         }
     }
+    executor ex;
+    kwb_error xerr = {{0}};
+    if (executor_parse(executor_spec(a->executor), &ex, &xerr) != 0) {
+        fprintf(stderr, "kwb eval: %s%s\n", a->executor ? "" : "$KWB_EXECUTOR: ", xerr.msg);
+        return -1;
+    }
+    executor_stop(&ex);
     if ((a->resume || a->candidate) && !a->session) {
         fprintf(stderr, "kwb eval: --%s needs --session NAME\n", a->resume ? "resume" : "candidate");
         return -1;
@@ -290,24 +303,6 @@ static void set_policy(const eval_args *a, const definition *d, const char *devi
     job->no_defences = a->no_defences;
 }
 
-/* One device's share of the workloads and its runner client. */
-typedef struct device_run {
-    runner_job job;
-    runclient client;
-    workload_set set;       /* shallow copies of the shared workloads */
-    int *index;             /* set.items[k] is the shared workload index[k] */
-    wl_result *res;
-    int status;
-    kwb_error err;
-} device_run;
-
-static void *device_thread(void *arg)
-{
-    device_run *d = arg;
-    d->status = runclient_run(&d->client, &d->set, d->res, &d->err);
-    return NULL;
-}
-
 /* The devices to spread over: --devices all (every GPU the runner sees), a comma list,
  * or the single --device. Returns the count; names are malloc'd into *out. */
 static int resolve_devices(const eval_args *a, const char *runner, char ***out, kwb_error *err)
@@ -347,37 +342,6 @@ static int resolve_devices(const eval_args *a, const char *runner, char ***out, 
     return n;
 }
 
-/* Deals workload i to device i % ndev. */
-static void deal(device_run *runs, int ndev, const workload_set *set, wl_result *res)
-{
-    for (int d = 0; d < ndev; d++) {
-        runs[d].set.items = xcalloc((size_t)set->count + 1, sizeof *runs[d].set.items);
-        runs[d].index = xcalloc((size_t)set->count + 1, sizeof *runs[d].index);
-        runs[d].res = xcalloc((size_t)set->count + 1, sizeof *runs[d].res);
-    }
-    for (int i = 0; i < set->count; i++) {
-        device_run *r = &runs[i % ndev];
-        r->index[r->set.count] = i;
-        r->set.items[r->set.count++] = set->items[i];
-    }
-    (void)res;
-}
-
-/* Copies each device's results back in workload order. */
-static void gather(device_run *runs, int ndev, const workload_set *set, wl_result *res)
-{
-    for (int d = 0; d < ndev; d++) {
-        for (int k = 0; k < runs[d].set.count; k++) {
-            int i = runs[d].index[k];
-            res[i] = runs[d].res[k];
-            res[i].wl = &set->items[i];
-        }
-        free(runs[d].set.items);
-        free(runs[d].index);
-        free(runs[d].res);
-    }
-}
-
 typedef struct eval_outcome {
     char *hardware;
 } eval_outcome;
@@ -390,24 +354,48 @@ static void note_hello(eval_outcome *o, json_t *hello, const char *device)
     o->hardware = xstrdup(hw ? hw : device);
 }
 
+/* Where the workers run: DEVICES on this host (local), or the executor's workers, each
+ * with its device. Returns the count; names, labels and transports into the arrays. */
+static int resolve_workers(const eval_args *a, executor *ex, const char *runner, char ***names,
+                           executor_worker **workers, kwb_error *err)
+{
+    if (ex->kind == EXECUTOR_LOCAL)
+        return resolve_devices(a, runner, names, err);
+    if (executor_start(ex, err) != 0)
+        return -1;
+    int n;
+    *workers = executor_workers(ex, runner, a->device, &n);
+    *names = xcalloc((size_t)n + 1, sizeof **names);
+    for (int k = 0; k < n; k++) {
+        (*names)[k] = xstrdup((*workers)[k].device);
+        fprintf(stderr, "kwb: worker %d: %s on %s\n", k + 1, (*workers)[k].device, (*workers)[k].where);
+    }
+    return n;
+}
+
 static int run_devices(const eval_args *a, const definition *d, workload_set *set, wl_result *res,
                        job_solution *sols, int nsols, eval_recorder *rec, eval_outcome *out, kwb_error *err)
 {
+    executor ex;
+    if (executor_parse(executor_spec(a->executor), &ex, err) != 0)
+        return -1;
     char *runner = paths_runner(), **names = NULL;
-    int ndev = resolve_devices(a, runner, &names, err);
+    executor_worker *workers = NULL;
+    int ndev = resolve_workers(a, &ex, runner, &names, &workers, err);
     if (ndev < 0) {
+        executor_stop(&ex);
         free(runner);
         return -1;
     }
-    if (ndev > set->count)
+    if (ndev > set->count && !workers)
         ndev = set->count;
-    device_run *runs = xcalloc((size_t)ndev, sizeof *runs);
-    pthread_t *threads = xcalloc((size_t)ndev, sizeof *threads);
+    runner_job *jobs = xcalloc((size_t)ndev, sizeof *jobs);
+    runclient *clients = xcalloc((size_t)ndev, sizeof *clients), **cp = xcalloc((size_t)ndev, sizeof *cp);
+    char **where = xcalloc((size_t)ndev + 1, sizeof *where);
     progress_state prog = {PTHREAD_MUTEX_INITIALIZER, 0, set->count, !a->quiet && isatty(STDERR_FILENO), rec};
     char *def_path = abs_path(d->path), *root = abs_path(a->dataset), *cache = paths_cache_dir();
-    deal(runs, ndev, set, res);
     for (int k = 0; k < ndev; k++) {
-        runner_job *job = &runs[k].job;
+        runner_job *job = &jobs[k];
         protocol_job_defaults(job);
         job->device = names[k];
         job->definition_path = def_path;
@@ -416,27 +404,28 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
         for (int s = 0; s < nsols; s++)
             job->solutions[job->nsolutions++] = sols[s];
         set_policy(a, d, names[k], job);
-        runs[k].client = (runclient){.runner_path = runner, .timeout_s = a->timeout_s, .job = job};
-        runs[k].client.progress = progress;
-        runs[k].client.progress_ctx = &prog;
-        pthread_create(&threads[k], NULL, device_thread, &runs[k]);
+        clients[k] = (runclient){.runner_path = runner, .timeout_s = a->timeout_s, .job = job};
+        clients[k].progress = progress;
+        clients[k].progress_ctx = &prog;
+        clients[k].remote = workers ? &workers[k].remote : NULL;
+        where[k] = workers ? workers[k].where : names[k];
+        cp[k] = &clients[k];
     }
-    int rc = 0;
+    int rc = dispatch_run(cp, where, ndev, set, res, err);
     for (int k = 0; k < ndev; k++) {
-        pthread_join(threads[k], NULL);
-        if (runs[k].status != 0 && rc == 0) {
-            *err = runs[k].err;
-            rc = -1;
-        }
-        note_hello(out, runs[k].client.hello, names[k]);
-        runclient_free(&runs[k].client);
+        if (!clients[k].remote || !clients[k].remote->lost)
+            note_hello(out, clients[k].hello, names[k]);
+        runclient_free(&clients[k]);
     }
-    gather(runs, ndev, set, res);
     for (int k = 0; k < ndev; k++)
         free(names[k]);
+    executor_workers_free(workers, ndev);
+    executor_stop(&ex);
     free(names);
-    free(runs);
-    free(threads);
+    free(jobs);
+    free(clients);
+    free(cp);
+    free(where);
     free(def_path);
     free(root);
     free(cache);

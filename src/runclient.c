@@ -25,6 +25,11 @@ typedef struct launch {
     pid_t pid;
     int ev_fd;
     int log_fd;
+    int job_fd;           /* remote: the transport's stdin, open while the worker works */
+    double last_byte;     /* remote: when the transport last said anything */
+    int saw_exit;         /* remote: the relay reported the runner's end */
+    int exit_status;      /* remote: the runner's wait status from that report */
+    int refused;          /* remote: hello_check refused the worker */
     strbuf pending;       /* bytes read but not yet a whole line */
     int current;          /* index of the workload in flight, or -1 */
     int next;             /* first workload without a final result */
@@ -260,6 +265,9 @@ static int on_event(runclient *rc, launch *l, const workload_set *set, wl_result
     case EV_HELLO:
         json_decref(rc->hello);
         rc->hello = json_incref(ev->json);
+        if (rc->remote && rc->remote->hello_check &&
+            rc->remote->hello_check(rc->remote->hello_ctx, ev->json, rc->remote->why, sizeof rc->remote->why))
+            l->refused = 1;
         break;
     case EV_WORKLOAD_START:
         l->current = index_of(set, l->next, ev->uuid);
@@ -291,6 +299,10 @@ static int on_event(runclient *rc, launch *l, const workload_set *set, wl_result
         l->saw_bye = 1;
         break;
     default:
+        if (rc->remote && strcmp(json_string_value(json_object_get(ev->json, "event")), "exit") == 0) {
+            l->saw_exit = 1;
+            l->exit_status = (int)json_integer_value(json_object_get(ev->json, "status"));
+        }
         break;
     }
     return 0;
@@ -302,6 +314,10 @@ static int drain_lines(runclient *rc, launch *l, const workload_set *set, wl_res
     char *start = l->pending.s, *nl;
     while ((nl = memchr(start, '\n', l->pending.len - (size_t)(start - l->pending.s))) != NULL) {
         *nl = '\0';
+        if (rc->remote && nl == start) {  /* the relay's heartbeat */
+            start = nl + 1;
+            continue;
+        }
         const char *why;
         if (channel_open(l->key, l->seq, start, &why) != 0) {
             /* Before the sealed hello it may be a runner that does not seal at all */
@@ -345,8 +361,13 @@ static int start_runner(runclient *rc, launch *l, const workload_set *set, kwb_e
     io.extra_fd[0] = jp[0];
     io.extra_fd[1] = ep[1];
     io.nextra = 2;
-    l->spawned = proc_now();
-    l->pid = proc_spawn(argv, &io, err);
+    if (rc->remote) {  /* one stream each way: the transport's stdin and stdout */
+        io.stdin_fd = jp[0];
+        io.stdout_fd = ep[1];
+        io.nextra = 0;
+    }
+    l->spawned = l->last_byte = proc_now();
+    l->pid = proc_spawn(rc->remote ? rc->remote->argv : argv, &io, err);
     close(jp[0]);
     close(ep[1]);
     l->ev_fd = ep[0];
@@ -377,7 +398,10 @@ static int start_runner(runclient *rc, launch *l, const workload_set *set, kwb_e
         off += w > 0 ? (size_t)w : 0;
     }
     strbuf_free(&sb);
-    close(jp[1]);
+    if (rc->remote)
+        l->job_fd = jp[1];  /* closed when the launch ends: the relay's sign to stop */
+    else
+        close(jp[1]);
     return 0;
 }
 
@@ -402,7 +426,8 @@ static void runner_lost(launch *l, wl_result *r, int timed_out, double timeout_s
     }
 }
 
-/* Reads events until bye, end of stream or timeout. Returns 1 on timeout. */
+/* Reads events until bye, end of stream or timeout. Returns 1 on timeout, 2 when a remote worker
+ * fell silent or was refused. */
 static int pump(runclient *rc, launch *l, const workload_set *set, wl_result *results, kwb_error *err)
 {
     char buf[65536];
@@ -410,6 +435,15 @@ static int pump(runclient *rc, launch *l, const workload_set *set, wl_result *re
         double left = l->deadline - proc_now();
         if (left <= 0)
             return 1;
+        if (rc->remote && l->refused)
+            return 2;
+        if (rc->remote && l->last_byte + rc->remote->silence_s - proc_now() <= 0) {
+            snprintf(rc->remote->why, sizeof rc->remote->why, "no word from the worker for %.0f s",
+                     rc->remote->silence_s);
+            return 2;
+        }
+        if (rc->remote && l->last_byte + rc->remote->silence_s - proc_now() < left)
+            left = l->last_byte + rc->remote->silence_s - proc_now();
         struct pollfd pfd = {l->ev_fd, POLLIN, 0};
         int pr = poll(&pfd, 1, (int)(left * 1000) + 1);
         if (pr < 0 && errno == EINTR)
@@ -421,6 +455,7 @@ static int pump(runclient *rc, launch *l, const workload_set *set, wl_result *re
             continue;
         if (n <= 0)
             return 0;
+        l->last_byte = proc_now();
         strbuf_add(&l->pending, buf, (size_t)n);
         if (drain_lines(rc, l, set, results, err) != 0)
             return -1;
@@ -429,10 +464,35 @@ static int pump(runclient *rc, launch *l, const workload_set *set, wl_result *re
     }
 }
 
+/* The link to a remote worker broke (or it fell silent, or was refused): no result from
+ * l->next on is final; they are cleared for another worker to take. STATUS: the transport's
+ * wait status, or NULL when it was killed for silence or a refusal. */
+static void worker_lost(runclient *rc, launch *l, const workload_set *set, wl_result *results, const int *status)
+{
+    runclient_remote *r = rc->remote;
+    r->lost = 1;
+    r->lost_from = l->next;
+    if (status) {
+        char how[256], *tail = log_tail(l->log_fd);
+        for (char *p = tail; *p; p++)
+            if (*p == '\n')
+                *p = ' ';
+        snprintf(r->why, sizeof r->why, "the link to the worker broke (%s)%s%.300s",
+                 proc_describe_status(*status, how, sizeof how), tail[0] ? ": " : "", tail);
+        free(tail);
+    }
+    for (int i = l->next; i < set->count; i++) {
+        results_free(&results[i]);
+        memset(&results[i], 0, sizeof results[i]);
+        results[i].wl = &set->items[i];
+    }
+}
+
 static int one_launch(runclient *rc, const workload_set *set, wl_result *results, int *next, kwb_error *err)
 {
     launch l = {0};
     l.current = -1;
+    l.job_fd = -1;
     l.next = *next;
     l.deadline = proc_now() + rc->timeout_s;
     strbuf_init(&l.pending);
@@ -445,8 +505,17 @@ static int one_launch(runclient *rc, const workload_set *set, wl_result *results
     kwb_error perr = {{0}};
     int pr = pump(rc, &l, set, results, &perr);
     int status = 0, timed_out = pr == 1;
-    if (timed_out || pr < 0 || proc_wait(l.pid, 5.0, &status) == 1)
+    if (l.job_fd >= 0)
+        close(l.job_fd);
+    if (timed_out || pr < 0 || pr == 2 || proc_wait(l.pid, 5.0, &status) == 1)
         proc_kill_group(l.pid);
+    if (rc->remote && !timed_out && pr >= 0 && !l.saw_bye && !l.saw_exit) {
+        worker_lost(rc, &l, set, results, pr == 2 ? NULL : &status);
+        *next = set->count;
+        return 0;
+    }
+    if (rc->remote && l.saw_exit)
+        status = l.exit_status;
     int victim = l.current >= 0 ? l.current : l.next;
     if (pr < 0 && victim < set->count)
         results_set_status(&results[victim], l.forged ? ST_REJECTED_INTEGRITY : ST_RUNTIME_ERROR, perr.msg);
@@ -474,6 +543,8 @@ int runclient_run(runclient *rc, const workload_set *set, wl_result *results, kw
         int before = next;
         if (one_launch(rc, set, results, &next, err) != 0)
             return -1;
+        if (rc->remote && rc->remote->lost)
+            break;
         if (next == before)  /* never loop on a runner that makes no progress */
             finish(rc, &(launch){.next = next}, set, results, next), next++;
     }

@@ -13,8 +13,23 @@
 #include "results.h"
 #include "workload.h"
 
+/* A worker reached through a transport (executor.h): ssh or srun words, then the runner's
+ * path there and "--stdio" (relay.h); the protocol over the transport's stdin and stdout, the
+ * candidate's output (and the transport's) on its stderr, into the log. */
+typedef struct runclient_remote {
+    char **argv;                 /* the whole command line, NULL-terminated */
+    double silence_s;            /* no byte (event or heartbeat) this long: the worker is lost */
+    /* Called with each hello; nonzero refuses the worker, with a reason in WHY. May be NULL. */
+    int (*hello_check)(void *ctx, json_t *hello, char *why, size_t cap);
+    void *hello_ctx;
+    int lost;                    /* out: the worker was lost (link, host, step, silence, refusal) */
+    int lost_from;               /* out: the first workload left without a result */
+    char why[512];               /* out: why it was lost */
+} runclient_remote;
+
 typedef struct runclient {
     const char *runner_path;
+    runclient_remote *remote;    /* NULL: the runner is a local child on descriptors 3 and 4 */
     double timeout_s;            /* per workload, from its workload-start */
     runner_job *job;             /* everything but the workloads */
     /* Called after each workload's result is final (may be NULL). */

@@ -23,6 +23,7 @@
 #include "runner/device.h"
 #include "runner/inputs.h"
 #include "runner/integrity.h"
+#include "runner/relay.h"
 #include "runner/timing.h"
 #include "status.h"
 #include "strbuf.h"
@@ -937,6 +938,9 @@ static void emit_hello(runner_ctx *r)
     json_t *ev = protocol_event_new("hello");
     json_object_set_new(ev, "runner_version", json_string(KWB_RUNNER_VERSION));
     json_object_set_new(ev, "pid", json_integer(getpid()));
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    json_object_set_new(ev, "host", json_string(host));
     if (r->dev)
         r->dev->ops->describe(r->dev, ev);
     emit(r, ev);
@@ -1015,9 +1019,12 @@ int runner_run(int job_fd, int event_fd)
 static void runner_usage(FILE *f)
 {
     fputs("usage: kwb-runner [--job-fd N] [--event-fd N]\n"
+          "       kwb-runner --stdio [--heartbeat S]\n"
           "       kwb-runner --version | --help | --list-references | --list-devices\n"
           "Reads one job (a JSON line) from descriptor N (default 3) and writes protocol\n"
-          "events to descriptor N (default 4). It is started by kwb; see kwb-runner(1).\n",
+          "events to descriptor N (default 4); with --stdio, the job from stdin and the events\n"
+          "to stdout (the candidate's output to stderr), as an SSH channel or a Slurm step\n"
+          "carries them. It is started by kwb; see kwb-runner(1).\n",
           f);
 }
 
@@ -1027,9 +1034,11 @@ int runner_main(int argc, char **argv)
         {"job-fd", required_argument, NULL, 'j'}, {"event-fd", required_argument, NULL, 'e'},
         {"version", no_argument, NULL, 'V'},      {"help", no_argument, NULL, 'h'},
         {"list-references", no_argument, NULL, 'l'}, {"list-devices", no_argument, NULL, 'L'},
+        {"stdio", no_argument, NULL, 's'},           {"heartbeat", required_argument, NULL, 'b'},
         {NULL, 0, NULL, 0},
     };
-    int job_fd = 3, event_fd = 4, c;
+    int job_fd = 3, event_fd = 4, c, stdio = 0;
+    double heartbeat_s = 5;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'j': job_fd = atoi(optarg); break;
@@ -1041,12 +1050,28 @@ int runner_main(int argc, char **argv)
                 printf("%s\t%s\n", references_name(i), references_devices(i));
             return 0;
         case 'L': device_list(stdout); return 0;
+        case 's': stdio = 1; break;
+        case 'b':
+            heartbeat_s = atof(optarg);
+            if (heartbeat_s <= 0) {
+                fprintf(stderr, "kwb-runner: --heartbeat: '%s' is not a number of seconds > 0\n", optarg);
+                return 2;
+            }
+            break;
         default: runner_usage(stderr); return 2;
         }
     }
     if (optind < argc) {
         runner_usage(stderr);
         return 2;
+    }
+    if (stdio) {
+        char self[4096];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n <= 0)
+            return 2;
+        self[n] = '\0';
+        return relay_main(self, heartbeat_s);
     }
     return runner_run(job_fd, event_fd);
 }

@@ -1,0 +1,210 @@
+#define _GNU_SOURCE
+#include "runner/relay.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "proc.h"
+#include "protocol.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+static volatile pid_t runner_pid;
+
+/* The runner's whole process group (it and whatever a candidate started) goes with the relay. */
+static void kill_runner(void)
+{
+    if (runner_pid > 0) {
+        kill(-runner_pid, SIGKILL);
+        kill(runner_pid, SIGKILL);
+    }
+}
+
+static void on_signal(int sig)
+{
+    kill_runner();
+    _exit(128 + sig);
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The job line from stdin (without its newline), or NULL at end of input. */
+static char *read_job_line(void)
+{
+    strbuf sb;
+    strbuf_init(&sb);
+    char c;
+    for (;;) {
+        ssize_t n = read(STDIN_FILENO, &c, 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            strbuf_free(&sb);
+            return NULL;
+        }
+        if (c == '\n')
+            return strbuf_detach(&sb);
+        strbuf_add(&sb, &c, 1);
+    }
+}
+
+/* Starts SELF --job-fd 3 --event-fd 4 in its own process group, the candidate's output on our
+ * stderr; *ev_fd the events' read end. Returns the pid or -1. */
+static pid_t start_runner(const char *self, const char *job, int *ev_fd)
+{
+    int jp[2], ep[2];
+    if (pipe2(jp, O_CLOEXEC) != 0 || pipe2(ep, O_CLOEXEC) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        signal(SIGPIPE, SIG_DFL);
+        int null = open("/dev/null", O_RDONLY);
+        dup2(null, STDIN_FILENO);
+        dup2(STDERR_FILENO, STDOUT_FILENO);
+        int j = fcntl(jp[0], F_DUPFD, 10), e = fcntl(ep[1], F_DUPFD, 10);
+        dup2(j, 3);
+        dup2(e, 4);
+        closefrom(5);
+        execl(self, self, "--job-fd", "3", "--event-fd", "4", (char *)NULL);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    close(jp[0]);
+    close(ep[1]);
+    *ev_fd = ep[0];
+    if (pid > 0)
+        (void)write_all(jp[1], job, strlen(job)), (void)write_all(jp[1], "\n", 1);
+    close(jp[1]);
+    return pid;
+}
+
+/* Forwards the whole lines in BUF to stdout, counting them in *lines; keeps a partial one. */
+static int forward_lines(strbuf *buf, unsigned long *lines)
+{
+    char *end = buf->len ? memrchr(buf->s, '\n', buf->len) : NULL;
+    if (!end)
+        return 0;
+    size_t n = (size_t)(end - buf->s) + 1;
+    for (size_t i = 0; i < n; i++)
+        *lines += buf->s[i] == '\n' && i > 0 && buf->s[i - 1] != '\n';
+    if (write_all(STDOUT_FILENO, buf->s, n) != 0)
+        return -1;
+    memmove(buf->s, buf->s + n, buf->len - n);
+    buf->len -= n;
+    buf->s[buf->len] = '\0';
+    return 0;
+}
+
+/* The sealed "exit" event after the runner's LINES events (unsealed when the job had no key). */
+static int send_exit(const char *key, unsigned long lines, int status)
+{
+    json_t *ev = protocol_event_new("exit");
+    json_object_set_new(ev, "status", json_integer(status));
+    char *line = key ? channel_seal(key, lines, ev) : json_dumps(ev, JSON_COMPACT);
+    json_decref(ev);
+    int rc = line ? write_all(STDOUT_FILENO, line, strlen(line)) : -1;
+    if (rc == 0)
+        rc = write_all(STDOUT_FILENO, "\n", 1);
+    free(line);
+    return rc;
+}
+
+int relay_main(const char *self, double heartbeat_s)
+{
+    signal(SIGPIPE, SIG_IGN);
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    char *job = read_job_line();
+    if (!job) {
+        fprintf(stderr, "kwb-runner: --stdio: no job on stdin\n");
+        return 2;
+    }
+    json_t *parsed = json_loads(job, 0, NULL);
+    const char *k = json_string_value(json_object_get(parsed, "key"));
+    char *key = k ? xstrdup(k) : NULL;
+    json_decref(parsed);
+    int ev_fd = -1;
+    runner_pid = start_runner(self, job, &ev_fd);
+    free(job);
+    if (runner_pid < 0) {
+        fprintf(stderr, "kwb-runner: --stdio: cannot start %s: %s\n", self, strerror(errno));
+        free(key);
+        return 2;
+    }
+    strbuf buf;
+    strbuf_init(&buf);
+    unsigned long lines = 0;
+    double last_sent = proc_now();
+    int status = 0, ev_open = 1;
+    for (;;) {
+        struct pollfd pfd[2] = {{STDIN_FILENO, POLLIN, 0}, {ev_open ? ev_fd : -1, POLLIN, 0}};
+        int pr = poll(pfd, 2, 200);
+        if (pr < 0 && errno != EINTR)
+            break;
+        char chunk[65536];
+        if (pr > 0 && pfd[0].revents) {
+            ssize_t n = read(STDIN_FILENO, chunk, sizeof chunk);
+            if (n == 0 || (n < 0 && errno != EINTR))
+                break; /* the parent (or the link to it) is gone */
+        }
+        if (pr > 0 && pfd[1].revents) {
+            ssize_t n = read(ev_fd, chunk, sizeof chunk);
+            if (n > 0)
+                strbuf_add(&buf, chunk, (size_t)n);
+            else if (n == 0 || errno != EINTR)
+                ev_open = 0;
+            if (forward_lines(&buf, &lines) != 0)
+                break;
+            if (n > 0)
+                last_sent = proc_now();
+        }
+        if (waitpid(runner_pid, &status, WNOHANG) == runner_pid) {
+            /* What it wrote before it ended is in the pipe: forward the whole lines, then its end. */
+            fcntl(ev_fd, F_SETFL, O_NONBLOCK);
+            ssize_t n;
+            while (ev_open && (n = read(ev_fd, chunk, sizeof chunk)) > 0)
+                strbuf_add(&buf, chunk, (size_t)n);
+            if (forward_lines(&buf, &lines) == 0)
+                send_exit(key, lines, status);
+            kill(-runner_pid, SIGKILL);
+            runner_pid = 0;
+            break;
+        }
+        if (proc_now() - last_sent >= heartbeat_s) {
+            if (write_all(STDOUT_FILENO, "\n", 1) != 0)
+                break;
+            last_sent = proc_now();
+        }
+    }
+    kill_runner();
+    strbuf_free(&buf);
+    free(key);
+    return 0;
+}
