@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -464,6 +465,19 @@ static int pump(runclient *rc, launch *l, const workload_set *set, wl_result *re
     }
 }
 
+/* Kills a runner: a local one's group at once; a remote one's transport first with SIGTERM, which
+ * srun forwards to its step and on which ssh closes the channel (either way the relay then kills
+ * the runner there), and with SIGKILL when it has not gone after a few seconds. */
+static void stop_runner(const runclient *rc, pid_t pid, int *status)
+{
+    if (rc->remote) {
+        kill(-pid, SIGTERM);
+        if (proc_wait(pid, 5.0, status) == 0)
+            return;
+    }
+    proc_kill_group(pid);
+}
+
 /* The link to a remote worker broke (or it fell silent, or was refused): no result from
  * l->next on is final; they are cleared for another worker to take. STATUS: the transport's
  * wait status, or NULL when it was killed for silence or a refusal. */
@@ -508,7 +522,7 @@ static int one_launch(runclient *rc, const workload_set *set, wl_result *results
     if (l.job_fd >= 0)
         close(l.job_fd);
     if (timed_out || pr < 0 || pr == 2 || proc_wait(l.pid, 5.0, &status) == 1)
-        proc_kill_group(l.pid);
+        stop_runner(rc, l.pid, &status);
     if (rc->remote && !timed_out && pr >= 0 && !l.saw_bye && !l.saw_exit) {
         worker_lost(rc, &l, set, results, pr == 2 ? NULL : &status);
         *next = set->count;

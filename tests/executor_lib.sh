@@ -1,0 +1,188 @@
+# tests/executor_lib.sh - helpers for the executor tests (sourced after tests/lib.sh): real
+# daemons (sshd; munged, slurmctld, slurmd) configured in $TMP, on ports of their own, started
+# and stopped by the test, and the comparisons of a remote run with a local one.
+
+DAEMON_PIDS=""
+trap 'stop_daemons; rm -rf "$TMP"' EXIT
+
+# free_port: a TCP port nobody listens on now.
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# need PROGRAM...: each must be installed (scripts/bootstrap installs them); else the test fails.
+need() {
+    local p
+    for p in "$@"; do
+        command -v "$p" >/dev/null 2>&1 || [ -x "/usr/sbin/$p" ] || {
+            echo "FAIL: $p is not installed (scripts/bootstrap installs it)" >&2
+            exit 1
+        }
+    done
+}
+
+# remember_daemon PIDFILE: its pid is killed (and waited for) when the test ends.
+remember_daemon() {
+    local i
+    for i in $(seq 100); do [ -s "$1" ] && break; sleep 0.1; done
+    DAEMON_PIDS="$DAEMON_PIDS $(cat "$1")"
+}
+
+# alive PID: the process runs (a zombie left to an init that does not reap does not count).
+alive() {
+    local st
+    st=$(ps -o stat= -p "$1" 2>/dev/null) && [ "${st#Z}" = "$st" ]
+}
+
+# stop_daemons: SIGTERM then SIGKILL to every daemon the test started; none may be left.
+stop_daemons() {
+    local p i
+    for p in $DAEMON_PIDS; do kill "$p" 2>/dev/null; done
+    for p in $DAEMON_PIDS; do
+        for i in $(seq 50); do alive "$p" || break; sleep 0.1; done
+        kill -9 "$p" 2>/dev/null
+    done
+    DAEMON_PIDS=""
+}
+
+# start_sshd: an sshd on 127.0.0.1 with a host key and a user key made here; the ssh client's
+# config in $TMP/ssh/config names the host "kwbtest".
+start_sshd() {
+    local d=$TMP/ssh port
+    mkdir -p "$d"
+    port=$(free_port)
+    ssh-keygen -q -t ed25519 -N '' -f "$d/host_key"
+    ssh-keygen -q -t ed25519 -N '' -f "$d/id"
+    cp "$d/id.pub" "$d/authorized_keys"
+    chmod 600 "$d/authorized_keys"
+    cat >"$d/sshd_config" <<EOF
+Port $port
+ListenAddress 127.0.0.1
+HostKey $d/host_key
+AuthorizedKeysFile $d/authorized_keys
+PidFile $d/sshd.pid
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+PermitRootLogin prohibit-password
+EOF
+    echo "[127.0.0.1]:$port $(cat "$d/host_key.pub")" >"$d/known_hosts"
+    cat >"$d/config" <<EOF
+Host kwbtest
+  HostName 127.0.0.1
+  Port $port
+  IdentityFile $d/id
+  IdentitiesOnly yes
+  UserKnownHostsFile $d/known_hosts
+  StrictHostKeyChecking yes
+  BatchMode yes
+  LogLevel ERROR
+EOF
+    [ "$(id -u)" != 0 ] || mkdir -p /run/sshd  # privilege separation directory
+    /usr/sbin/sshd -f "$d/sshd_config" -E "$d/sshd.log"
+    remember_daemon "$d/sshd.pid"
+    for i in $(seq 100); do ssh -F "$d/config" kwbtest true 2>/dev/null && return 0; sleep 0.2; done
+    echo "FAIL: sshd did not come up" >&2
+    cat "$d/sshd.log" >&2
+    exit 1
+}
+
+# start_slurm: munged, slurmctld and slurmd for a one-node cluster of this machine, configured
+# in $TMP/slurm; exports SLURM_CONF.
+start_slurm() {
+    local d=$TMP/slurm node i
+    mkdir -p "$d/munge" "$d/state" "$d/spool"
+    chmod 711 "$d/munge"
+    head -c 1024 /dev/urandom >"$d/munge/munge.key"
+    chmod 600 "$d/munge/munge.key"
+    munged -f --key-file="$d/munge/munge.key" --socket="$d/munge/sock" --pid-file="$d/munge/pid" \
+        --log-file="$d/munge/log" --seed-file="$d/munge/seed"
+    remember_daemon "$d/munge/pid"
+    node=$(slurmd -C | head -1 | sed 's/ RealMemory=.*//')
+    cat >"$d/slurm.conf" <<EOF
+ClusterName=kwbtest
+SlurmctldHost=$(hostname -s)(127.0.0.1)
+SlurmctldPort=$(free_port)
+SlurmdPort=$(free_port)
+SlurmUser=$(id -un)
+SlurmdUser=$(id -un)
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$d/munge/sock
+StateSaveLocation=$d/state
+SlurmdSpoolDir=$d/spool
+SlurmctldPidFile=$d/slurmctld.pid
+SlurmdPidFile=$d/slurmd.pid
+SlurmctldLogFile=$d/slurmctld.log
+SlurmdLogFile=$d/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MpiDefault=none
+ReturnToService=2
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SchedulerType=sched/builtin
+InactiveLimit=0
+KillWait=2
+MessageTimeout=10
+$node NodeAddr=127.0.0.1 State=UNKNOWN
+PartitionName=kwb Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+EOF
+    export SLURM_CONF=$d/slurm.conf
+    unset SLURM_JOB_ID SLURM_NTASKS
+    slurmctld -f "$SLURM_CONF" -i
+    remember_daemon "$d/slurmctld.pid"
+    slurmd -f "$SLURM_CONF"
+    remember_daemon "$d/slurmd.pid"
+    for i in $(seq 300); do sinfo -h -o %T 2>/dev/null | grep -q idle && return 0; sleep 0.2; done
+    echo "FAIL: the node did not come up" >&2
+    cat "$d/slurmctld.log" "$d/slurmd.log" >&2
+    exit 1
+}
+
+# normalized FILE KIND: what a run must have identical to a local run, one line per workload:
+# KIND table: uuid, axes, status and message words; KIND traces: each trace without its
+# measured figures (latencies, errors, timestamp).
+normalized() {
+    python3 - "$1" "$2" <<'PY'
+import json, re, sys
+path, kind = sys.argv[1], sys.argv[2]
+for line in open(path):
+    if kind == "traces":
+        t = json.loads(line)
+        ev = t["evaluation"]
+        for k in ("timestamp", "performance", "correctness", "log"):
+            ev.pop(k, None)
+        print(json.dumps(t, sort_keys=True))
+    else:
+        f = line.split()
+        if len(f) > 3 and re.match(r"w\d+-b\d+$", f[0]):
+            print(f[0], f[1], f[2])
+PY
+}
+
+# expect_same_as_local REMOTE LOCAL KIND WHAT
+expect_same_as_local() {
+    normalized "$1" "$3" >"$1.norm"
+    normalized "$2" "$3" >"$2.norm"
+    if [ -s "$1.norm" ] && cmp -s "$1.norm" "$2.norm"; then pass "$4"; else
+        fail "$4"
+        diff "$2.norm" "$1.norm" | sed 's/^/    /' >&2
+    fi
+}
+
+# wait_for PATTERN FILE: until FILE matches (at most 120 s).
+wait_for() {
+    local i
+    for i in $(seq 600); do grep -Eq -- "$1" "$2" 2>/dev/null && return 0; sleep 0.2; done
+    fail "no /$1/ in $2 within 120 s"
+    return 1
+}
+
+# relay_pids: the runner relays (kwb-runner --stdio) this test's workers run.
+relay_pids() {
+    pgrep -f "^$KWB_RUNNER --stdio" || true
+}
