@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "executor.h"
 #include "judge.h"
 #include "paths.h"
 #include "wsopen.h"
@@ -25,7 +26,8 @@ static void judge_usage(FILE *f)
 {
     fputs("usage: kwb judge --session NAME --solution DIR --name NAME [--direction TEXT]\n"
           "                 [--definition NAME] [--device cpu|cuda[:N]] [--workloads FILTER]\n"
-          "                 [--max-time S] [--dataset DIR] [--json] [--quiet] [--workspace DIR]\n",
+          "                 [--max-time S] [--dataset DIR] [--json] [--quiet] [--workspace DIR]\n"
+          "                 [--executor local|ssh:HOSTS|slurm[:OPTIONS]]\n",
           f);
 }
 
@@ -38,7 +40,8 @@ static int parse_judge_args(int argc, char **argv, judge_args *a)
         {"device", required_argument, NULL, 'v'},     {"workloads", required_argument, NULL, 'w'},
         {"max-time", required_argument, NULL, 'm'},   {"dataset", required_argument, NULL, 'D'},
         {"json", no_argument, NULL, 'j'},             {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},             {"executor", required_argument, NULL, 'X'},
+        {NULL, 0, NULL, 0},
     };
     *a = (judge_args){.device = "cpu", .direction = "human"};
     int c;
@@ -57,6 +60,7 @@ static int parse_judge_args(int argc, char **argv, judge_args *a)
         case 'D': a->dataset = optarg; break;
         case 'j': a->json = 1; break;
         case 'q': a->quiet = 1; break;
+        case 'X': if (executor_use(optarg, "judge") != 0) return -1; break;
         case 'h': judge_usage(stdout); exit(0);
         default: judge_usage(stderr); return -1;
         }

@@ -24,6 +24,7 @@
 #include "agent.h"
 #include "agent_prep.h"
 #include "agentcfg.h"
+#include "executor.h"
 #include "judge.h"
 #include "paths.h"
 #include "proc.h"
@@ -54,7 +55,7 @@ static void run_usage(FILE *f)
     fputs("usage: kwb run --definition NAME --solution DIR --session NAME [--rounds N]\n"
           "               [--agent tuner|openai|anthropic|command]\n"
           "               [--auto] [--device cpu|cuda[:N]] [--workloads FILTER] [--max-time S]\n"
-          "               [--plateau N] [--workspace DIR]\n",
+          "               [--plateau N] [--workspace DIR] [--executor local|ssh:HOSTS|slurm[:OPTIONS]]\n",
           f);
 }
 
@@ -67,6 +68,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         {"workloads", required_argument, NULL, 'w'},  {"max-time", required_argument, NULL, 'm'},
         {"rounds", required_argument, NULL, 'r'},     {"auto", no_argument, NULL, 'A'},
         {"plateau", required_argument, NULL, 'p'},    {"help", no_argument, NULL, 'h'},
+        {"executor", required_argument, NULL, 'X'},
         {NULL, 0, NULL, 0},
     };
     *a = (run_args){.agent = "tuner", .device = "cpu", .rounds = 5, .plateau = 3};
@@ -84,6 +86,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         case 'w': a->filter = optarg; break;
         case 'm': a->max_time = optarg; break;
         case 'A': a->auto_mode = 1; break;
+        case 'X': if (executor_use(optarg, "run") != 0) return -1; break;
         case 'r':
         case 'p': {
             long v = strtol(optarg, &end, 10);

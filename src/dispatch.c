@@ -117,17 +117,22 @@ static int gather(share *sh, char *const *where, int n, const workload_set *set,
     for (int k = 0; k < n; k++) {
         runclient_remote *r = sh[k].client->remote;
         int upto = r && r->lost ? r->lost_from : sh[k].set.count;
+        char *facts = r && sh[k].client->hello ? hello_facts(sh[k].client->hello) : NULL;
+        const char *host = facts ? json_string_value(json_object_get(sh[k].client->hello, "host")) : NULL;
         for (int j = 0; j < sh[k].set.count; j++) {
             int i = sh[k].index[j];
             if (j < upto) {
                 res[i] = sh[k].res[j];
                 res[i].wl = &set->items[i];
+                if (facts)
+                    snprintf(res[i].worker, sizeof res[i].worker, "%s: %s", host ? host : "?", facts);
             } else
                 pending[np++] = i;
         }
         if (r && r->lost && sh[k].set.count > 0)
             fprintf(stderr, "kwb: worker %d (%s) lost: %s; %d workload(s) dealt again\n", k + 1,
                     where && where[k] ? where[k] : "?", r->why, sh[k].set.count - upto);
+        free(facts);
         free(sh[k].set.items);
         free(sh[k].index);
         free(sh[k].res);

@@ -55,6 +55,19 @@ const char *executor_spec(const char *option)
     return option ? option : env && *env ? env : "local";
 }
 
+int executor_use(const char *spec, const char *cmd)
+{
+    executor ex;
+    kwb_error err = {{0}};
+    if (executor_parse(spec, &ex, &err) != 0) {
+        fprintf(stderr, "kwb %s: %s\n", cmd, err.msg);
+        return -1;
+    }
+    executor_stop(&ex);
+    setenv("KWB_EXECUTOR", spec, 1);
+    return 0;
+}
+
 /* One KEY=VALUE entry of the list. */
 static int set_key(executor *ex, const char *spec, const char *key, const char *value, kwb_error *err)
 {

@@ -40,6 +40,9 @@ typedef struct executor_worker {
 int executor_parse(const char *spec, executor *ex, kwb_error *err);
 /* The spec in force: OPTION when given, else $KWB_EXECUTOR, else "local". */
 const char *executor_spec(const char *option);
+/* For kwb judge, run and tui (CMD): checks SPEC and puts it in $KWB_EXECUTOR, where the kwb
+ * eval children find it. 0, or -1 after a "kwb CMD: ..." message. */
+int executor_use(const char *spec, const char *cmd);
 /* Slurm: takes the allocation kwb runs in ($SLURM_JOB_ID) or asks for one with salloc. Other
  * kinds: nothing. 0, or -1 with *err set. */
 int executor_start(executor *ex, kwb_error *err);

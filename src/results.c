@@ -178,6 +178,8 @@ static json_t *result_json(const definition *d, const wl_result *r)
         json_object_set_new(o, "speedup", json_real(results_speedup(r)));
     if (r->timer[0])
         json_object_set_new(o, "timer", json_string(r->timer));
+    if (r->worker[0])
+        json_object_set_new(o, "worker", json_string(r->worker));
     if (r->gbps > 0)
         json_object_set_new(o, "gbps", json_real(r->gbps));
     if (r->tflops > 0)

@@ -26,6 +26,7 @@ typedef struct wl_result {
     double roofline;            /* candidate: roofline floor / median, in (0, 1]; 0 when unknown */
     char verdict[16];           /* paired gate against the baseline: faster/same/slower/unclear */
     double ratio, ratio_lo, ratio_hi;   /* candidate/baseline median ratio and its interval */
+    char worker[192];           /* a remote worker's host and device facts ("" when local) */
 } wl_result;
 
 /* Summary over a set of results. */

@@ -295,6 +295,11 @@ static void cuda_describe(device *d, json_t *hello)
     cuda_priv *p = priv(d);
     json_object_set_new(hello, "device", json_sprintf("cuda:%d %s", p->ordinal, p->name));
     json_object_set_new(hello, "gpu", json_string(p->name));
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    json_object_set_new(hello, "driver", json_integer(driver));   /* the CUDA version the driver supports */
+    json_object_set_new(hello, "cuda_runtime", json_integer(runtime));
     json_object_set_new(hello, "uuid", json_string(p->uuid));
     json_object_set_new(hello, "sms", json_integer(p->sms));
     json_object_set_new(hello, "l2_bytes", json_integer(p->l2_bytes));

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cmd_tui.h"
+#include "executor.h"
 #include "paths.h"
 #include "proc.h"
 #include "tui/flow.h"
@@ -65,7 +66,7 @@ static void tui_usage(FILE *f)
 {
     fputs("usage: kwb tui [--session NAME] [--definition NAME --solution DIR] [--workspace DIR]\n"
           "               [--device cpu|cuda[:N]] [--agent tuner] [--workloads FILTER] [--max-time S]\n"
-          "               [--no-color] [--check-config]\n"
+          "               [--no-color] [--check-config] [--executor local|ssh:HOSTS|slurm[:OPTIONS]]\n"
           "  (with no --session: the newest session of the workspace; a session that does not exist is\n"
           "   started from --definition and --solution, as kwb run does)\n",
           f);
@@ -83,6 +84,7 @@ static int parse_args(int argc, char **argv, tui_options *o, int *check_config)
                                          {"max-time", required_argument, NULL, 'T'},
                                          {"no-color", no_argument, NULL, 'C'},
                                          {"check-config", no_argument, NULL, 'K'},
+                                         {"executor", required_argument, NULL, 'X'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     int c;
@@ -99,6 +101,10 @@ static int parse_args(int argc, char **argv, tui_options *o, int *check_config)
         case 'T': o->max_time = optarg; break;
         case 'C': o->no_color = 1; break;
         case 'K': *check_config = 1; break;
+        case 'X':
+            if (executor_use(optarg, "tui") != 0)
+                return -1;
+            break;
         case 'h': tui_usage(stdout); exit(0);
         default: tui_usage(stderr); return -1;
         }

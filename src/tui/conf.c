@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "executor.h"
 #include "tui/layout.h"
 #include "tui/words.h"
 #include "xalloc.h"
@@ -54,13 +55,24 @@ static int apply_set(tui_config *c, char **w, int n, kwb_error *err)
         c->mouse = strcmp(v, "yes") == 0;
         return 0;
     }
+    if (strcmp(w[0], "executor") == 0) {  /* for the kwb eval children, unless set by --executor or env */
+        char spec[1024] = "";
+        for (int i = 2; i < n; i++)
+            snprintf(spec + strlen(spec), sizeof spec - strlen(spec), "%s%s", i > 2 ? " " : "", w[i]);
+        executor ex;
+        if (executor_parse(spec, &ex, err) != 0)
+            return -1;
+        executor_stop(&ex);
+        setenv("KWB_EXECUTOR", spec, 0);
+        return 0;
+    }
     if (strcmp(w[0], "theme") == 0) {
         c->theme[0] = '\0';
         for (int i = 2; i < n; i++)
             snprintf(c->theme + strlen(c->theme), sizeof c->theme - strlen(c->theme), "%s%s", i > 2 ? " " : "", w[i]);
         return 0;
     }
-    return kwb_error_set(err, "set: unknown option '%s' (diff-mode, line-graphics, mouse, theme)", w[0]);
+    return kwb_error_set(err, "set: unknown option '%s' (diff-mode, line-graphics, mouse, theme, executor)", w[0]);
 }
 
 static int apply_color(tui_config *c, char **w, int n, kwb_error *err)

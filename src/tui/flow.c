@@ -223,6 +223,8 @@ static void write_event(tui_app *a, const char *line)
 void flow_job_line(void *ctx, job *j, int is_err, const char *line)
 {
     tui_app *a = ctx;
+    if (is_err && strstr(line, " worker(s) up"))  /* kwb eval's remote workers: how many and where */
+        app_status(a, TC_NORMAL, "%s", strncmp(line, "kwb: ", 5) == 0 ? line + 5 : line);
     if (j->kind == JOB_WRITE && !is_err)
         write_event(a, line);
     else if (j->kind == JOB_REDIFF && !is_err)

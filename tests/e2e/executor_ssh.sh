@@ -36,6 +36,26 @@ if kill -0 "$(cat "$TMP/hang.pid")" 2>/dev/null; then fail "the hung candidate s
     pass "the hung candidate was killed on the worker"
 fi
 
+# Each result names its worker (--json); kwb judge passes --executor to its kwb eval children.
+"$KWB" eval --dataset "$TMP/ds" --definition "$DEF" --solution "$KERNELS/fast" --trials 1 --max-time 0.01 --scan off \
+    --quiet --json --executor "ssh:kwbtest,$SSH" >"$TMP/json.out" 2>"$TMP/json.err"
+expect_code 0 "$?" "--json over ssh"
+expect_grep '"worker": *"[^"]+: cpu"' "$TMP/json.out" "each result records its worker's host and device"
+export KWB_WORKSPACE="$TMP/ws"
+"$KWB" init "$TMP/ws" >/dev/null 2>&1 || fail "init"
+"$KWB" eval --dataset "$TMP/ds" --definition "$DEF" --solution "$KERNELS/baseline" --trials 1 --max-time 0.01 \
+    --scan off --quiet --session j --name base >/dev/null 2>&1 || fail "the session's first eval"
+"$KWB" judge --session j --solution "$KERNELS/fast" --name c1 --dataset "$TMP/ds" --max-time 0.01 \
+    --executor "ssh:kwbtest,$SSH" >"$TMP/judge.out" 2>"$TMP/judge.err"
+expect_code 0 "$?" "kwb judge --executor ssh"
+expect_grep 'worker 1 up on .* \(kwbtest\)' "$TMP/judge.err" "its evals ran on the ssh worker"
+"$KWB" eval --dataset "$TMP/ds" --definition "$DEF" --solution "$KERNELS/fast" --executor "ssh:" >"$TMP/bad.out" 2>&1
+expect_code 2 "$?" "an executor without hosts"
+expect_grep '^kwb eval: --executor ssh:: no host' "$TMP/bad.out" "is refused, saying why"
+KWB_EXECUTOR=slurm:workers=0 "$KWB" eval --dataset "$TMP/ds" --definition "$DEF" --solution "$KERNELS/fast" >"$TMP/bad.out" 2>&1
+expect_code 2 "$?" "a bad \$KWB_EXECUTOR"
+expect_grep "^kwb eval: \\\$KWB_EXECUTOR: --executor slurm:workers=0: workers='0' is not a whole number" "$TMP/bad.out" "is refused, naming it"
+
 # Kills mid-sweep: a slow candidate, two workers; one relay killed, then one stopped (silent).
 make_dataset "$TMP/ds8" 1 2 3 4 1 2 3 4
 make_candidate "$TMP/slow" slow 'usleep(50000);'
