@@ -175,7 +175,12 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         fprintf(stderr, "kwb eval: %s%s\n", a->executor ? "" : "$KWB_EXECUTOR: ", xerr.msg);
         return -1;
     }
+    int batch = ex.batch;
     executor_stop(&ex);
+    if (batch && !a->session) {
+        fprintf(stderr, "kwb eval: --executor ...,batch=yes needs --session NAME (the batch job records there)\n");
+        return -1;
+    }
     if ((a->resume || a->candidate) && !a->session) {
         fprintf(stderr, "kwb eval: --%s needs --session NAME\n", a->resume ? "resume" : "candidate");
         return -1;
@@ -562,11 +567,33 @@ static int load_held_out(const char *dataset, const definition *d, workload_set 
     return rc;
 }
 
+/* With --executor slurm:...,batch=yes outside an allocation: the whole eval is submitted with
+ * sbatch (the job runs this same command inside its allocation). Returns 1 when submitted; on a
+ * failure prints why and exits 2. */
+static int submitted_to_sbatch(const eval_args *a, int argc, char **argv)
+{
+    executor ex;
+    kwb_error err = {{0}};
+    if (executor_parse(executor_spec(a->executor), &ex, &err) != 0 || !executor_batch(&ex)) {
+        executor_stop(&ex);
+        return 0;
+    }
+    int rc = executor_submit(&ex, argc, argv, &err);
+    executor_stop(&ex);
+    if (rc != 0) {
+        fprintf(stderr, "kwb eval: %s\n", err.msg);
+        exit(2);
+    }
+    return 1;
+}
+
 int cmd_eval(int argc, char **argv)
 {
     eval_args a;
     if (parse_eval_args(argc, argv, &a) != 0)
         return 2;
+    if (a.session && submitted_to_sbatch(&a, argc, argv))
+        return 0;
     char *dataset = a.dataset ? xstrdup(a.dataset) : paths_dataset();
     a.dataset = dataset;
     kwb_error err = {{0}};

@@ -98,10 +98,14 @@ static int set_key(executor *ex, const char *spec, const char *key, const char *
         ex->workers = (int)v;
     else if (strcmp(key, "files") == 0 && strcmp(value, "shared") == 0)
         ;
-    else if (strcmp(key, "silence") == 0 || strcmp(key, "workers") == 0 || strcmp(key, "files") == 0)
+    else if (strcmp(key, "batch") == 0 && ex->kind == EXECUTOR_SLURM && (!strcmp(value, "yes") || !strcmp(value, "no")))
+        ex->batch = strcmp(value, "yes") == 0;
+    else if (strcmp(key, "silence") == 0 || strcmp(key, "workers") == 0 || strcmp(key, "files") == 0 ||
+             (strcmp(key, "batch") == 0 && ex->kind == EXECUTOR_SLURM))
         return kwb_error_set(err, "--executor %s: %s='%s' is not %s", spec, key, value,
                              strcmp(key, "files") == 0     ? "shared (the only mode: the workers see kwb's paths)"
                              : strcmp(key, "silence") == 0 ? "a number of seconds > 0"
+                             : strcmp(key, "batch") == 0   ? "yes or no"
                                                            : "a whole number >= 1");
     else
         return kwb_error_set(err, "--executor %s: '%s' is not a setting of %s", spec, key,
@@ -144,6 +148,42 @@ int executor_parse(const char *spec, executor *ex, kwb_error *err)
     return rc;
 }
 
+/* The options of an allocation for EX's workers (salloc's and sbatch's alike) onto W. */
+static void allocation_options(const executor *ex, words *w)
+{
+    char n[32];
+    snprintf(n, sizeof n, "%d", ex->workers ? ex->workers : 1);
+    words_addf(w, "--ntasks=%s", n);
+    if (!ex->gres || strcmp(ex->gres, "none") != 0)
+        words_add(w, "--gpus-per-task=1"); /* each step then takes its own with --gres */
+    if (ex->partition)
+        words_addf(w, "--partition=%s", ex->partition);
+    if (ex->time)
+        words_addf(w, "--time=%s", ex->time);
+    if (ex->account)
+        words_addf(w, "--account=%s", ex->account);
+    words_split(w, ex->salloc);
+}
+
+/* Runs ARGV with its output into a scratch file; returns that output (the caller frees it) and
+ * the exit code in *code, or NULL with *err set. */
+static char *run_captured(char **argv, double timeout_s, int *code, kwb_error *err)
+{
+    char log[] = "/tmp/kwb-slurm-XXXXXX";
+    int fd = mkstemp(log);
+    if (fd < 0) {
+        kwb_error_set(err, "cannot create a log file: %s", strerror(errno));
+        return NULL;
+    }
+    close(fd);
+    *code = proc_run_logged(argv, NULL, log, timeout_s, err);
+    char *text = *code < 0 ? NULL : strbuf_read_file(log, NULL);
+    unlink(log);
+    if (*code >= 0 && !text)
+        kwb_error_set(err, "cannot read %s's output", argv[0]);
+    return text;
+}
+
 /* salloc --no-shell for the workers; the job id from its "Granted job allocation N". */
 static int slurm_allocate(executor *ex, kwb_error *err)
 {
@@ -151,40 +191,77 @@ static int slurm_allocate(executor *ex, kwb_error *err)
     words_add(&w, "salloc");
     words_add(&w, "--no-shell");
     words_add(&w, "--job-name=kwb");
-    char n[32];
-    snprintf(n, sizeof n, "%d", ex->workers ? ex->workers : 1);
-    words_addf(&w, "--ntasks=%s", n);
-    if (!ex->gres || strcmp(ex->gres, "none") != 0)
-        words_add(&w, "--gpus-per-task=1"); /* each step then takes its own with --gres */
-    if (ex->partition)
-        words_addf(&w, "--partition=%s", ex->partition);
-    if (ex->time)
-        words_addf(&w, "--time=%s", ex->time);
-    if (ex->account)
-        words_addf(&w, "--account=%s", ex->account);
-    words_split(&w, ex->salloc);
-    char log[] = "/tmp/kwb-salloc-XXXXXX";
-    int fd = mkstemp(log);
-    if (fd < 0) {
-        words_free(w.v);
-        return kwb_error_set(err, "cannot create a log file: %s", strerror(errno));
-    }
-    close(fd);
-    int code = proc_run_logged(w.v, NULL, log, SALLOC_WAIT_S, err);
+    allocation_options(ex, &w);
+    int code;
+    char *text = run_captured(w.v, SALLOC_WAIT_S, &code, err);
     words_free(w.v);
-    char *text = strbuf_read_file(log, NULL);
-    unlink(log);
     const char *g = text ? strstr(text, "Granted job allocation ") : NULL;
     if (code == 0 && g)
         snprintf(ex->jobid, sizeof ex->jobid, "%ld", strtol(g + 23, NULL, 10));
-    else if (code >= 0)
-        kwb_error_set(err, "salloc gave no allocation (exit code %d): %.300s", code, text ? text : "");
+    else if (text)
+        kwb_error_set(err, "salloc gave no allocation (exit code %d): %.300s", code, text);
     free(text);
     if (!ex->jobid[0])
         return -1;
     ex->own_allocation = 1;
-    fprintf(stderr, "kwb: slurm: allocation %s for %s worker(s)\n", ex->jobid, n);
+    fprintf(stderr, "kwb: slurm: allocation %s for %d worker(s)\n", ex->jobid, ex->workers);
     return 0;
+}
+
+int executor_batch(const executor *ex)
+{
+    const char *job = getenv("SLURM_JOB_ID");
+    return ex->kind == EXECUTOR_SLURM && ex->batch && !(job && *job);
+}
+
+/* ARG quoted for sh (in single quotes, each ' as '\'') and a blank, onto SB. */
+static void shell_quote(strbuf *sb, const char *arg)
+{
+    strbuf_puts(sb, "'");
+    for (const char *p = arg; *p; p++)
+        if (*p == '\'')
+            strbuf_puts(sb, "'\\''");
+        else
+            strbuf_add(sb, p, 1);
+    strbuf_puts(sb, "' ");
+}
+
+int executor_submit(const executor *ex, int argc, char **argv, kwb_error *err)
+{
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0)
+        return kwb_error_set(err, "cannot find kwb's own path: %s", strerror(errno));
+    self[len] = '\0';
+    strbuf cmd;
+    strbuf_init(&cmd);
+    shell_quote(&cmd, self);
+    for (int i = 0; i < argc; i++)
+        shell_quote(&cmd, argv[i]);
+    words w = {0};
+    words_add(&w, "sbatch");
+    words_add(&w, "--parsable");
+    words_add(&w, "--job-name=kwb-eval");
+    words_add(&w, "--output=slurm-%j.out");
+    allocation_options(ex, &w);
+    words_addf(&w, "--wrap=%s", cmd.s);
+    strbuf_free(&cmd);
+    int code;
+    char *out = run_captured(w.v, 300, &code, err);
+    words_free(w.v);
+    if (!out)
+        return -1;
+    long job = strtol(out, NULL, 10);
+    int rc = code == 0 && job > 0 ? 0 : kwb_error_set(err, "sbatch failed (exit code %d): %.300s", code, out);
+    if (rc == 0) {
+        printf("%ld\n", job);
+        fprintf(stderr,
+                "kwb: slurm: submitted batch job %ld (output: slurm-%ld.out); its results go to the session as "
+                "they come: kwb show, and kwb eval --session S --resume after an interruption\n",
+                job, job);
+    }
+    free(out);
+    return rc;
 }
 
 int executor_start(executor *ex, kwb_error *err)

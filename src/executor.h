@@ -27,6 +27,7 @@ typedef struct executor {
     char *gres, *partition, *time, *account, *srun, *salloc;
     char jobid[32];     /* slurm: the allocation used */
     int own_allocation; /* slurm: kwb asked for it, and cancels it */
+    int batch;          /* slurm: batch=yes: the whole eval goes to sbatch (outside an allocation) */
 } executor;
 
 /* One worker: its label, the device it runs, and how the runner is reached. */
@@ -43,6 +44,12 @@ const char *executor_spec(const char *option);
 /* For kwb judge, run and tui (CMD): checks SPEC and puts it in $KWB_EXECUTOR, where the kwb
  * eval children find it. 0, or -1 after a "kwb CMD: ..." message. */
 int executor_use(const char *spec, const char *cmd);
+/* Nonzero when EX sends the eval to sbatch instead of running it here: slurm with batch=yes,
+ * outside an allocation. */
+int executor_batch(const executor *ex);
+/* Submits `kwb ARGV...` (ARGV[0] the command, "eval") with sbatch for EX's workers, its output
+ * to slurm-JOB.out in the current folder; prints the job's id. 0, or -1 with *err set. */
+int executor_submit(const executor *ex, int argc, char **argv, kwb_error *err);
 /* Slurm: takes the allocation kwb runs in ($SLURM_JOB_ID) or asks for one with salloc. Other
  * kinds: nothing. 0, or -1 with *err set. */
 int executor_start(executor *ex, kwb_error *err);

@@ -45,6 +45,19 @@ stop_daemons() {
     DAEMON_PIDS=""
 }
 
+# expect_no_daemons: after stop_daemons, no process of this test's daemons (nor a step's
+# slurmstepd) is left running.
+expect_no_daemons() {
+    local left p
+    left=$(pgrep -f "$TMP/(ssh|slurm)/" || true)
+    for p in $(pgrep -f '^slurmstepd: \[' || true); do alive "$p" && left="$left $p"; done
+    for p in $left; do alive "$p" || left=${left/$p/}; done
+    if [ -z "${left// /}" ]; then pass "no daemon left running"; else
+        fail "daemons left running: $left"
+        ps -o pid,cmd -p ${left// /,} >&2
+    fi
+}
+
 # start_sshd: an sshd on 127.0.0.1 with a host key and a user key made here; the ssh client's
 # config in $TMP/ssh/config names the host "kwbtest".
 start_sshd() {
@@ -185,4 +198,18 @@ wait_for() {
 # relay_pids: the runner relays (kwb-runner --stdio) this test's workers run.
 relay_pids() {
     pgrep -f "^$KWB_RUNNER --stdio" || true
+}
+
+# expect_no_relays: every runner relay of this test's workers ends (within 30 s).
+expect_no_relays() {
+    local i left
+    for i in $(seq 150); do
+        left=$(relay_pids)
+        [ -z "$left" ] && break
+        sleep 0.2
+    done
+    if [ -z "$left" ]; then pass "no runner left on the workers"; else
+        fail "runners left: $left"
+        ps -o pid,ppid,stat,etime,cmd -p "${left//$'\n'/,}" >&2
+    fi
 }

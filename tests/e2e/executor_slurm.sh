@@ -4,7 +4,8 @@
 # of an allocation kwb asks for with salloc. The table and traces match a local run's (a crash
 # and a hang included); a worker step killed mid-sweep costs only its workloads in flight; the
 # node's Slurm lost mid-sweep (slurmd and the steps killed) loses the workers, and once slurmd
-# is back `kwb eval --session S --resume` completes the sweep; no daemon is left running.
+# is back `kwb eval --session S --resume` completes the sweep; a sweep sent to sbatch records
+# into its session; no daemon is left running.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/executor_lib.sh"
 need munged slurmctld slurmd salloc srun scancel sinfo python3
@@ -68,11 +69,13 @@ sweep lost --session s --name slow &
 sweep_pid=$!
 wait_for 'worker 2 up|worker 1 up' "$TMP/lost.err"
 sleep 1
-kill -9 "$(cat "$TMP/slurm/slurmd.pid")"
-pkill -9 -f '^slurmstepd: \[' || true
+job=$(sed -n 's/.*allocation \([0-9]*\) for.*/\1/p' "$TMP/lost.err")
+steps=$(pgrep -f "^slurmstepd: \[$job\." || true)
+kill -9 "$(cat "$TMP/slurm/slurmd.pid")" $steps
 wait "$sweep_pid"
 expect_code 2 "$?" "the node's Slurm lost: kwb eval fails"
 expect_grep 'every worker was lost' "$TMP/lost.err" "saying every worker was lost"
+rm -f "$TMP/slurm/slurmd.pid"
 slurmd -f "$SLURM_CONF"
 remember_daemon "$TMP/slurm/slurmd.pid"
 for i in $(seq 300); do sinfo -h -o %T 2>/dev/null | grep -Eq '^idle$' && break; sleep 0.2; done
@@ -82,10 +85,25 @@ expect_grep 'resuming: [1-9][0-9]* workload\(s\) recorded before' "$TMP/resumed.
 "$KWB" show slow >"$TMP/show.out" 2>&1
 n=$(grep -cE '^ *w[0-9]-b[0-9] .*PASSED' "$TMP/show.out")
 [ "$n" = 8 ] && pass "the session holds all 8 results" || { fail "the session holds $n results"; cat "$TMP/show.out" >&2; }
-sleep 1
-left=$(relay_pids)
-[ -z "$left" ] && pass "no runner left" || fail "runners left: $left"
+# A long sweep sent to sbatch (batch=yes): kwb eval submits itself and returns; the batch job runs
+# it in its own allocation and records into the session, which kwb show then reads.
+(cd "$TMP" && "$KWB" eval --dataset "$TMP/ds8" --definition "$DEF" --solution "$TMP/slow" --trials 1 --max-time 0.01 \
+    --scan off --quiet --executor "$EXE,batch=yes" --session b --name batched >"$TMP/sbatch.out" 2>"$TMP/sbatch.err")
+expect_code 0 "$?" "batch=yes: submitted"
+job=$(head -1 "$TMP/sbatch.out")
+expect_grep 'submitted batch job [0-9]+' "$TMP/sbatch.err" "kwb says which job"
+for i in $(seq 600); do squeue -h -j "$job" 2>/dev/null | grep -q . || break; sleep 0.2; done
+expect_grep '^8 workloads: 8 PASSED' "$TMP/slurm-$job.out" "the batch job ran the sweep on its workers"
+expect_grep 'worker 2 up' "$TMP/slurm-$job.out" "in its own allocation's steps"
+"$KWB" show batched >"$TMP/show-b.out" 2>&1
+n=$(grep -cE '^ *w[0-9]-b[0-9] .*PASSED' "$TMP/show-b.out")
+[ "$n" = 8 ] && pass "the session holds the batch job's 8 results" || { fail "the session holds $n"; cat "$TMP/show-b.out" >&2; }
+"$KWB" eval --dataset "$TMP/ds8" --definition "$DEF" --solution "$TMP/slow" --executor "$EXE,batch=yes" >"$TMP/nob.out" 2>&1
+expect_code 2 "$?" "batch=yes without --session"
+expect_grep 'batch=yes needs --session' "$TMP/nob.out" "is refused"
+
+expect_no_relays
 
 stop_daemons
-pgrep -f "^slurmstepd: \[" >/dev/null && fail "a slurmstepd is left" || pass "no slurm daemon left"
+expect_no_daemons
 finish
