@@ -89,6 +89,8 @@ static int set_key(executor *ex, const char *spec, const char *key, const char *
         *strs[i].field = xstrdup(value);
         return 0;
     }
+    if ((strcmp(key, "workers") == 0 || strcmp(key, "batch") == 0) && ex->kind != EXECUTOR_SLURM)
+        return kwb_error_set(err, "--executor %s: '%s' is not a setting of ssh", spec, key);
     char *end;
     double v = strtod(value, &end);
     int number = *value && *end == '\0';
@@ -192,6 +194,8 @@ static int slurm_allocate(executor *ex, kwb_error *err)
     words_add(&w, "--no-shell");
     words_add(&w, "--job-name=kwb");
     allocation_options(ex, &w);
+    fprintf(stderr, "kwb: slurm: asking for an allocation for %d worker(s) (salloc; it waits while the queue holds it)\n",
+            ex->workers);
     int code;
     char *text = run_captured(w.v, SALLOC_WAIT_S, &code, err);
     words_free(w.v);

@@ -58,10 +58,16 @@ expect_no_daemons() {
     fi
 }
 
+# since T0: seconds from the date +%s.%N stamp T0 until now.
+since() {
+    python3 -c "print(round($(date +%s.%N) - $1, 2))"
+}
+
 # start_sshd: an sshd on 127.0.0.1 with a host key and a user key made here; the ssh client's
-# config in $TMP/ssh/config names the host "kwbtest".
+# config in $TMP/ssh/config names the host "kwbtest". Says how long it took to come up.
 start_sshd() {
-    local d=$TMP/ssh port
+    local d=$TMP/ssh port t0
+    t0=$(date +%s.%N)
     mkdir -p "$d"
     port=$(free_port)
     ssh-keygen -q -t ed25519 -N '' -f "$d/host_key"
@@ -95,16 +101,20 @@ EOF
     [ "$(id -u)" != 0 ] || mkdir -p /run/sshd  # privilege separation directory
     /usr/sbin/sshd -f "$d/sshd_config" -E "$d/sshd.log"
     remember_daemon "$d/sshd.pid"
-    for i in $(seq 100); do ssh -F "$d/config" kwbtest true 2>/dev/null && return 0; sleep 0.2; done
+    for i in $(seq 100); do
+        ssh -F "$d/config" kwbtest true 2>/dev/null && echo "sshd up in $(since "$t0") s" && return 0
+        sleep 0.2
+    done
     echo "FAIL: sshd did not come up" >&2
     cat "$d/sshd.log" >&2
     exit 1
 }
 
 # start_slurm: munged, slurmctld and slurmd for a one-node cluster of this machine, configured
-# in $TMP/slurm; exports SLURM_CONF.
+# in $TMP/slurm; exports SLURM_CONF. Says how long they took to come up.
 start_slurm() {
-    local d=$TMP/slurm node i
+    local d=$TMP/slurm node i t0
+    t0=$(date +%s.%N)
     mkdir -p "$d/munge" "$d/state" "$d/spool"
     chmod 711 "$d/munge"
     head -c 1024 /dev/urandom >"$d/munge/munge.key"
@@ -150,7 +160,10 @@ EOF
     remember_daemon "$d/slurmctld.pid"
     slurmd -f "$SLURM_CONF"
     remember_daemon "$d/slurmd.pid"
-    for i in $(seq 300); do sinfo -h -o %T 2>/dev/null | grep -q idle && return 0; sleep 0.2; done
+    for i in $(seq 300); do
+        sinfo -h -o %T 2>/dev/null | grep -q idle && echo "slurm up in $(since "$t0") s" && return 0
+        sleep 0.2
+    done
     echo "FAIL: the node did not come up" >&2
     cat "$d/slurmctld.log" "$d/slurmd.log" >&2
     exit 1
@@ -212,4 +225,59 @@ expect_no_relays() {
         fail "runners left: $left"
         ps -o pid,ppid,stat,etime,cmd -p "${left//$'\n'/,}" >&2
     fi
+}
+
+# like_local KIND EXECUTOR-OPTION...: a candidate that crashes on batch 2, hangs on batch 4 (its pid
+# in a file) and passes elsewhere, run locally on two devices and through the executor: the same
+# statuses, table and traces, and the hung candidate killed on its worker.
+like_local() {
+    local kind=$1 name opts
+    shift
+    local remote=("$@")
+    make_dataset "$TMP/ds" 1 2 3 4 1 3
+    make_candidate "$TMP/mixed" mixed "if (B == 2) raise(SIGSEGV);
+    if (B == 4) { FILE *f = fopen(\"$TMP/hang.pid\", \"w\"); fprintf(f, \"%d\\n\", getpid()); fclose(f); for (;;) sleep(1); }"
+    sed -i '1i #include <signal.h>' "$TMP/mixed/cand.c"
+    for name in local "$kind"; do
+        opts=("${remote[@]}")
+        [ "$name" = local ] && opts=(--devices cpu,cpu)
+        "$KWB" eval --dataset "$TMP/ds" --definition "$DEF" --solution "$TMP/mixed" --trials 1 --max-time 0.01 \
+            --timeout 4 --scan off --quiet --traces "$TMP/$name.traces" "${opts[@]}" >"$TMP/$name.out" 2>"$TMP/$name.err"
+        expect_code 1 "$?" "$name run: some workloads fail"
+    done
+    expect_grep '^w1-b2 .*RUNTIME_ERROR' "$TMP/$kind.out" "a crash on a $kind worker is the workload's RUNTIME_ERROR"
+    expect_grep 'w3-b4 .*TIMEOUT' "$TMP/$kind.out" "a hang on a $kind worker is the workload's TIMEOUT"
+    expect_same_as_local "$TMP/$kind.out" "$TMP/local.out" table "the table matches the local run's (uuid, axes, status, in order)"
+    expect_same_as_local "$TMP/$kind.traces" "$TMP/local.traces" traces "the traces match the local run's"
+    sleep 1
+    if alive "$(cat "$TMP/hang.pid")"; then fail "the hung candidate still runs after its TIMEOUT"; else
+        pass "the hung candidate was killed on its worker"
+    fi
+}
+
+# slow_sweep NAME EXECUTOR-OPTION...: a slow candidate on 8 workloads, table in $TMP/NAME.out.
+slow_sweep() {
+    local name=$1
+    shift
+    [ -d "$TMP/slow" ] || { make_dataset "$TMP/ds8" 1 2 3 4 1 2 3 4; make_candidate "$TMP/slow" slow 'usleep(50000);'; }
+    "$KWB" eval --dataset "$TMP/ds8" --definition "$DEF" --solution "$TMP/slow" --trials 1 --max-time 0.01 \
+        --scan off --quiet "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+}
+
+# signal_mid_sweep NAME SIGNAL EXECUTOR-OPTION...: slow_sweep, with SIGNAL sent to one worker's relay
+# a second after the first worker is up (its pid in $SIGNALLED); the sweep must still pass whole.
+signal_mid_sweep() {
+    local name=$1 sig=$2 pid
+    shift 2
+    slow_sweep "$name" "$@" &
+    pid=$!
+    wait_for 'worker [12] up' "$TMP/$name.err"
+    sleep 1
+    SIGNALLED=$(relay_pids | head -1)
+    [ -n "$SIGNALLED" ] && kill "-$sig" "$SIGNALLED"
+    wait "$pid"
+    expect_code 0 "$?" "$name: SIG$sig to a worker mid-sweep, the sweep still passes"
+    expect_grep '^8 workloads: 8 PASSED' "$TMP/$name.out" "every workload once"
+    awk 'NF > 3 && /^w/ {print $1}' "$TMP/$name.out" | tr '\n' ' ' >"$TMP/order"
+    expect_grep '^w0-b1 w1-b2 w2-b3 w3-b4 w4-b1 w5-b2 w6-b3 w7-b4 $' "$TMP/order" "results in workload order"
 }
