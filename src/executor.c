@@ -76,9 +76,15 @@ static int set_key(executor *ex, const char *spec, const char *key, const char *
         char **field;
         int ssh, slurm;
     } strs[] = {
-        {"runner", &ex->runner, 1, 1},       {"ssh", &ex->ssh, 1, 0},       {"gres", &ex->gres, 0, 1},
-        {"partition", &ex->partition, 0, 1}, {"time", &ex->time, 0, 1},     {"account", &ex->account, 0, 1},
-        {"srun", &ex->srun, 0, 1},           {"salloc", &ex->salloc, 0, 1},
+        {"runner", &ex->runner, 1, 1},
+        {"ship_cache", &ex->ship_cache, 1, 1},
+        {"ssh", &ex->ssh, 1, 0},
+        {"gres", &ex->gres, 0, 1},
+        {"partition", &ex->partition, 0, 1},
+        {"time", &ex->time, 0, 1},
+        {"account", &ex->account, 0, 1},
+        {"srun", &ex->srun, 0, 1},
+        {"salloc", &ex->salloc, 0, 1},
     };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         if (strcmp(key, strs[i].name) != 0)
@@ -98,14 +104,14 @@ static int set_key(executor *ex, const char *spec, const char *key, const char *
         ex->silence_s = v;
     else if (strcmp(key, "workers") == 0 && ex->kind == EXECUTOR_SLURM && number && v >= 1 && v == (int)v)
         ex->workers = (int)v;
-    else if (strcmp(key, "files") == 0 && strcmp(value, "shared") == 0)
-        ;
+    else if (strcmp(key, "files") == 0 && (strcmp(value, "shared") == 0 || strcmp(value, "ship") == 0))
+        ex->ship = strcmp(value, "ship") == 0;
     else if (strcmp(key, "batch") == 0 && ex->kind == EXECUTOR_SLURM && (!strcmp(value, "yes") || !strcmp(value, "no")))
         ex->batch = strcmp(value, "yes") == 0;
     else if (strcmp(key, "silence") == 0 || strcmp(key, "workers") == 0 || strcmp(key, "files") == 0 ||
              (strcmp(key, "batch") == 0 && ex->kind == EXECUTOR_SLURM))
         return kwb_error_set(err, "--executor %s: %s='%s' is not %s", spec, key, value,
-                             strcmp(key, "files") == 0     ? "shared (the only mode: the workers see kwb's paths)"
+                             strcmp(key, "files") == 0     ? "shared or ship"
                              : strcmp(key, "silence") == 0 ? "a number of seconds > 0"
                              : strcmp(key, "batch") == 0   ? "yes or no"
                                                            : "a whole number >= 1");
@@ -194,7 +200,8 @@ static int slurm_allocate(executor *ex, kwb_error *err)
     words_add(&w, "--no-shell");
     words_add(&w, "--job-name=kwb");
     allocation_options(ex, &w);
-    fprintf(stderr, "kwb: slurm: asking for an allocation for %d worker(s) (salloc; it waits while the queue holds it)\n",
+    fprintf(stderr,
+            "kwb: slurm: asking for an allocation for %d worker(s) (salloc; it waits while the queue holds it)\n",
             ex->workers);
     int code;
     char *text = run_captured(w.v, SALLOC_WAIT_S, &code, err);
@@ -313,6 +320,10 @@ static char **worker_argv(const executor *ex, int k, const char *runner)
     snprintf(hb, sizeof hb, "%g", ex->silence_s / 6);
     words_add(&w, "--heartbeat");
     words_add(&w, hb);
+    if (ex->ship_cache) {
+        words_add(&w, "--ship-cache");
+        words_add(&w, ex->ship_cache);
+    }
     return w.v;
 }
 
@@ -327,6 +338,8 @@ executor_worker *executor_workers(const executor *ex, const char *runner, const 
         w[k].device = xstrdup(slash ? slash + 1 : device);
         w[k].remote.argv = worker_argv(ex, k, runner);
         w[k].remote.silence_s = ex->silence_s;
+        w[k].remote.ship = ex->ship;
+        w[k].remote.where = w[k].where;
     }
     return w;
 }
@@ -352,7 +365,8 @@ void executor_stop(executor *ex)
     for (int i = 0; i < ex->nhosts; i++)
         free(ex->hosts[i]);
     free(ex->hosts);
-    char **strs[] = {&ex->runner, &ex->ssh, &ex->gres, &ex->partition, &ex->time, &ex->account, &ex->srun, &ex->salloc};
+    char **strs[] = {&ex->ship_cache, &ex->runner,  &ex->ssh,  &ex->gres,  &ex->partition,
+                     &ex->time,       &ex->account, &ex->srun, &ex->salloc};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free(*strs[i]);
     memset(ex, 0, sizeof *ex);

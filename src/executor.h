@@ -6,8 +6,9 @@
  * runner=PATH (the runner on the workers; default this kwb's, for a shared file system),
  * silence=S (a worker quiet this long is lost; default 60), ssh=WORDS (default
  * "ssh -o BatchMode=yes"), workers=N, gres=SPEC|none (default gpu:1), partition=P, time=T,
- * account=A, srun=WORDS, salloc=WORDS. The files a job names (libraries, definition,
- * dataset) must be at the same paths on the workers (files=shared, the only mode). */
+ * account=A, srun=WORDS, salloc=WORDS, batch=yes|no; files=shared (default: the files a job names,
+ * libraries, definition, dataset, are at the same paths on the workers) or files=ship (they go
+ * through the transport into a cache per host, ship.h; ship_cache=DIR there). */
 #ifndef KWB_EXECUTOR_H
 #define KWB_EXECUTOR_H
 
@@ -28,6 +29,8 @@ typedef struct executor {
     char jobid[32];     /* slurm: the allocation used */
     int own_allocation; /* slurm: kwb asked for it, and cancels it */
     int batch;          /* slurm: batch=yes: the whole eval goes to sbatch (outside an allocation) */
+    int ship;           /* files=ship: the job's files go through the transport (ship.h) */
+    char *ship_cache;   /* ship_cache=: where the workers keep shipped files (default their cache) */
 } executor;
 
 /* One worker: its label, the device it runs, and how the runner is reached. */

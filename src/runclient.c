@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "ship.h"
 #include "proc.h"
 #include "runner/timing.h"
 #include "stats.h"
@@ -346,6 +347,29 @@ static int drain_lines(runclient *rc, launch *l, const workload_set *set, wl_res
     return 0;
 }
 
+/* files=ship: the job's files through the transport before the job (ship.h). Returns 0, or -1
+ * (said on stderr) when they could not go: the job is then not sent, the relay ends and the worker
+ * is lost, its log saying why. */
+static int ship_files(runclient *rc, launch *l, const workload_set *set, int job_fd)
+{
+    ship_manifest m;
+    kwb_error err = {{0}};
+    int sent = 0, rc_ = 0;
+    long long bytes = 0;
+    const char *where = rc->remote->where ? rc->remote->where : "?";
+    if (ship_manifest_make(rc->job, set, l->next, &m, &err) != 0)
+        rc_ = -1;
+    else if (ship_send(job_fd, l->ev_fd, &m, rc->remote->silence_s, &sent, &bytes, &err) != 0)
+        rc_ = -1;
+    else
+        fprintf(stderr, "kwb: worker %s: files=ship: %d of %d file(s) sent (%lld bytes), the rest cached there\n",
+                where, sent, m.n, bytes);
+    if (rc_ != 0)
+        fprintf(stderr, "kwb: worker %s: %s\n", where, err.msg);
+    ship_manifest_free(&m);
+    return rc_;
+}
+
 static int start_runner(runclient *rc, launch *l, const workload_set *set, kwb_error *err)
 {
     int jp[2], ep[2];
@@ -381,6 +405,12 @@ static int start_runner(runclient *rc, launch *l, const workload_set *set, kwb_e
     for (int i = l->next; i < set->count; i++)
         json_array_append(arr, set->items[i].json);
     rc->job->workloads = arr;
+    if (rc->remote && rc->remote->ship && ship_files(rc, l, set, jp[1]) != 0) {
+        rc->job->workloads = saved;
+        json_decref(arr);
+        close(jp[1]);
+        return 0;
+    }
     if (channel_new_key(l->key) != 0)
         return kwb_error_set(err, "cannot draw a key for the result channel");
     rc->job->channel_key = l->key;

@@ -19,6 +19,8 @@
 typedef struct runclient_remote {
     char **argv;                 /* the whole command line, NULL-terminated */
     double silence_s;            /* no byte (event or heartbeat) this long: the worker is lost */
+    int ship;                    /* files=ship: the job's files go through the transport (ship.h) */
+    const char *where;           /* the worker's name in messages */
     /* Called with each hello; nonzero refuses the worker, with a reason in WHY. May be NULL. */
     int (*hello_check)(void *ctx, json_t *hello, char *why, size_t cap);
     void *hello_ctx;

@@ -273,7 +273,7 @@ signal_mid_sweep() {
     pid=$!
     wait_for 'worker [12] up' "$TMP/$name.err"
     sleep 1
-    SIGNALLED=$(relay_pids | head -1)
+    SIGNALLED=$(pgrep -n -f "^$KWB_RUNNER --stdio")  # the newest: this sweep's, not one still ending
     [ -n "$SIGNALLED" ] && kill "-$sig" "$SIGNALLED"
     wait "$pid"
     expect_code 0 "$?" "$name: SIG$sig to a worker mid-sweep, the sweep still passes"

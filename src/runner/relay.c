@@ -10,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "channel.h"
+#include "paths.h"
+#include "sha256.h"
 #include "proc.h"
 #include "protocol.h"
 #include "strbuf.h"
@@ -68,6 +71,140 @@ static char *read_job_line(void)
             return strbuf_detach(&sb);
         strbuf_add(&sb, &c, 1);
     }
+}
+
+/* Reads exactly N bytes of stdin into PATH; 0 or -1. */
+static int receive_file(const char *path, long long n, char sha[65])
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    sha256_ctx ctx;
+    sha256_init(&ctx);
+    char buf[65536];
+    int rc = 0;
+    while (n > 0 && rc == 0) {
+        ssize_t r = read(STDIN_FILENO, buf, n < (long long)sizeof buf ? (size_t)n : sizeof buf);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0 || write_all(fd, buf, (size_t)r) != 0)
+            rc = -1;
+        else {
+            sha256_update(&ctx, buf, (size_t)r);
+            n -= r;
+        }
+    }
+    uint8_t d[32];
+    sha256_final(&ctx, d);
+    sha256_hex(d, sha);
+    return close(fd) == 0 ? rc : -1;
+}
+
+/* A dataset-relative path that stays inside its root. */
+static int safe_rel(const char *rel)
+{
+    if (!rel || !*rel || rel[0] == '/')
+        return 0;
+    for (const char *p = rel; *p; p = strchr(p, '/') ? strchr(p, '/') + 1 : p + strlen(p))
+        if (strncmp(p, "..", 2) == 0 && (p[2] == '/' || p[2] == '\0'))
+            return 0;
+    return 1;
+}
+
+/* files=ship (ship.h): answers MANIFEST with what CACHE lacks, stores what comes (checked against
+ * its SHA-256), links the dataset's blobs under a root of this manifest's own, then reads the job
+ * and points its paths at the copies. Returns the job line, or NULL with a message on stderr. */
+static char *receive_shipped(const char *cache, const char *manifest)
+{
+    json_t *m = json_loads(manifest, 0, NULL), *files = json_object_get(m, "ship"), *need = json_array(), *f;
+    size_t i;
+    char *files_dir = xasprintf("%s/files", cache), *job = NULL;
+    char mh[65];
+    sha256_buffer_hex(manifest, strlen(manifest), mh);
+    char *root = xasprintf("%s/roots/%s", cache, mh);
+    int ok = json_is_array(files) && paths_mkdir_p(files_dir) == 0 && paths_mkdir_p(root) == 0;
+    json_t *copies = json_object(); /* original path -> the copy here */
+    json_array_foreach(ok ? files : NULL, i, f)
+    {
+        const char *sha = json_string_value(json_object_get(f, "sha256")),
+                   *path = json_string_value(json_object_get(f, "path"));
+        const char *base = path && strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        if (!sha || strlen(sha) != 64 || strspn(sha, "0123456789abcdef") != 64 || !base || !*base) {
+            ok = 0;
+            break;
+        }
+        char *copy = xasprintf("%s/%s/%s", files_dir, sha, base);
+        if (access(copy, R_OK) != 0)
+            json_array_append_new(need, json_string(sha));
+        json_object_set_new(copies, path, json_string(copy));
+        free(copy);
+    }
+    json_t *reply = json_pack("{s:O}", "need", need);
+    char *answer = ok ? json_dumps(reply, JSON_COMPACT) : NULL;
+    json_decref(reply);
+    ok = answer && write_all(STDOUT_FILENO, answer, strlen(answer)) == 0 && write_all(STDOUT_FILENO, "\n", 1) == 0;
+    free(answer);
+    json_array_foreach(ok ? files : NULL, i, f)
+    {
+        const char *sha = json_string_value(json_object_get(f, "sha256"));
+        const char *copy = json_string_value(json_object_get(copies, json_string_value(json_object_get(f, "path"))));
+        int wanted = 0;
+        for (size_t k = 0; k < json_array_size(need); k++)
+            wanted |= strcmp(json_string_value(json_array_get(need, k)), sha) == 0;
+        if (wanted) {
+            char *dir = xasprintf("%s/%s", files_dir, sha), *tmp = xasprintf("%s/%s.part%d", files_dir, sha, getpid());
+            char got[65];
+            int r = receive_file(tmp, json_integer_value(json_object_get(f, "size")), got);
+            if (r != 0 || strcmp(got, sha) != 0 || paths_mkdir_p(dir) != 0 || rename(tmp, copy) != 0) {
+                fprintf(stderr, "kwb-runner: --stdio: the shipped %s did not arrive whole\n", copy);
+                unlink(tmp);
+                ok = 0;
+            }
+            free(dir);
+            free(tmp);
+        }
+        const char *rel = json_string_value(json_object_get(f, "rel"));
+        if (ok && rel) { /* the dataset's blob at its place under this manifest's root */
+            char *link = xasprintf("%s/%s", root, rel), *slash;
+            if (!safe_rel(rel))
+                ok = 0;
+            else if ((slash = strrchr(link, '/')) != NULL) {
+                *slash = '\0';
+                paths_mkdir_p(link);
+                *slash = '/';
+                if (symlink(copy, link) != 0 && errno != EEXIST)
+                    ok = 0;
+            }
+            free(link);
+        }
+    }
+    char *line = ok ? read_job_line() : NULL;
+    json_t *j = line ? json_loads(line, 0, NULL) : NULL, *sol;
+    if (j) {
+        const char *def = json_string_value(json_object_get(j, "definition"));
+        json_t *c = def ? json_object_get(copies, def) : NULL;
+        if (c)
+            json_object_set(j, "definition", c);
+        json_array_foreach(json_object_get(j, "solutions"), i, sol)
+        {
+            const char *so = json_string_value(json_object_get(sol, "so"));
+            if (so && (c = json_object_get(copies, so)) != NULL)
+                json_object_set(sol, "so", c);
+        }
+        json_object_set_new(j, "dataset", json_string(root));
+        json_object_set_new(j, "cache", json_string(cache));
+        job = json_dumps(j, JSON_COMPACT);
+    }
+    if (!ok)
+        fprintf(stderr, "kwb-runner: --stdio: files=ship failed in %s\n", cache);
+    json_decref(j);
+    free(line);
+    json_decref(copies);
+    json_decref(need);
+    json_decref(m);
+    free(files_dir);
+    free(root);
+    return job;
 }
 
 /* Starts SELF --job-fd 3 --event-fd 4 in its own process group, the candidate's output on our
@@ -133,7 +270,7 @@ static int send_exit(const char *key, unsigned long lines, int status)
     return rc;
 }
 
-int relay_main(const char *self, double heartbeat_s)
+int relay_main(const char *self, double heartbeat_s, const char *ship_cache)
 {
     signal(SIGPIPE, SIG_IGN);
     struct sigaction sa = {0};
@@ -142,6 +279,11 @@ int relay_main(const char *self, double heartbeat_s)
     sigaction(SIGHUP, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     char *job = read_job_line();
+    if (job && strncmp(job, "{\"ship\":", 8) == 0) {
+        char *shipped = receive_shipped(ship_cache, job);
+        free(job);
+        job = shipped;
+    }
     if (!job) {
         fprintf(stderr, "kwb-runner: --stdio: no job on stdin\n");
         return 2;

@@ -8,8 +8,9 @@
 #ifndef KWB_RUNNER_RELAY_H
 #define KWB_RUNNER_RELAY_H
 
-/* Runs the relay for the runner binary SELF (argv[0] resolved). Returns the exit code: 0 once
- * the runner's end was reported, 2 when no job could be read. */
-int relay_main(const char *self, double heartbeat_s);
+/* Runs the relay for the runner binary SELF (argv[0] resolved). A manifest before the job (files=ship,
+ * ship.h) is answered from SHIP_CACHE, the cache of shipped files on this host. Returns the exit
+ * code: 0 once the runner's end was reported, 2 when no job could be read. */
+int relay_main(const char *self, double heartbeat_s, const char *ship_cache);
 
 #endif

@@ -24,6 +24,7 @@
 #include "runner/inputs.h"
 #include "runner/integrity.h"
 #include "runner/relay.h"
+#include "paths.h"
 #include "runner/timing.h"
 #include "status.h"
 #include "strbuf.h"
@@ -1019,7 +1020,7 @@ int runner_run(int job_fd, int event_fd)
 static void runner_usage(FILE *f)
 {
     fputs("usage: kwb-runner [--job-fd N] [--event-fd N]\n"
-          "       kwb-runner --stdio [--heartbeat S]\n"
+          "       kwb-runner --stdio [--heartbeat S] [--ship-cache DIR]\n"
           "       kwb-runner --version | --help | --list-references | --list-devices\n"
           "Reads one job (a JSON line) from descriptor N (default 3) and writes protocol\n"
           "events to descriptor N (default 4); with --stdio, the job from stdin and the events\n"
@@ -1035,10 +1036,12 @@ int runner_main(int argc, char **argv)
         {"version", no_argument, NULL, 'V'},      {"help", no_argument, NULL, 'h'},
         {"list-references", no_argument, NULL, 'l'}, {"list-devices", no_argument, NULL, 'L'},
         {"stdio", no_argument, NULL, 's'},           {"heartbeat", required_argument, NULL, 'b'},
+        {"ship-cache", required_argument, NULL, 'c'},
         {NULL, 0, NULL, 0},
     };
     int job_fd = 3, event_fd = 4, c, stdio = 0;
     double heartbeat_s = 5;
+    const char *ship_cache = NULL;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'j': job_fd = atoi(optarg); break;
@@ -1051,6 +1054,7 @@ int runner_main(int argc, char **argv)
             return 0;
         case 'L': device_list(stdout); return 0;
         case 's': stdio = 1; break;
+        case 'c': ship_cache = optarg; break;
         case 'b':
             heartbeat_s = atof(optarg);
             if (heartbeat_s <= 0) {
@@ -1071,7 +1075,11 @@ int runner_main(int argc, char **argv)
         if (n <= 0)
             return 2;
         self[n] = '\0';
-        return relay_main(self, heartbeat_s);
+        char *cache = ship_cache ? xstrdup(ship_cache) : paths_cache_dir(), *dir = xasprintf("%s/ship", cache);
+        int rc = relay_main(self, heartbeat_s, ship_cache ? cache : dir);
+        free(cache);
+        free(dir);
+        return rc;
     }
     return runner_run(job_fd, event_fd);
 }

@@ -20,6 +20,13 @@ job=$(sed -n 's/.*allocation \([0-9]*\) for.*/\1/p' "$TMP/slurm.err")
 for i in $(seq 50); do squeue -h -j "$job" 2>/dev/null | grep -q . || break; sleep 0.2; done
 squeue -h -j "$job" 2>/dev/null | grep -q . && fail "allocation $job still there after kwb ended" || pass "kwb cancelled its allocation"
 
+# files=ship through the steps: the files go over srun's stdin into the node's cache.
+"$KWB" eval --dataset "$TMP/ds" --definition "$DEF" --solution "$KERNELS/fast" --trials 1 --max-time 0.01 --scan off \
+    --quiet --executor "$EXE,files=ship,ship_cache=$TMP/shipped" >"$TMP/ship.out" 2>"$TMP/ship.err"
+expect_code 0 "$?" "files=ship over Slurm steps"
+expect_grep 'files=ship: [0-2] of 2 file\(s\) sent' "$TMP/ship.err" "the library and the definition went to the node"
+ls "$TMP"/shipped/files/*/lib.so >/dev/null 2>&1 && pass "into its cache" || fail "nothing in $TMP/shipped/files"
+
 # A worker's step killed mid-sweep (its relay, the step's task).
 signal_mid_sweep killed KILL --executor "$EXE"
 expect_grep 'lost: .*dealt again' "$TMP/killed.err" "the lost worker's workloads were dealt again"

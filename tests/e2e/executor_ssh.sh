@@ -1,7 +1,7 @@
 #!/bin/bash
 # --executor ssh: workers reached through a real sshd on localhost (its own port, host key and
 # user key, made here). The table and the traces match a local run's (a crash and a hang
-# included); a worker killed mid-sweep and a worker that falls silent cost only their workloads
+# included); files=ship sends the job's files to a cache on the worker's host; a worker killed mid-sweep and a worker that falls silent cost only their workloads
 # in flight, dealt again to the other worker; nothing is left running.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/executor_lib.sh"
@@ -33,6 +33,29 @@ expect_grep '^kwb eval: --executor ssh:: no host' "$TMP/bad.out" "is refused, sa
 KWB_EXECUTOR=slurm:workers=0 "$KWB" eval --dataset "$TMP/ds" --definition "$DEF" --solution "$KERNELS/fast" >"$TMP/bad.out" 2>&1
 expect_code 2 "$?" "a bad \$KWB_EXECUTOR"
 expect_grep "^kwb eval: \\\$KWB_EXECUTOR: --executor slurm:workers=0: workers='0' is not a whole number" "$TMP/bad.out" "is refused, naming it"
+
+# files=ship: the library, the definition and the workloads' blobs go through the channel into a
+# cache on the worker's host (by SHA-256), sent once; the worker runs the copies.
+shipc="$TMP/shipped"
+ship_eval() {
+    "$KWB" eval --definition "$2" --solution "$3" --workloads "$4" --trials 1 --max-time 0.01 --scan off --quiet \
+        --executor "ssh:kwbtest,$SSH,files=ship,ship_cache=$shipc" >"$TMP/$1.out" 2>"$TMP/$1.err"
+}
+PDEF=gdn_prefill_qk4_v8_d128_k_last
+ship_eval ship1 "$PDEF" "$top_srcdir/kernels/$PDEF/cpu/baseline" 77daf91d
+expect_code 0 "$?" "files=ship: a workload with a blob input passes"
+expect_grep 'files=ship: 3 of 3 file\(s\) sent' "$TMP/ship1.err" "the definition, the library and the blob sent"
+lib=$(ls "$shipc"/files/*/lib.so | head -1)
+[ -n "$lib" ] && [ "$(sha256sum <"$lib" | cut -d' ' -f1)" = "$(basename "$(dirname "$lib")")" ] &&
+    pass "stored under their SHA-256" || fail "no lib.so under its SHA-256 in $shipc/files"
+ls "$shipc"/roots/*/blob/workloads/gdn/$PDEF/*.safetensors >/dev/null 2>&1 && pass "the blob at its place under a root" ||
+    fail "no blob under $shipc/roots"
+ship_eval ship2 "$PDEF" "$top_srcdir/kernels/$PDEF/cpu/baseline" 77daf91d
+expect_grep 'files=ship: 0 of 3 file\(s\) sent' "$TMP/ship2.err" "the second time nothing is sent: the host's cache has it"
+echo corrupted >"$lib"
+ship_eval ship3 "$PDEF" "$top_srcdir/kernels/$PDEF/cpu/baseline" 77daf91d
+expect_code 1 "$?" "a corrupted copy in the worker's cache"
+expect_grep "cannot load: $shipc/files/[0-9a-f]{64}/lib.so" "$TMP/ship3.out" "fails to load there: the worker runs the shipped copy"
 
 # A worker's relay killed mid-sweep, then one stopped (silent): its workloads are dealt again.
 signal_mid_sweep killed KILL --executor "ssh:kwbtest,kwbtest,$SSH"

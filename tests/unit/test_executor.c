@@ -122,7 +122,7 @@ static void test_refusals(void **state)
         {"slurm:workers=0", "workers='0' is not a whole number >= 1"},
         {"slurm:workers=1.5", "is not a whole number"},
         {"slurm:silence=-1", "silence='-1' is not a number of seconds > 0"},
-        {"slurm:files=ship", "files='ship' is not shared"},
+        {"slurm:files=nfs", "files='nfs' is not shared or ship"},
         {"slurm:batch=maybe", "batch='maybe' is not yes or no"},
         {"slurm:ssh=x", "'ssh' is not a setting of slurm"},
         {"k8s:a", "not local, ssh:HOSTS or slurm[:OPTIONS]"},
