@@ -67,8 +67,9 @@ int ship_manifest_make(const runner_job *job, const workload_set *set, int from,
     return rc;
 }
 
-static int write_all(int fd, const char *p, size_t n)
+int ship_write_all(int fd, const void *buf, size_t n)
 {
+    const char *p = buf;
     while (n > 0) {
         ssize_t w = write(fd, p, n);
         if (w < 0 && errno == EINTR)
@@ -111,7 +112,7 @@ int ship_send(int out_fd, int in_fd, const ship_manifest *m, double timeout_s, i
 {
     *sent = 0;
     *bytes = 0;
-    if (write_all(out_fd, m->line, strlen(m->line)) != 0 || write_all(out_fd, "\n", 1) != 0)
+    if (ship_write_all(out_fd, m->line, strlen(m->line)) != 0 || ship_write_all(out_fd, "\n", 1) != 0)
         return kwb_error_set(err, "files=ship: the worker went away before the manifest");
     char *reply = read_line(in_fd, timeout_s);
     json_t *o = reply ? json_loads(reply, 0, NULL) : NULL;
@@ -131,7 +132,7 @@ int ship_send(int out_fd, int in_fd, const ship_manifest *m, double timeout_s, i
         char *data = strbuf_read_file(m->path[i], &len);
         if (!data || (long long)len != m->size[i])
             rc = kwb_error_set(err, "files=ship: %s changed while it was being sent", m->path[i]);
-        else if (write_all(out_fd, data, len) != 0)
+        else if (ship_write_all(out_fd, data, len) != 0)
             rc = kwb_error_set(err, "files=ship: the worker went away while %s was being sent", m->path[i]);
         else
             (*sent)++, *bytes += (long long)len;

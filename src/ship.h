@@ -28,6 +28,8 @@ int ship_manifest_make(const runner_job *job, const workload_set *set, int from,
  * files it needs. *SENT gets their count and *BYTES their size. 0, or -1 with *err set. */
 int ship_send(int out_fd, int in_fd, const ship_manifest *m, double timeout_s, int *sent, long long *bytes,
               kwb_error *err);
+/* Writes all N bytes of BUF to FD (retrying on EINTR); 0, or -1 when FD will take no more. */
+int ship_write_all(int fd, const void *buf, size_t n);
 /* Frees M's contents. */
 void ship_manifest_free(ship_manifest *m);
 

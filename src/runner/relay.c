@@ -17,6 +17,7 @@
 #include "channel.h"
 #include "paths.h"
 #include "sha256.h"
+#include "ship.h"
 #include "proc.h"
 #include "protocol.h"
 #include "strbuf.h"
@@ -37,20 +38,6 @@ static void on_signal(int sig)
 {
     kill_runner();
     _exit(128 + sig);
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
 }
 
 /* The job line from stdin (without its newline), or NULL at end of input. */
@@ -87,7 +74,7 @@ static int receive_file(const char *path, long long n, char sha[65])
         ssize_t r = read(STDIN_FILENO, buf, n < (long long)sizeof buf ? (size_t)n : sizeof buf);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0 || write_all(fd, buf, (size_t)r) != 0)
+        if (r <= 0 || ship_write_all(fd, buf, (size_t)r) != 0)
             rc = -1;
         else {
             sha256_update(&ctx, buf, (size_t)r);
@@ -142,7 +129,8 @@ static char *receive_shipped(const char *cache, const char *manifest)
     json_t *reply = json_pack("{s:O}", "need", need);
     char *answer = ok ? json_dumps(reply, JSON_COMPACT) : NULL;
     json_decref(reply);
-    ok = answer && write_all(STDOUT_FILENO, answer, strlen(answer)) == 0 && write_all(STDOUT_FILENO, "\n", 1) == 0;
+    ok = answer && ship_write_all(STDOUT_FILENO, answer, strlen(answer)) == 0 &&
+         ship_write_all(STDOUT_FILENO, "\n", 1) == 0;
     free(answer);
     json_array_foreach(ok ? files : NULL, i, f)
     {
@@ -234,7 +222,7 @@ static pid_t start_runner(const char *self, const char *job, int *ev_fd)
     close(ep[1]);
     *ev_fd = ep[0];
     if (pid > 0)
-        (void)write_all(jp[1], job, strlen(job)), (void)write_all(jp[1], "\n", 1);
+        (void)ship_write_all(jp[1], job, strlen(job)), (void)ship_write_all(jp[1], "\n", 1);
     close(jp[1]);
     return pid;
 }
@@ -248,7 +236,7 @@ static int forward_lines(strbuf *buf, unsigned long *lines)
     size_t n = (size_t)(end - buf->s) + 1;
     for (size_t i = 0; i < n; i++)
         *lines += buf->s[i] == '\n' && i > 0 && buf->s[i - 1] != '\n';
-    if (write_all(STDOUT_FILENO, buf->s, n) != 0)
+    if (ship_write_all(STDOUT_FILENO, buf->s, n) != 0)
         return -1;
     memmove(buf->s, buf->s + n, buf->len - n);
     buf->len -= n;
@@ -263,9 +251,9 @@ static int send_exit(const char *key, unsigned long lines, int status)
     json_object_set_new(ev, "status", json_integer(status));
     char *line = key ? channel_seal(key, lines, ev) : json_dumps(ev, JSON_COMPACT);
     json_decref(ev);
-    int rc = line ? write_all(STDOUT_FILENO, line, strlen(line)) : -1;
+    int rc = line ? ship_write_all(STDOUT_FILENO, line, strlen(line)) : -1;
     if (rc == 0)
-        rc = write_all(STDOUT_FILENO, "\n", 1);
+        rc = ship_write_all(STDOUT_FILENO, "\n", 1);
     free(line);
     return rc;
 }
@@ -340,7 +328,7 @@ int relay_main(const char *self, double heartbeat_s, const char *ship_cache)
             break;
         }
         if (proc_now() - last_sent >= heartbeat_s) {
-            if (write_all(STDOUT_FILENO, "\n", 1) != 0)
+            if (ship_write_all(STDOUT_FILENO, "\n", 1) != 0)
                 break;
             last_sent = proc_now();
         }
