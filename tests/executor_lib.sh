@@ -4,6 +4,11 @@
 
 DAEMON_PIDS=""
 trap 'stop_daemons; rm -rf "$TMP"' EXIT
+# The workers run the runner through a link of this test's own (runner=$RUNNER), so that the
+# relays of this test are told from another test's running at the same time.
+mkdir -p "$TMP/bin"
+RUNNER=$TMP/bin/kwb-runner
+ln -s "$KWB_RUNNER" "$RUNNER"
 
 # free_port: a TCP port nobody listens on now.
 free_port() {
@@ -45,12 +50,14 @@ stop_daemons() {
     DAEMON_PIDS=""
 }
 
-# expect_no_daemons: after stop_daemons, no process of this test's daemons (nor a step's
-# slurmstepd) is left running.
+# expect_no_daemons: after stop_daemons, no process of this test's daemons (nor, when it ran the
+# cluster, a step's slurmstepd) is left running.
 expect_no_daemons() {
     local left p
     left=$(pgrep -f "$TMP/(ssh|slurm)/" || true)
-    for p in $(pgrep -f '^slurmstepd: \[' || true); do alive "$p" && left="$left $p"; done
+    if [ "${SLURM_CONF:-}" = "$TMP/slurm/slurm.conf" ]; then  # this test's cluster: its steps too
+        for p in $(pgrep -f '^slurmstepd: \[' || true); do alive "$p" && left="$left $p"; done
+    fi
     for p in $left; do alive "$p" || left=${left/$p/}; done
     if [ -z "${left// /}" ]; then pass "no daemon left running"; else
         fail "daemons left running: $left"
@@ -210,7 +217,7 @@ wait_for() {
 
 # relay_pids: the runner relays (kwb-runner --stdio) this test's workers run.
 relay_pids() {
-    pgrep -f "^$KWB_RUNNER --stdio" || true
+    pgrep -f "^$RUNNER --stdio" || true
 }
 
 # expect_no_relays: every runner relay of this test's workers ends (within 30 s).
@@ -273,7 +280,7 @@ signal_mid_sweep() {
     pid=$!
     wait_for 'worker [12] up' "$TMP/$name.err"
     sleep 1
-    SIGNALLED=$(pgrep -n -f "^$KWB_RUNNER --stdio")  # the newest: this sweep's, not one still ending
+    SIGNALLED=$(pgrep -n -f "^$RUNNER --stdio")  # the newest: this sweep's, not one still ending
     [ -n "$SIGNALLED" ] && kill "-$sig" "$SIGNALLED"
     wait "$pid"
     expect_code 0 "$?" "$name: SIG$sig to a worker mid-sweep, the sweep still passes"

@@ -11,7 +11,7 @@
 need munged slurmctld slurmd salloc srun scancel sinfo python3
 
 start_slurm
-EXE="slurm:workers=2,gres=none,silence=10"
+EXE="slurm:workers=2,gres=none,silence=10,runner=$RUNNER"
 
 like_local slurm --executor "$EXE"
 expect_grep 'slurm: allocation [0-9]+ for 2 worker' "$TMP/slurm.err" "kwb asked for an allocation"

@@ -8,7 +8,7 @@
 need sshd ssh ssh-keygen python3
 
 start_sshd
-SSH="ssh=ssh -F $TMP/ssh/config"
+SSH="ssh=ssh -F $TMP/ssh/config,runner=$RUNNER"
 
 like_local ssh --executor "ssh:kwbtest,kwbtest,$SSH"
 expect_grep 'worker 1 up on .* \(kwbtest\)' "$TMP/ssh.err" "each worker says where it is"
