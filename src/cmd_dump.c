@@ -178,22 +178,30 @@ static char *prepare_out(const char *dir)
 typedef struct dump_progress {
     const definition *d;
     const char *out;
+    char *reported;  /* reported[i]: workload i's line is out */
 } dump_progress;
+
+/* Why workload R was not dumped, on stderr. */
+static void report_failure(const wl_result *r)
+{
+    fprintf(stderr, "kwb dump: %s: not dumped: %s: %s\n", r->wl->uuid, status_name(r->status),
+            r->message ? r->message : "no reason given");
+}
 
 /* One line per workload as it is final: stdout for a file written, stderr for a failure. */
 static void report(void *ctx, int done, int total, const wl_result *r)
 {
     const dump_progress *p = ctx;
-    (void)done;
     (void)total;
+    if (done >= 1)
+        p->reported[done - 1] = 1;
     if (r->status == ST_PASSED) {
         char axes[256];
         workload_axes_string(r->wl, p->d, axes, sizeof axes);
         printf("%s  %s  %s/%s.safetensors\n", r->wl->uuid, axes, p->out, r->wl->uuid);
         fflush(stdout);
     } else
-        fprintf(stderr, "kwb dump: %s: %s: %s\n", r->wl->uuid, status_name(r->status),
-                r->message ? r->message : "no reason given");
+        report_failure(r);
 }
 
 /* Runs the dump job in one runner; returns the exit code. */
@@ -210,7 +218,7 @@ static int run_dump(const dump_args *a, const definition *d, const char *root, w
     job.seed = a->seed;
     job.dump_dir = (char *)out;
     job.dump_trial = (int)a->trial;
-    dump_progress prog = {d, out};
+    dump_progress prog = {d, out, xcalloc((size_t)set->count + 1, 1)};
     runclient client = {.runner_path = runner, .timeout_s = a->timeout_s, .job = &job, .progress = report,
                         .progress_ctx = &prog};
     wl_result *res = xcalloc((size_t)set->count, sizeof *res);
@@ -219,6 +227,9 @@ static int run_dump(const dump_args *a, const definition *d, const char *root, w
     if (runclient_run(&client, set, res, &err) != 0)
         fprintf(stderr, "kwb dump: %s\n", err.msg);
     else {
+        for (int i = 0; i < set->count; i++)  /* failed before the runner reached them (a job error) */
+            if (!prog.reported[i] && res[i].status != ST_PASSED)
+                report_failure(&res[i]);
         results_summary s = results_summarize(res, set->count);
         int written = s.by_status[ST_PASSED];
         fprintf(stderr, "kwb: %d of %d workload(s) dumped to %s (seed %llu, trial %llu, device %s)\n", written,
@@ -228,6 +239,7 @@ static int run_dump(const dump_args *a, const definition *d, const char *root, w
     for (int i = 0; i < set->count; i++)
         results_free(&res[i]);
     free(res);
+    free(prog.reported);
     runclient_free(&client);
     free(job.cache_dir);
     free(def_path);

@@ -379,15 +379,14 @@ static void gather(device_run *runs, int ndev, const workload_set *set, wl_resul
 }
 
 typedef struct eval_outcome {
-    char *hardware;
+    json_t *environment;  /* the traces' environment, from the first runner's hello */
+    char *solution_name;  /* the candidate's name, as traces name it */
 } eval_outcome;
 
 static void note_hello(eval_outcome *o, json_t *hello, const char *device)
 {
-    if (o->hardware)
-        return;
-    const char *hw = json_string_value(json_object_get(hello, "device"));
-    o->hardware = xstrdup(hw ? hw : device);
+    if (!o->environment)
+        o->environment = trace_environment(hello, device);
 }
 
 static int run_devices(const eval_args *a, const definition *d, workload_set *set, wl_result *res,
@@ -497,6 +496,8 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
     solution *sol = NULL, *base = NULL;
     build_result br = {0}, bbr = {0};
     int rc = cmd_eval_prepare_solution(solution_dir, d->name, &bo, &sol, &br, err);
+    if (sol && !out->solution_name)
+        out->solution_name = xstrdup(sol->name);
     if (rc == 1 && a->baseline_dir)
         rc = cmd_eval_prepare_solution(a->baseline_dir, d->name, &bo, &base, &bbr, err) == 1 ? 1 : -1;
     if (rc >= 0 && record_start(a, rec, sol, &br, set->count, err) != 0)
@@ -619,15 +620,16 @@ int cmd_eval(int argc, char **argv)
         if (rc != 0)
             fprintf(stderr, "kwb eval: %s\n", err.msg);
         else {
-            char *hardware = out.hardware;
+            if (!out.environment)
+                out.environment = trace_environment(NULL, a.device);
             if (a.json)
                 results_print_json(stdout, d, res, set.count);
             else
                 results_print_table(stdout, d, res, set.count);
             results_summary s = results_summarize(res, set.count);
             code = s.by_status[ST_PASSED] == s.total ? 0 : 1;
-            if (a.traces && trace_write_file(a.traces, d, a.solution_dir, hardware ? hardware : a.device, res,
-                                             set.count, &err) != 0) {
+            if (a.traces && trace_write_file(a.traces, d, out.solution_name ? out.solution_name : a.solution_dir,
+                                             out.environment, res, set.count, &err) != 0) {
                 fprintf(stderr, "kwb eval: %s\n", err.msg);
                 code = 2;
             }
@@ -635,7 +637,8 @@ int cmd_eval(int argc, char **argv)
         for (int i = 0; i < set.count; i++)
             results_free(&res[i]);
         free(res);
-        free(out.hardware);
+        json_decref(out.environment);
+        free(out.solution_name);
     }
     if (rec)
         evalrec_close(rec);

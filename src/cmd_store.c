@@ -445,7 +445,10 @@ static json_t *trace_of(const definition *d, const workload *wl, const store_wl_
     r.candidate.median = w->median_ms;
     r.has_reference = w->ref_median_ms > 0;
     r.reference.median = w->ref_median_ms;
-    return trace_line(d, name, device, &r);
+    json_t *env = trace_environment(NULL, device);
+    json_t *line = trace_line(d, name, env, &r);
+    json_decref(env);
+    return line;
 }
 
 static void workloads_json(json_t *model, const store_wl_table *best, const store_wl_table *base,

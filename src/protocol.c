@@ -1,6 +1,7 @@
 #include "protocol.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -222,9 +223,23 @@ static event_type event_type_of(const char *name)
     return EV_UNKNOWN;
 }
 
+json_t *protocol_real(double v)
+{
+    if (isnan(v))
+        return json_string("NaN");
+    if (isinf(v))
+        return json_string(v > 0 ? "Infinity" : "-Infinity");
+    return json_real(v);
+}
+
+/* A number, or one of protocol_real's strings for a non-finite value. */
 static double num(json_t *o, const char *key)
 {
-    return json_number_value(json_object_get(o, key));
+    json_t *v = json_object_get(o, key);
+    const char *s = json_string_value(v);
+    if (!s)
+        return json_number_value(v);
+    return strcmp(s, "NaN") == 0 ? NAN : strcmp(s, "Infinity") == 0 ? INFINITY : strcmp(s, "-Infinity") == 0 ? -INFINITY : 0;
 }
 
 static void timing_from_json(json_t *o, stats_summary *s)

@@ -111,4 +111,8 @@ int protocol_event_parse(const char *line, runner_event *ev, kwb_error *err);
 /* Frees ev's json. */
 void protocol_event_free(runner_event *ev);
 
+/* V as a JSON number, or "NaN", "Infinity", "-Infinity" (as FlashInfer-Bench writes them) when
+ * it is not finite; events' numbers are read back either way. */
+json_t *protocol_real(double v);
+
 #endif

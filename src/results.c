@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol.h"
 #include "xalloc.h"
 
 void results_set_status(wl_result *r, eval_status st, const char *message)
@@ -163,9 +164,9 @@ static json_t *result_json(const definition *d, const wl_result *r)
     for (int a = 0; a < d->naxes; a++)
         if (!d->axes[a].is_const)
             json_object_set_new(axes, d->axes[a].name, json_integer(r->wl->axis_value[a]));
-    json_t *o = json_pack("{s:s, s:o, s:s, s:f, s:f, s:f}", "uuid", r->wl->uuid, "axes", axes, "status",
-                          status_name(r->status), "max_abs_error", r->max_abs, "max_rel_error", r->max_rel,
-                          "matched_ratio", r->matched_ratio);
+    json_t *o = json_pack("{s:s, s:o, s:s, s:o, s:o, s:f}", "uuid", r->wl->uuid, "axes", axes, "status",
+                          status_name(r->status), "max_abs_error", protocol_real(r->max_abs), "max_rel_error",
+                          protocol_real(r->max_rel), "matched_ratio", r->matched_ratio);
     if (r->message)
         json_object_set_new(o, "message", json_string(r->message));
     if (r->has_candidate)

@@ -1,5 +1,6 @@
 /* device_cpu.c - the cpu device: host memory, host references, clock_gettime timing. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -215,9 +216,30 @@ static double cached_copy_gbps(const char *cache_dir)
     return gbps;
 }
 
+/* The processor's model name from /proc/cpuinfo, or NULL (malloc'd). */
+static char *cpu_model(void)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512], *model = NULL;
+    while (f && !model && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon) {
+            colon += 1 + strspn(colon + 1, " \t");
+            model = xstrndup(colon, strcspn(colon, "\n"));
+        }
+    }
+    if (f)
+        fclose(f);
+    return model;
+}
+
 static void cpu_describe(device *d, json_t *hello)
 {
     json_object_set_new(hello, "device", json_string("cpu"));
+    char *model = cpu_model();
+    if (model)
+        json_object_set_new(hello, "model", json_string(model));
+    free(model);
     json_object_set_new(hello, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
     json_object_set_new(hello, "timer", json_string("clock_gettime(CLOCK_MONOTONIC)"));
     cpu_priv *p = d->priv;

@@ -248,8 +248,8 @@ static void finish_check(runner_ctx *r, callee *c, int trial)
     json_object_set_new(ev, "role", json_string(c->role));
     json_object_set_new(ev, "trial", json_integer(trial));
     json_object_set_new(ev, "status", json_string(status_name(before != ST_PASSED ? before : c->status)));
-    json_object_set_new(ev, "max_abs", json_real(st.max_abs));
-    json_object_set_new(ev, "max_rel", json_real(st.max_rel));
+    json_object_set_new(ev, "max_abs", protocol_real(st.max_abs));
+    json_object_set_new(ev, "max_rel", protocol_real(st.max_rel));
     json_object_set_new(ev, "matched_ratio", json_real(st.numel ? st.matched_ratio : 0.0));
     if (c->status != ST_PASSED)
         json_object_set_new(ev, "message", json_string(c->message));
@@ -657,8 +657,8 @@ static void emit_workload_end(runner_ctx *r)
     json_t *ev = protocol_event_new("workload-end");
     json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
     json_object_set_new(ev, "status", json_string(status_name(c->status)));
-    json_object_set_new(ev, "max_abs", json_real(c->stats.max_abs));
-    json_object_set_new(ev, "max_rel", json_real(c->stats.max_rel));
+    json_object_set_new(ev, "max_abs", protocol_real(c->stats.max_abs));
+    json_object_set_new(ev, "max_rel", protocol_real(c->stats.max_rel));
     json_object_set_new(ev, "matched_ratio", json_real(c->stats.numel ? c->stats.matched_ratio : 0.0));
     if (c->status != ST_PASSED)
         json_object_set_new(ev, "message", json_string(c->message));
