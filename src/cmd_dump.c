@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "paths.h"
+#include "refsel.h"
 #include "runclient.h"
 #include "traceset.h"
 #include "xalloc.h"
@@ -20,6 +21,7 @@ typedef struct dump_args {
     const char *device;
     const char *dataset;
     const char *out;
+    const char *reference;      /* --reference DIR|torch (refsel.h); NULL: the definition's or the runner's */
     unsigned long long seed;
     unsigned long long trial;
     double timeout_s;
@@ -28,7 +30,7 @@ typedef struct dump_args {
 static void dump_usage(FILE *f)
 {
     fputs("usage: kwb dump --definition NAME|PATH [--workloads FILTER] --out DIR [--device cpu|cuda[:N]]\n"
-          "                [--dataset DIR] [--seed N] [--trial N] [--timeout S]\n"
+          "                [--dataset DIR] [--seed N] [--trial N] [--timeout S] [--reference DIR|torch]\n"
           "Writes DIR/UUID.safetensors per workload: the inputs of trial N (in.NAME) and the\n"
           "reference's outputs (out.NAME), as the runner makes them for kwb eval.\n",
           f);
@@ -63,7 +65,8 @@ static int parse_dump_args(int argc, char **argv, dump_args *a)
         {"device", required_argument, NULL, 'v'},     {"dataset", required_argument, NULL, 'D'},
         {"seed", required_argument, NULL, 'S'},       {"trial", required_argument, NULL, 't'},
         {"out", required_argument, NULL, 'o'},        {"timeout", required_argument, NULL, 'T'},
-        {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
+        {"reference", required_argument, NULL, 'F'},  {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     *a = (dump_args){.device = "cpu", .seed = 1, .timeout_s = 300};
     unsigned long long v;
@@ -76,6 +79,7 @@ static int parse_dump_args(int argc, char **argv, dump_args *a)
         case 'v': a->device = optarg; break;
         case 'D': a->dataset = optarg; break;
         case 'o': a->out = optarg; break;
+        case 'F': a->reference = optarg; break;
         case 'S': if (parse_whole("--seed", optarg, INT64_MAX, &a->seed)) return -1; break;
         case 't': if (parse_whole("--trial", optarg, INT32_MAX, &a->trial)) return -1; break;
         case 'T': if (parse_whole("--timeout", optarg, 1000000, &v) || v == 0) return -1; a->timeout_s = (double)v; break;
@@ -219,6 +223,22 @@ static int run_dump(const dump_args *a, const definition *d, const char *root, w
     job.dump_dir = (char *)out;
     job.dump_trial = (int)a->trial;
     dump_progress prog = {d, out, xcalloc((size_t)set->count + 1, 1)};
+    build_options bo;
+    build_options_default(&bo);
+    refsel ref;
+    kwb_error rerr = {{0}};
+    if (refsel_prepare(a->reference, d, a->device, &bo, &ref, &rerr) != 0) {
+        fprintf(stderr, "kwb dump: %s\n", rerr.msg);
+        refsel_free(&ref);
+        build_options_free(&bo);
+        free(prog.reported);
+        free(job.cache_dir);
+        free(def_path);
+        free(abs_root);
+        free(runner);
+        return 2;
+    }
+    job.reference = refsel_job_entry(&ref);
     runclient client = {.runner_path = runner, .timeout_s = a->timeout_s, .job = &job, .progress = report,
                         .progress_ctx = &prog};
     wl_result *res = xcalloc((size_t)set->count, sizeof *res);
@@ -240,6 +260,8 @@ static int run_dump(const dump_args *a, const definition *d, const char *root, w
         results_free(&res[i]);
     free(res);
     free(prog.reported);
+    refsel_free(&ref);
+    build_options_free(&bo);
     runclient_free(&client);
     free(job.cache_dir);
     free(def_path);

@@ -14,6 +14,7 @@
 #include "evalrec.h"
 #include "paths.h"
 #include "proc.h"
+#include "refsel.h"
 #include "strbuf.h"
 #include "runclient.h"
 #include "scan.h"
@@ -37,6 +38,7 @@ typedef struct eval_args {
     const char *name;
     const char *direction;
     const char *candidate;  /* --candidate: another eval run of this existing candidate */
+    const char *reference;  /* --reference DIR|torch; NULL: the definition's kwb.reference or the runner's */
     int resume;
     int hot;
     int trials;
@@ -58,7 +60,7 @@ static void eval_usage(FILE *f)
     fputs("usage: kwb eval --definition NAME --solution DIR [--baseline DIR] [--dataset DIR]\n"
           "                [--workloads FILTER] [--device cpu|cuda[:N]] [--devices all|LIST] [--hot]\n"
           "                [--trials N] [--timeout S] [--min-time S] [--max-time S] [--graph N] [--seed N]\n"
-          "                [--atol X] [--rtol X] [--matched-ratio R]\n"
+          "                [--atol X] [--rtol X] [--matched-ratio R] [--reference DIR|torch]\n"
           "                [--json] [--traces FILE] [--scan warn|block|off] [--held-out] [--no-defences]\n"
           "                [--quiet] [--workspace DIR] [--session NAME [--parent CAND] [--name NAME]\n"
           "                [--direction TEXT] | --session NAME --candidate NAME | --session NAME --resume]\n"
@@ -97,7 +99,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         {"atol", required_argument, NULL, 'a'},       {"rtol", required_argument, NULL, 'r'},
         {"matched-ratio", required_argument, NULL, 'x'},
         {"scan", required_argument, NULL, 'K'},       {"held-out", no_argument, NULL, 'O'},
-        {"no-defences", no_argument, NULL, 'Z'},
+        {"no-defences", no_argument, NULL, 'Z'},     {"reference", required_argument, NULL, 'F'},
         {NULL, 0, NULL, 0},
     };
     *a = (eval_args){.device = "cpu", .trials = 3, .timeout_s = 300, .max_time_s = -1, .min_time_s = -1, .seed = 1,
@@ -159,6 +161,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
             break;
         case 'O': a->held_out = 1; break;
         case 'Z': a->no_defences = 1; break;
+        case 'F': a->reference = optarg; break;
         case 'h': eval_usage(stdout); exit(0);
         default: eval_usage(stderr); return -1;
         }
@@ -390,7 +393,8 @@ static void note_hello(eval_outcome *o, json_t *hello, const char *device)
 }
 
 static int run_devices(const eval_args *a, const definition *d, workload_set *set, wl_result *res,
-                       job_solution *sols, int nsols, eval_recorder *rec, eval_outcome *out, kwb_error *err)
+                       job_solution *sols, int nsols, job_solution reference, eval_recorder *rec, eval_outcome *out,
+                       kwb_error *err)
 {
     char *runner = paths_runner(), **names = NULL;
     int ndev = resolve_devices(a, runner, &names, err);
@@ -414,6 +418,7 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
         job->cache_dir = cache;
         for (int s = 0; s < nsols; s++)
             job->solutions[job->nsolutions++] = sols[s];
+        job->reference = reference;
         set_policy(a, d, names[k], job);
         runs[k].client = (runclient){.runner_path = runner, .timeout_s = a->timeout_s, .job = job};
         runs[k].client.progress = progress;
@@ -495,6 +500,12 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
     build_options_default(&bo);
     solution *sol = NULL, *base = NULL;
     build_result br = {0}, bbr = {0};
+    refsel ref;
+    if (refsel_prepare(a->reference, d, a->devices ? "cuda" : a->device, &bo, &ref, err) != 0) {
+        refsel_free(&ref);
+        build_options_free(&bo);
+        return -1;
+    }
     int rc = cmd_eval_prepare_solution(solution_dir, d->name, &bo, &sol, &br, err);
     if (sol && !out->solution_name)
         out->solution_name = xstrdup(sol->name);
@@ -522,7 +533,7 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
         job_solution sols[2] = {job_entry("candidate", sol, &br)};
         if (base)
             sols[1] = job_entry("baseline", base, &bbr);
-        rc = run_devices(a, d, set, res, sols, base ? 2 : 1, rec, out, err) == 0 ? 1 : -1;
+        rc = run_devices(a, d, set, res, sols, base ? 2 : 1, refsel_job_entry(&ref), rec, out, err) == 0 ? 1 : -1;
     }
     if (rc == 1 && base && !bbr.ok)
         rc = -1;
@@ -532,6 +543,7 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
     solution_free(base);
     build_result_free(&br);
     build_result_free(&bbr);
+    refsel_free(&ref);
     build_options_free(&bo);
     return rc < 0 ? -1 : 0;
 }

@@ -308,16 +308,37 @@ static int parse_magnitude(definition *d, json_t *mag, const def_ctx *c)
     return 0;
 }
 
-/* kwb's extension: {"kwb": {"cost": {...}, "check": {...}, "replay": {...}, "magnitude": {...}}}. */
+/* {"reference": {"cpu": DIR, "cuda": DIR}}: non-empty folder names, either may be left out. */
+static int parse_reference(definition *d, json_t *ref, const def_ctx *c)
+{
+    static const char *const known[] = {"cpu", "cuda", NULL};
+    if (!ref)
+        return 0;
+    if (expect_object(ref, "kwb.reference", known, c) != 0)
+        return -1;
+    for (int k = 0; known[k]; k++) {
+        json_t *v = json_object_get(ref, known[k]);
+        char pointer[64];
+        snprintf(pointer, sizeof pointer, "/kwb/reference/%s", known[k]);
+        if (v && (!json_is_string(v) || json_string_length(v) == 0))
+            return def_fail(c, pointer, "kwb reference '%s' must be a solution folder's name", known[k]);
+        d->reference_dir[k] = v ? xstrdup(json_string_value(v)) : NULL;
+    }
+    return 0;
+}
+
+/* kwb's extension: {"kwb": {"cost": {...}, "check": {...}, "replay": {...}, "magnitude": {...},
+ * "reference": {...}}}. */
 static int parse_kwb_extension(definition *d, json_t *kwb, const def_ctx *c)
 {
-    static const char *const known[] = {"check", "cost", "replay", "magnitude", NULL};
+    static const char *const known[] = {"check", "cost", "replay", "magnitude", "reference", NULL};
     if (!kwb)
         return 0;
     if (expect_object(kwb, "kwb", known, c) != 0)
         return -1;
     if (parse_check(d, json_object_get(kwb, "check"), c) != 0 || parse_replay(d, json_object_get(kwb, "replay"), c) != 0 ||
-        parse_magnitude(d, json_object_get(kwb, "magnitude"), c) != 0)
+        parse_magnitude(d, json_object_get(kwb, "magnitude"), c) != 0 ||
+        parse_reference(d, json_object_get(kwb, "reference"), c) != 0)
         return -1;
     return parse_cost(d, json_object_get(kwb, "cost"), c);
 }
@@ -400,6 +421,8 @@ void definition_free(definition *d)
     free(d->name);
     free(d->op_type);
     free(d->reference);
+    free(d->reference_dir[DEF_REF_CPU]);
+    free(d->reference_dir[DEF_REF_CUDA]);
     costexpr_free(d->cost.bytes);
     costexpr_free(d->cost.flops);
     free(d->cost.compute);

@@ -70,7 +70,12 @@ typedef struct definition {
     def_replay replay;
     double *input_scale;  /* "kwb": {"magnitude": {INPUT: SCALE}}: per input, the factor of the
                            * adversarial-magnitude trial (0: unscaled); NULL when none is given */
+    char *reference_dir[2];  /* "kwb": {"reference": {"cpu": DIR, "cuda": DIR}}: the reference as a
+                              * solution folder per device kind (DEF_REF_CPU, DEF_REF_CUDA), relative to
+                              * the definition's folder as written; NULL: none given */
 } definition;
+
+enum { DEF_REF_CPU, DEF_REF_CUDA };
 
 /* Reads and validates the definition at PATH. Returns NULL and sets *err to
  * "PATH:LINE: problem" on failure; free with definition_free(). */

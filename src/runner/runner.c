@@ -53,6 +53,7 @@ typedef struct runner_ctx {
     device *dev;
     int event_fd;
     void *handles[2];
+    void *ref_handle;            /* the job's reference solution, when it names one */
     callee ref;
     callee sols[2];
     int nsols;
@@ -916,6 +917,28 @@ static int load_solutions(runner_ctx *r, kwb_error *err)
     return 0;
 }
 
+/* The reference: the job's built reference solution, else the one compiled into the runner. */
+static int load_reference(runner_ctx *r, kwb_error *err)
+{
+    const job_solution *js = &r->job.reference;
+    r->ref.role = "reference";
+    if (!js->so_path) {
+        r->ref.fn = (entry_fn)r->dev->ops->reference(r->dev, r->def->name);
+        if (!r->ref.fn)
+            return kwb_error_set(err, "no %s reference for definition '%s' in this runner (give one as a solution "
+                                      "folder: --reference DIR or the definition's kwb.reference)",
+                                 r->job.device, r->def->name);
+        return 0;
+    }
+    r->ref_handle = dlopen(js->so_path, RTLD_NOW | RTLD_LOCAL);
+    if (!r->ref_handle)
+        return kwb_error_set(err, "reference %s: cannot load: %s", js->name, dlerror());
+    r->ref.fn = (entry_fn)dlsym(r->ref_handle, js->symbol);
+    if (!r->ref.fn)
+        return kwb_error_set(err, "reference %s: no symbol '%s' in %s", js->name, js->symbol, js->so_path);
+    return 0;
+}
+
 /* Reads one line (the job) from FD. */
 static char *read_job(int fd)
 {
@@ -954,10 +977,8 @@ static int setup(runner_ctx *r, kwb_error *err)
     r->dev->ops->describe(r->dev, facts);
     r->peaks = roofline_peaks_from_facts(facts);
     json_decref(facts);
-    r->ref.fn = (entry_fn)r->dev->ops->reference(r->dev, r->def->name);
-    r->ref.role = "reference";
-    if (!r->ref.fn)
-        return kwb_error_set(err, "no %s reference for definition '%s' in this runner", r->job.device, r->def->name);
+    if (load_reference(r, err) != 0)
+        return -1;
     r->nargs = r->def->ninputs + r->def->noutputs;
     r->args = xcalloc((size_t)r->nargs, sizeof *r->args);
     if (r->job.dump_dir) {  /* a dump calls the reference alone */
@@ -974,6 +995,8 @@ static void teardown(runner_ctx *r)
     for (int s = 0; s < 2; s++)
         if (r->handles[s])
             dlclose(r->handles[s]);
+    if (r->ref_handle)
+        dlclose(r->ref_handle);
     if (r->dev)
         r->dev->ops->close(r->dev);
     definition_free(r->def);

@@ -1,0 +1,70 @@
+#!/bin/bash
+# Definitions from FlashInfer-Bench's own dataset that kwb never shipped (an RMSNorm, a GEMM, a
+# sampling operator; tests/fixtures/fib, source named in its README) evaluate on the cpu with a
+# C reference solution: given with --reference DIR, or named in the definition's
+# "kwb": {"reference": {"cpu": DIR}}; a wrong candidate fails against it; no reference at all,
+# or one for another definition, is refused with the reason; kwb dump uses it too.
+. "$top_srcdir/tests/lib.sh"
+
+FIB="$top_srcdir/tests/fixtures/fib"
+SOL="$FIB/solutions"
+ev() { # NAME DEF CANDIDATE WORKLOADS ARGS...: kwb eval into $TMP/NAME.out/.err, prints the exit code
+    local name=$1 def=$2 cand=$3 wl=$4
+    shift 4
+    "$KWB" eval --dataset "${DS:-$FIB}" --definition "$def" --solution "$cand" --workloads "$wl" --trials 2 \
+        --max-time 0.01 --quiet "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+    echo $?
+}
+
+code=$(ev rms rmsnorm_h128 "$SOL/rmsnorm_fast" '6abd9329|e971e0cc' --reference "$SOL/rmsnorm_ref")
+expect_code 0 "$code" "rmsnorm_h128 against its C reference"
+expect_grep '^2 workloads: 2 PASSED' "$TMP/rms.out" "rmsnorm: both workloads pass"
+code=$(ev gemm gemm_n128_k2048 "$SOL/gemm_blocked" '6ba7c7de|91e43228' --reference "$SOL/gemm_ref")
+expect_code 0 "$code" "gemm_n128_k2048 against its C reference"
+expect_grep '^2 workloads: 2 PASSED' "$TMP/gemm.out" "gemm: both workloads pass"
+code=$(ev samp top_k_sampling_from_probs_v129280 "$SOL/sampling_radix" kwb --reference "$SOL/sampling_ref" \
+    --atol 0 --rtol 0)
+expect_code 0 "$code" "top_k_sampling_from_probs_v129280 against its C reference"
+expect_grep '^2 workloads: 2 PASSED' "$TMP/samp.out" "sampling: both workloads pass"
+
+# The reference is really what the candidate is checked against: one that forgets the weight fails.
+cp -r "$SOL/rmsnorm_fast" "$TMP/noweight"
+sed -i 's/ \* from_bf16(w\[i\]));/);/; s/"rmsnorm_h128_float_unrolled"/"rmsnorm_forgets_weight"/' \
+    "$TMP/noweight/rmsnorm.c" "$TMP/noweight/solution.json"
+code=$(ev bad rmsnorm_h128 "$TMP/noweight" '6abd9329' --reference "$SOL/rmsnorm_ref")
+expect_code 1 "$code" "a wrong rmsnorm"
+expect_grep '^6abd9329 .* INCORRECT_NUMERICAL' "$TMP/bad.out" "the wrong rmsnorm is INCORRECT_NUMERICAL"
+
+# Declared in the definition: "kwb": {"reference": {"cpu": DIR}}, DIR relative to the definition's folder.
+mkdir -p "$TMP/ds/definitions/gemm" "$TMP/ds/workloads/gemm" "$TMP/ds/refs"
+cp -r "$SOL/gemm_ref" "$TMP/ds/refs/"
+cp "$FIB/workloads/gemm/gemm_n128_k2048.jsonl" "$TMP/ds/workloads/gemm/"
+sed 's/^{/{"kwb": {"reference": {"cpu": "..\/..\/refs\/gemm_ref"}},/' "$FIB/definitions/gemm/gemm_n128_k2048.json" \
+    >"$TMP/ds/definitions/gemm/gemm_n128_k2048.json"
+code=$(DS="$TMP/ds" ev decl gemm_n128_k2048 "$SOL/gemm_blocked" '91e43228')
+expect_code 0 "$code" "gemm with the reference its definition declares"
+expect_grep '^91e43228 .* PASSED' "$TMP/decl.out" "declared reference: PASSED"
+
+# No reference anywhere: each workload says so and how to give one.
+code=$(ev none gemm_n128_k2048 "$SOL/gemm_blocked" '91e43228')
+expect_code 1 "$code" "no reference"
+expect_grep '^91e43228 .* RUNTIME_ERROR' "$TMP/none.out" "no reference: RUNTIME_ERROR"
+expect_grep "no cpu reference for definition 'gemm_n128_k2048' in this runner \(give one as a solution folder" \
+    "$TMP/none.out" "no reference: the reason and the remedy"
+# A reference for another definition: refused up front.
+code=$(ev other gemm_n128_k2048 "$SOL/gemm_blocked" '91e43228' --reference "$SOL/rmsnorm_ref")
+expect_code 2 "$code" "a reference of another definition"
+expect_grep "kwb eval: reference .*solution.json: solution is for 'rmsnorm_h128', not 'gemm_n128_k2048'" "$TMP/other.err" \
+    "another definition's reference: named"
+# A reference that does not compile: refused up front with the compiler's output.
+cp -r "$SOL/gemm_ref" "$TMP/broken" && echo 'syntax error here' >>"$TMP/broken/gemm_ref.c"
+code=$(ev broken gemm_n128_k2048 "$SOL/gemm_blocked" '91e43228' --reference "$TMP/broken")
+expect_code 2 "$code" "a reference that does not compile"
+expect_grep "kwb eval: reference gemm_n128_k2048_reference_c .* did not compile" "$TMP/broken.err" "broken reference: named"
+
+# kwb dump writes the reference solution's outputs.
+"$KWB" dump --dataset "$FIB" --definition rmsnorm_h128 --workloads e971e0cc --reference "$SOL/rmsnorm_ref" \
+    --out "$TMP/dump" >"$TMP/dump.out" 2>"$TMP/dump.err"
+expect_code 0 "$?" "kwb dump with --reference"
+[ -s "$TMP/dump/e971e0cc-d914-424e-a3ea-187e9cec413f.safetensors" ] && pass "dump: file written" || fail "dump: no file"
+finish
