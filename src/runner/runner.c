@@ -54,6 +54,7 @@ typedef struct runner_ctx {
     int event_fd;
     void *handles[2];
     void *ref_handle;            /* the job's reference solution, when it names one */
+    const char *(*ref_error)(void); /* its optional kwb_reference_error(): why its last call failed */
     callee ref;
     callee sols[2];
     int nsols;
@@ -263,8 +264,14 @@ static int run_reference(runner_ctx *r, int trial, kwb_error *err)
     uint64_t key = poison_key(r, trial, 0);
     int which;
     long long off;
-    if (outputs_poison(&r->ref.out, r->dev, key, err) != 0 || invoke(r, &r->ref, err) != 0)
+    if (outputs_poison(&r->ref.out, r->dev, key, err) != 0)
         return -1;
+    if (invoke(r, &r->ref, err) != 0) {
+        const char *why = r->ref_error ? r->ref_error() : NULL;
+        if (why && *why)
+            kwb_error_set(err, "%s", why);
+        return -1;
+    }
     int g = outputs_fetch(&r->ref.out, r->dev, key, &which, &off, err);
     if (g > 0)
         return kwb_error_set(err, "the reference wrote outside output '%s'", r->def->outputs[which].name);
@@ -934,6 +941,7 @@ static int load_reference(runner_ctx *r, kwb_error *err)
     if (!r->ref_handle)
         return kwb_error_set(err, "reference %s: cannot load: %s", js->name, dlerror());
     r->ref.fn = (entry_fn)dlsym(r->ref_handle, js->symbol);
+    r->ref_error = (const char *(*)(void))dlsym(r->ref_handle, "kwb_reference_error");
     if (!r->ref.fn)
         return kwb_error_set(err, "reference %s: no symbol '%s' in %s", js->name, js->symbol, js->so_path);
     return 0;

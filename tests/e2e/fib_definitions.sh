@@ -62,6 +62,24 @@ code=$(ev broken gemm_n128_k2048 "$SOL/gemm_blocked" '91e43228' --reference "$TM
 expect_code 2 "$code" "a reference that does not compile"
 expect_grep "kwb eval: reference gemm_n128_k2048_reference_c .* did not compile" "$TMP/broken.err" "broken reference: named"
 
+# --reference torch where python3 cannot import torch (hidden here, so that the outcome is the same
+# on every machine): the workload fails with the reason, nothing hangs, no process is left.
+mkdir -p "$TMP/hide/torch" && echo 'raise ImportError("torch hidden by the test")' >"$TMP/hide/torch/__init__.py"
+code=$(PYTHONPATH="$TMP/hide" ev torch gemm_n128_k2048 "$SOL/gemm_blocked" '91e43228' --reference torch)
+expect_code 1 "$code" "--reference torch without torch"
+expect_grep "RUNTIME_ERROR" "$TMP/torch.out" "without torch: RUNTIME_ERROR"
+expect_grep "torch reference: python3 cannot run the reference of .*gemm_n128_k2048.json: ImportError: torch hidden by the test" \
+    "$TMP/torch.out" "without torch: the reason"
+pgrep -f "kwb-torch-reference.py .*$TMP" >/dev/null && fail "a python process outlived kwb" || pass "no python process left"
+# A definition without a "reference" source cannot use it.
+mkdir -p "$TMP/nosrc/definitions" "$TMP/nosrc/workloads"
+sed 's/"reference": /"reference_removed": /' "$FIB/definitions/gemm/gemm_n128_k2048.json" >"$TMP/nosrc/definitions/gemm_n128_k2048.json"
+cp "$FIB/workloads/gemm/gemm_n128_k2048.jsonl" "$TMP/nosrc/workloads/"
+code=$(DS="$TMP/nosrc" ev nosrc gemm_n128_k2048 "$SOL/gemm_blocked" '91e43228' --reference torch)
+expect_code 2 "$code" "--reference torch, no reference source"
+expect_grep "kwb eval: --reference torch: definition 'gemm_n128_k2048' has no \"reference\" source" "$TMP/nosrc.err" \
+    "no reference source: named"
+
 # kwb dump writes the reference solution's outputs.
 "$KWB" dump --dataset "$FIB" --definition rmsnorm_h128 --workloads e971e0cc --reference "$SOL/rmsnorm_ref" \
     --out "$TMP/dump" >"$TMP/dump.out" 2>"$TMP/dump.err"
