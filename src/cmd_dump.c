@@ -14,6 +14,7 @@
 #include "runclient.h"
 #include "traceset.h"
 #include "xalloc.h"
+#include "suggest.h"
 
 typedef struct dump_args {
     const char *definition;     /* a name, or the path of a definition JSON */
@@ -72,6 +73,7 @@ static int parse_dump_args(int argc, char **argv, dump_args *a)
     unsigned long long v;
     int c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'd': a->definition = optarg; break;
@@ -84,7 +86,7 @@ static int parse_dump_args(int argc, char **argv, dump_args *a)
         case 't': if (parse_whole("--trial", optarg, INT32_MAX, &a->trial)) return -1; break;
         case 'T': if (parse_whole("--timeout", optarg, 1000000, &v) || v == 0) return -1; a->timeout_s = (double)v; break;
         case 'h': dump_usage(stdout); exit(0);
-        default: dump_usage(stderr); return -1;
+        default: suggest_bad_option("dump", argv, opts); dump_usage(stderr); return -1;
         }
     }
     if (optind < argc || !a->definition || !a->out) {
@@ -252,7 +254,7 @@ static int run_dump(const dump_args *a, const definition *d, const char *root, w
                 report_failure(&res[i]);
         results_summary s = results_summarize(res, set->count);
         int written = s.by_status[ST_PASSED];
-        fprintf(stderr, "kwb: %d of %d workload(s) dumped to %s (seed %llu, trial %llu, device %s)\n", written,
+        fprintf(stderr, "kwb dump: %d of %d workload(s) dumped to %s (seed %llu, trial %llu, device %s)\n", written,
                 s.total, out, a->seed, a->trial, a->device);
         code = written == s.total ? 0 : 1;
     }

@@ -22,6 +22,7 @@
 #include "trace.h"
 #include "traceset.h"
 #include "xalloc.h"
+#include "suggest.h"
 
 typedef struct eval_args {
     const char *definition;
@@ -107,6 +108,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
     double v;
     int c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'd': a->definition = optarg; break;
@@ -163,7 +165,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         case 'Z': a->no_defences = 1; break;
         case 'F': a->reference = optarg; break;
         case 'h': eval_usage(stdout); exit(0);
-        default: eval_usage(stderr); return -1;
+        default: suggest_bad_option("eval", argv, opts); eval_usage(stderr); return -1;
         }
     }
     if ((a->resume || a->candidate) && !a->session) {
@@ -182,8 +184,8 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
     return 0;
 }
 
-int cmd_eval_prepare_solution(const char *dir, const char *name, const build_options *bo, solution **sol,
-                              build_result *br, kwb_error *err)
+int cmd_eval_prepare_solution(const char *cmd, const char *dir, const char *name, const build_options *bo,
+                              solution **sol, build_result *br, kwb_error *err)
 {
     *sol = solution_load(dir, err);
     if (!*sol)
@@ -193,11 +195,11 @@ int cmd_eval_prepare_solution(const char *dir, const char *name, const build_opt
     if (build_solution(*sol, bo, br, err) != 0)
         return -1;
     if (br->ok && br->cached)
-        fprintf(stderr, "kwb: %s: cached build %.12s\n", (*sol)->name, br->hash);
+        fprintf(stderr, "kwb %s: %s: cached build %.12s\n", cmd, (*sol)->name, br->hash);
     else if (br->ok)
-        fprintf(stderr, "kwb: %s: built %.12s in %.2f s\n", (*sol)->name, br->hash, br->seconds);
+        fprintf(stderr, "kwb %s: %s: built %.12s in %.2f s\n", cmd, (*sol)->name, br->hash, br->seconds);
     else
-        fprintf(stderr, "kwb: %s: COMPILE_ERROR\n%s", (*sol)->name, br->log);
+        fprintf(stderr, "kwb %s: %s: COMPILE_ERROR\n%s", cmd, (*sol)->name, br->log);
     return br->ok;
 }
 
@@ -311,40 +313,94 @@ static void *device_thread(void *arg)
     return NULL;
 }
 
+/* The devices kwb-runner RUNNER sees ("cpu", "cuda:0", ...; the first word of each line of
+ * --list-devices) into *out; returns the count, or -1 with *err set. */
+static int runner_devices(const char *runner, char ***out, kwb_error *err)
+{
+    char log[] = "/tmp/kwb-devices-XXXXXX";
+    int fd = mkstemp(log);
+    if (fd >= 0)
+        close(fd);
+    char *argv[] = {(char *)runner, "--list-devices", NULL};
+    if (fd < 0 || proc_run_logged(argv, NULL, log, 60, err) != 0) {
+        unlink(log);
+        return kwb_error_set(err, "cannot list devices with %s", runner);
+    }
+    char *text = strbuf_read_file(log, NULL), *save = NULL;
+    unlink(log);
+    int n = 0;
+    *out = NULL;
+    for (char *line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+        *out = xrealloc(*out, sizeof **out * (size_t)(n + 1));
+        (*out)[n++] = xstrndup(line, strcspn(line, " \t"));
+    }
+    free(text);
+    return n;
+}
+
+/* 0 when every cuda device of NAMES[0..n) is one SEEN[0..nseen) lists ("cuda" meaning cuda:0),
+ * else -1 with *err naming the first that is not. */
+static int devices_usable(char **names, int n, char **seen, int nseen, kwb_error *err)
+{
+    for (int i = 0; i < n; i++) {
+        if (strncmp(names[i], "cuda", 4) != 0)
+            continue;
+        const char *want = strcmp(names[i], "cuda") == 0 ? "cuda:0" : names[i];
+        int found = 0;
+        for (int k = 0; k < nseen && !found; k++)
+            found = strcmp(seen[k], want) == 0;
+        if (!found) {
+            strbuf sb;
+            strbuf_init(&sb);
+            for (int k = 0; k < nseen; k++)
+                strbuf_printf(&sb, "%s%s", k ? ", " : "", seen[k]);
+            kwb_error_set(err, "--device %s: no usable GPU of that name: the runner sees %s", names[i],
+                          nseen ? sb.s : "no device");
+            strbuf_free(&sb);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* The devices to spread over: --devices all (every GPU the runner sees), a comma list,
- * or the single --device. Returns the count; names are malloc'd into *out. */
+ * or the single --device, each checked against what the runner sees when it is a GPU.
+ * Returns the count; names are malloc'd into *out. */
 static int resolve_devices(const eval_args *a, const char *runner, char ***out, kwb_error *err)
 {
-    char **names = NULL;
-    int n = 0;
-    if (a->devices && strcmp(a->devices, "all") == 0) {
-        char log[] = "/tmp/kwb-devices-XXXXXX";
-        int fd = mkstemp(log);
-        if (fd >= 0)
-            close(fd);
-        char *argv[] = {(char *)runner, "--list-devices", NULL};
-        if (fd < 0 || proc_run_logged(argv, NULL, log, 60, err) != 0) {
-            unlink(log);
-            return kwb_error_set(err, "cannot list devices with %s", runner);
-        }
-        char *text = strbuf_read_file(log, NULL), *save = NULL;
-        unlink(log);
-        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-            if (strncmp(line, "cuda:", 5) != 0)
-                continue;
-            names = xrealloc(names, sizeof *names * (size_t)(n + 1));
-            names[n++] = xstrndup(line, strcspn(line, " "));
-        }
-        free(text);
+    char **names = NULL, **seen = NULL;
+    int n = 0, nseen = 0;
+    const char *list = a->devices ? a->devices : a->device;
+    if (strstr(list, "cuda") || strcmp(list, "all") == 0) {
+        nseen = runner_devices(runner, &seen, err);
+        if (nseen < 0)
+            return -1;
+    }
+    if (strcmp(list, "all") == 0) {
+        for (int k = 0; k < nseen; k++)
+            if (strncmp(seen[k], "cuda:", 5) == 0) {
+                names = xrealloc(names, sizeof *names * (size_t)(n + 1));
+                names[n++] = xstrdup(seen[k]);
+            }
         if (n == 0)
-            return kwb_error_set(err, "--devices all: the runner sees no GPU");
+            kwb_error_set(err, "--devices all: the runner sees no GPU");
     } else {
-        char *list = xstrdup(a->devices ? a->devices : a->device), *save = NULL;
-        for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *copy = xstrdup(list), *save = NULL;
+        for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
             names = xrealloc(names, sizeof *names * (size_t)(n + 1));
             names[n++] = xstrdup(tok);
         }
-        free(list);
+        free(copy);
+    }
+    int rc = n > 0 && devices_usable(names, n, seen, nseen, err) == 0 ? n : -1;
+    for (int k = 0; k < nseen; k++)
+        free(seen[k]);
+    free(seen);
+    if (rc < 0) {
+        for (int k = 0; k < n; k++)
+            free(names[k]);
+        free(names);
+        return -1;
     }
     *out = names;
     return n;
@@ -459,7 +515,7 @@ static int scan_solution(const solution *sol, char **first)
         free(name);
     }
     for (int i = 0; i < rep.n; i++)
-        fprintf(stderr, "kwb: scan: %s:%d: %s: %s\n", rep.items[i].file, rep.items[i].line, rep.items[i].rule,
+        fprintf(stderr, "kwb eval: scan: %s:%d: %s: %s\n", rep.items[i].file, rep.items[i].line, rep.items[i].rule,
                 rep.items[i].text);
     *first = rep.n ? xasprintf("%s:%d: %s: %s%s", rep.items[0].file, rep.items[0].line, rep.items[0].rule,
                                rep.items[0].text, rep.n > 1 ? " (and more: see the scan's findings)" : "")
@@ -506,17 +562,17 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
         build_options_free(&bo);
         return -1;
     }
-    int rc = cmd_eval_prepare_solution(solution_dir, d->name, &bo, &sol, &br, err);
+    int rc = cmd_eval_prepare_solution("eval", solution_dir, d->name, &bo, &sol, &br, err);
     if (sol && !out->solution_name)
         out->solution_name = xstrdup(sol->name);
     if (rc == 1 && a->baseline_dir)
-        rc = cmd_eval_prepare_solution(a->baseline_dir, d->name, &bo, &base, &bbr, err) == 1 ? 1 : -1;
+        rc = cmd_eval_prepare_solution("eval", a->baseline_dir, d->name, &bo, &base, &bbr, err) == 1 ? 1 : -1;
     if (rc >= 0 && record_start(a, rec, sol, &br, set->count, err) != 0)
         rc = -1;
     char *finding = NULL;
     int findings = rc >= 0 && a->scan != SCAN_OFF ? scan_solution(sol, &finding) : 0;
     if (findings)
-        fprintf(stderr, "kwb: scan: %d finding(s) in %s%s\n", findings, sol->name,
+        fprintf(stderr, "kwb eval: scan: %d finding(s) in %s%s\n", findings, sol->name,
                 a->scan == SCAN_BLOCK ? ": blocked (--scan block)" : " (--scan block would reject it)");
     if (rc == 1 && findings && a->scan == SCAN_BLOCK) {
         mark_scan_blocked(res, set, finding);
@@ -567,7 +623,7 @@ static int resume_only_missing(eval_recorder *rec, const definition *d, workload
             set->items[kept++] = set->items[i];
     }
     set->count = kept;
-    fprintf(stderr, "kwb: resuming: %d workload(s) recorded before, %d to go\n", ndone, kept);
+    fprintf(stderr, "kwb eval: resuming: %d workload(s) recorded before, %d to go\n", ndone, kept);
     store_strings_free(done, ndone);
     (void)d;
     return 0;
@@ -618,7 +674,7 @@ int cmd_eval(int argc, char **argv)
         if (code)
             fprintf(stderr, "kwb eval: %s\n", err.msg);
         else
-            fprintf(stderr, "kwb: nothing left to run: the evaluation is complete (kwb show lists it)\n");
+            fprintf(stderr, "kwb eval: nothing left to run: the evaluation is complete (kwb show lists it)\n");
     } else if (a.filter && workload_set_filter(&set, d, a.filter) == 0)
         fprintf(stderr, "kwb eval: no workload of %s matches '%s'\n", d->name, a.filter);
     else if (set.count == 0)

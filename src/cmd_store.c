@@ -18,6 +18,7 @@
 #include "traceset.h"
 #include "wsopen.h"
 #include "xalloc.h"
+#include "suggest.h"
 
 /* Options every workspace command takes, and its positional arguments. */
 typedef struct ws_args {
@@ -44,6 +45,7 @@ static int parse_ws_args(const char *cmd, int argc, char **argv, int min_pos, in
     };
     memset(a, 0, sizeof *a);
     optind = 1;
+    opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -55,7 +57,7 @@ static int parse_ws_args(const char *cmd, int argc, char **argv, int min_pos, in
         case 'R': a->repo = optarg; break;
         case 'D': a->dataset = optarg; break;
         case 'h': printf("usage: kwb %s %s\n", cmd, usage); exit(0);
-        default: fprintf(stderr, "usage: kwb %s %s\n", cmd, usage); return -1;
+        default: suggest_bad_option(cmd, argv, opts); fprintf(stderr, "usage: kwb %s %s\n", cmd, usage); return -1;
         }
     }
     for (; optind < argc && a->npos < 3; optind++)
