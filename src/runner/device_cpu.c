@@ -18,6 +18,7 @@ enum { CPU_FLUSH_BYTES = 64 << 20 };  /* larger than any LLC a CI or workstation
 typedef struct cpu_priv {
     unsigned char *flush_buf;
     double copy_gbps;       /* cached or measured on first describe(); 0 until then or when it failed */
+    double ws_gbps[40];     /* copy peak per working-set size bucket (2^k bytes); 0: not measured */
     char *cache_dir;        /* where measured peaks are kept; may be NULL */
 } cpu_priv;
 
@@ -27,35 +28,38 @@ typedef struct copy_part {
     unsigned char *dst;
     const unsigned char *src;
     size_t n;
+    int reps;
 } copy_part;
 
 static void *copy_part_run(void *arg)
 {
     copy_part *c = arg;
-    memcpy(c->dst, c->src, c->n);
+    for (int r = 0; r < c->reps; r++) {
+        memcpy(c->dst, c->src, c->n);
+        __asm__ __volatile__("" ::: "memory");  /* every copy happens */
+    }
     return NULL;
 }
 
-/* Copy bandwidth of the machine (bytes read + written per second, 1e9), one slice of a
- * 64 MiB copy per online CPU, best of PEAK_REPS (a busy machine slows some: the best is the
- * machine's); what a multithreaded solution can reach. */
-static double measure_copy_gbps(void)
+/* Copy bandwidth (bytes read + written per second, 1e9) over a working set of WS bytes (half
+ * source, half destination), on NT threads each copying its slice REPS times, best of
+ * PEAK_REPS rounds (a busy machine slows some: the best is the machine's). */
+static double copy_gbps_on(size_t ws, int nt, int reps)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int nt = cpus < 1 ? 1 : cpus > PEAK_MAX_THREADS ? PEAK_MAX_THREADS : (int)cpus;
-    unsigned char *a = malloc(PEAK_BYTES), *b = malloc(PEAK_BYTES);
+    size_t half = ws / 2;
+    unsigned char *a = malloc(half), *b = malloc(half);
     double best = 0;
     if (a && b) {
-        memset(a, 1, PEAK_BYTES);
-        memset(b, 2, PEAK_BYTES);
-        for (int rep = 0; rep < PEAK_REPS; rep++) {
+        memset(a, 1, half);
+        memset(b, 2, half);
+        for (int round = 0; round < PEAK_REPS; round++) {
             copy_part parts[PEAK_MAX_THREADS];
             pthread_t tids[PEAK_MAX_THREADS];
             int started[PEAK_MAX_THREADS] = {0};
             double t0 = proc_now();
             for (int t = 0; t < nt; t++) {
-                size_t lo = (size_t)PEAK_BYTES * (size_t)t / (size_t)nt, hi = (size_t)PEAK_BYTES * (size_t)(t + 1) / (size_t)nt;
-                parts[t] = (copy_part){b + lo, a + lo, hi - lo};
+                size_t lo = half * (size_t)t / (size_t)nt, hi = half * (size_t)(t + 1) / (size_t)nt;
+                parts[t] = (copy_part){b + lo, a + lo, hi - lo, reps};
                 started[t] = t > 0 && pthread_create(&tids[t], NULL, copy_part_run, &parts[t]) == 0;
             }
             copy_part_run(&parts[0]);
@@ -66,13 +70,40 @@ static double measure_copy_gbps(void)
                     copy_part_run(&parts[t]);
             }
             double s = proc_now() - t0;
-            double gbps = s > 0 ? 2.0 * PEAK_BYTES / s / 1e9 : 0;
+            double gbps = s > 0 ? 2.0 * (double)half * reps / s / 1e9 : 0;
             best = gbps > best ? gbps : best;
         }
     }
     free(a);
     free(b);
     return best;
+}
+
+static int online_cpus(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus < 1 ? 1 : cpus > PEAK_MAX_THREADS ? PEAK_MAX_THREADS : (int)cpus;
+}
+
+/* Copy bandwidth of the machine from memory: one slice of a 64 MiB copy per online CPU; what a
+ * multithreaded solution can reach on data that is not in a cache. */
+static double measure_copy_gbps(void)
+{
+    return copy_gbps_on(2 * (size_t)PEAK_BYTES, online_cpus(), 1);
+}
+
+/* The best copy bandwidth over a working set of WS bytes, cached or not: one thread and one per
+ * CPU (a working set in L1/L2 feeds each core from its own cache), each copy repeated so that a
+ * round moves at least 32 MiB. */
+static double measure_copy_gbps_ws(size_t ws)
+{
+    int reps = (int)((32u << 20) / ws + 1), nt = online_cpus();
+    double one = copy_gbps_on(ws, 1, reps);
+    if (nt > 1 && ws / 2 / (size_t)nt >= 4096) {
+        double all = copy_gbps_on(ws, nt, reps);
+        one = all > one ? all : one;
+    }
+    return one;
 }
 
 static void *cpu_alloc(device *d, size_t n, kwb_error *err)
@@ -247,6 +278,23 @@ static void cpu_describe(device *d, json_t *hello)
         p->copy_gbps = cached_copy_gbps(p->cache_dir);
     if (p->copy_gbps > 0)
         json_object_set_new(hello, "peaks", json_pack("{s:f}", "copy_gbps", p->copy_gbps));
+}
+
+double device_cpu_copy_peak(device *d, double bytes, int again)
+{
+    cpu_priv *p = d->priv;
+    if (p->copy_gbps == 0)
+        p->copy_gbps = cached_copy_gbps(p->cache_dir);
+    int k = 12;  /* the power of two at or under BYTES (a smaller set copies no slower), 4 KiB and up */
+    while (k < 39 && (double)((size_t)1 << (k + 1)) <= bytes)
+        k++;
+    if ((size_t)1 << k >= 2 * (size_t)PEAK_BYTES)
+        return p->copy_gbps;  /* larger than any cache: from memory */
+    if (p->ws_gbps[k] == 0 || again) {  /* again: the best of every measurement so far */
+        double g = measure_copy_gbps_ws((size_t)1 << k);
+        p->ws_gbps[k] = g > p->ws_gbps[k] ? g : p->ws_gbps[k];
+    }
+    return p->ws_gbps[k] > p->copy_gbps ? p->ws_gbps[k] : p->copy_gbps;
 }
 
 static void cpu_close(device *d)

@@ -559,11 +559,20 @@ static int64_t *cost_values(runner_ctx *r)
     return v;
 }
 
-/* Adds the roofline figures of a call that took MEDIAN_MS to EV. */
-static void set_roofline(runner_ctx *r, json_t *ev, double median_ms)
+/* Adds the roofline figures of a call that took MEDIAN_MS to EV (COLD: caches flushed before
+ * each sample, so the peak is the memory's; else, on the cpu, the peak of its working set). */
+static void set_roofline(runner_ctx *r, json_t *ev, double median_ms, int cold)
 {
     int64_t *values = cost_values(r);
     roofline_point pt = roofline_of(r->def, values, min_bytes(r), median_ms, &r->peaks);
+    /* Warm on the cpu: the caches' peak for this working set, measured again while the call
+     * beats it (the machine was busier when it was measured), at most three times. */
+    for (int again = 0; strcmp(r->dev->ops->kind, "cpu") == 0 && !cold && again < 3 && (again == 0 || pt.share > 1);
+         again++) {
+        roofline_peaks warm = r->peaks;
+        warm.copy_gbps = device_cpu_copy_peak(r->dev, pt.bytes, again);
+        pt = roofline_of(r->def, values, min_bytes(r), median_ms, &warm);
+    }
     free(values);
     json_object_set_new(ev, "bytes", json_real(pt.bytes));
     if (pt.flops > 0)
@@ -587,7 +596,7 @@ static void emit_timing(runner_ctx *r, const char *role, const timing_series *s,
         json_object_set_new(ev, "timer", json_string(r->dev->ops->timer(r->dev)));
     protocol_event_set_timing(ev, &s->summary);
     json_object_set_new(ev, "device_s", json_real(s->device_s));
-    set_roofline(r, ev, s->summary.median);
+    set_roofline(r, ev, s->summary.median, p->cold && p->graph == 0);
     if (s->event_summary.n > 0) {
         json_object_set_new(ev, "events_median_ms", json_real(s->event_summary.median));
         json_object_set_new(ev, "events_min_ms", json_real(s->event_summary.min));
