@@ -372,6 +372,24 @@ static json_t *candidate_json(ws_handle *h, int64_t id, double mean_ms)
     return o;
 }
 
+/* The mean latency of candidate ID over the PASSED workloads of its latest eval run (as kwb
+ * eval's summary line computes it); 0 when it has none. */
+static double candidate_mean_ms(ws_handle *h, int64_t id)
+{
+    store_wl_table t = {0};
+    kwb_error err;
+    double sum = 0;
+    int n = 0;
+    if (store_wl_table_get(h->st, id, &t, &err) == 1)
+        for (int i = 0; i < t.n; i++)
+            if (strcmp(t.rows[i].status, "PASSED") == 0 && t.rows[i].median_ms > 0) {
+                sum += t.rows[i].median_ms;
+                n++;
+            }
+    store_wl_table_free(&t);
+    return n ? sum / n : 0;
+}
+
 /* Candidates of the rounds (each once), baseline first. */
 static json_t *candidates_json(ws_handle *h, const store_round *r, int n)
 {
@@ -382,7 +400,7 @@ static json_t *candidates_json(ws_handle *h, const store_round *r, int n)
         int seen = 0;
         for (int k = 0; k < i && !seen; k++)
             seen = r[k].candidate == r[i].candidate;
-        json_t *c = seen ? NULL : candidate_json(h, r[i].candidate, 0);
+        json_t *c = seen ? NULL : candidate_json(h, r[i].candidate, candidate_mean_ms(h, r[i].candidate));
         if (c)
             json_array_append_new(arr, c);
     }
