@@ -1,7 +1,7 @@
 /* bridge.c - the reference of `kwb eval --reference torch`: a kwb-ABI entry point that runs
  * the definition's PyTorch `reference` in a python3 process (kwb-torch-reference.py) and copies
  * its outputs into the call's outputs. kwb sets KWB_TORCH_PROGRAM, KWB_TORCH_DEFINITION and
- * KWB_TORCH_DEVICE for the runner. The process is started at the first call, as a grandchild
+ * KWB_TORCH_DEVICE for the runner; KWB_TORCH_PYTHON names another interpreter than python3. The process is started at the first call, as a grandchild
  * (the runner must have no child processes while candidates run), and talks over one socket:
  *   python -> bridge, once:   "ready NINPUTS NOUTPUTS\n" or "error MESSAGE\n"
  *   bridge -> python, a call:  one JSON line {"inputs":[{name,dtype,shape|null,value?}],
@@ -122,8 +122,10 @@ static int start(void)
             dup2(sv[1], 1);
             for (int fd = 3; fd < 4096; fd++)
                 close(fd);
-            execlp("python3", "python3", prog, def, dev ? dev : "cpu", (char *)NULL);
-            fprintf(stderr, "torch reference: cannot run python3: %s\n", strerror(errno));
+            const char *py = getenv("KWB_TORCH_PYTHON");  /* default: python3 on PATH */
+            py = py && *py ? py : "python3";
+            execlp(py, py, prog, def, dev ? dev : "cpu", (char *)NULL);
+            fprintf(stderr, "torch reference: cannot run %s: %s\n", py, strerror(errno));
             _exit(127);
         }
         _exit(0);
