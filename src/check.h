@@ -38,5 +38,10 @@ int check_passed(const check_stats *st, const check_policy *p);
 
 /* Folds b into a (sums counts, maxima of errors, minimum of ratios). */
 void check_stats_merge(check_stats *a, const check_stats *b);
+/* check_tolerance with each row of ROW elements (the last dimension) compared as a multiset:
+ * both rows sorted, then element by element ("kwb": {"check": {"order": "any"}}: top-k
+ * indices, sets of choices in any order). first_fail is an index into the sorted row's span. */
+void check_tolerance_rows_any_order(const void *out, const void *ref, kwb_dtype t, size_t n, size_t row,
+                                    const check_policy *p, check_stats *st);
 
 #endif
