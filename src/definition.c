@@ -288,6 +288,15 @@ static int parse_replay(definition *d, json_t *replay, const def_ctx *c)
     return parse_section_number(replay, "replay", "confidence", 0.5, 0.999999, &d->replay.confidence, c);
 }
 
+/* The index of input NAME of D, or D->ninputs when it has none of that name. */
+static int input_index(const definition *d, const char *name)
+{
+    int i = 0;
+    while (i < d->ninputs && strcmp(d->inputs[i].name, name) != 0)
+        i++;
+    return i;
+}
+
 /* {"magnitude": {INPUT: SCALE}}: float inputs scaled by SCALE (> 0) in one extra trial, so that
  * arithmetic narrower than the definition allows overflows or loses what the check sees. */
 static int parse_magnitude(definition *d, json_t *mag, const def_ctx *c)
@@ -302,9 +311,7 @@ static int parse_magnitude(definition *d, json_t *mag, const def_ctx *c)
     json_object_foreach(mag, key, v) {
         char pointer[160];
         snprintf(pointer, sizeof pointer, "/kwb/magnitude/%s", key);
-        int i = 0;
-        while (i < d->ninputs && strcmp(d->inputs[i].name, key) != 0)
-            i++;
+        int i = input_index(d, key);
         if (i == d->ninputs || !dtype_is_float(d->inputs[i].dtype))
             return def_fail(c, pointer, "kwb magnitude: '%s' is not a floating-point input", key);
         if (!json_is_number(v) || !(json_number_value(v) > 0))
@@ -384,9 +391,7 @@ static int parse_inputs(definition *d, json_t *inputs, const def_ctx *c)
     json_object_foreach(inputs, key, v) {
         char pointer[160];
         snprintf(pointer, sizeof pointer, "/kwb/inputs/%s", key);
-        int i = 0;
-        while (i < d->ninputs && strcmp(d->inputs[i].name, key) != 0)
-            i++;
+        int i = input_index(d, key);
         if (i == d->ninputs || d->inputs[i].rank < 1 || dtype_is_float(d->inputs[i].dtype) ||
             d->inputs[i].dtype == KWB_BOOL)
             return def_fail(c, pointer, "kwb inputs: '%s' is not an integer tensor input", key);

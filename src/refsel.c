@@ -41,8 +41,8 @@ static int torch_environment(const char *bridge, const definition *d, const char
     return rc;
 }
 
-int refsel_prepare(const char *choice, const definition *d, const char *device, const build_options *bo,
-                   refsel *out, kwb_error *err)
+int refsel_prepare(const char *choice, const definition *d, const char *device, const build_options *bo, refsel *out,
+                   kwb_error *err)
 {
     memset(out, 0, sizeof *out);
     int torch = choice && strcmp(choice, "torch") == 0;

@@ -12,9 +12,9 @@
 
 /* A chosen and built reference; free with refsel_free. */
 typedef struct refsel {
-    solution *sol;        /* NULL: the runner's own reference */
+    solution *sol; /* NULL: the runner's own reference */
     build_result br;
-    char *dir;            /* the folder it was built from */
+    char *dir; /* the folder it was built from */
 } refsel;
 
 /* Chooses the reference of D on DEVICE ("cpu", "cuda", "cuda:N") from CHOICE (the --reference
@@ -22,8 +22,8 @@ typedef struct refsel {
  * builds it with BO. For "torch", sets KWB_TORCH_PROGRAM, KWB_TORCH_DEFINITION and
  * KWB_TORCH_DEVICE for the runners kwb starts. Returns 0, or -1 with *err set (a folder that is
  * not a solution of D, or a reference that does not compile). */
-int refsel_prepare(const char *choice, const definition *d, const char *device, const build_options *bo,
-                   refsel *out, kwb_error *err);
+int refsel_prepare(const char *choice, const definition *d, const char *device, const build_options *bo, refsel *out,
+                   kwb_error *err);
 /* The job's "reference" entry for R (so_path NULL when it is the runner's own). */
 job_solution refsel_job_entry(const refsel *r);
 /* Frees what R holds. */

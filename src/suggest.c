@@ -54,7 +54,7 @@ const char *suggest_closest(const char *word, const char *const *names, size_t n
     }
     if (best && best_d <= limit)
         return best;
-    for (size_t i = 0; len >= 3 && i < n; i++)  /* "rmsnorm" for "rmsnorm_h128" */
+    for (size_t i = 0; len >= 3 && i < n; i++) /* "rmsnorm" for "rmsnorm_h128" */
         if (strstr(names[i], word))
             return names[i];
     return NULL;
@@ -66,7 +66,7 @@ void suggest_bad_option(const char *cmd, char **argv, const struct option *opts)
     size_t n = 0;
     while (opts[n].name)
         n++;
-    if (optopt != 0) {  /* a known option without its value */
+    if (optopt != 0) { /* a known option without its value */
         for (size_t i = 0; i < n; i++)
             if (opts[i].val == optopt && opts[i].has_arg == required_argument && strstr(arg, opts[i].name)) {
                 fprintf(stderr, "kwb %s: --%s needs a value\n", cmd, opts[i].name);

@@ -8,8 +8,8 @@
 
 enum { THREADS = 256 };
 
-__global__ void rmsnorm_rows(const __nv_bfloat16 *x, const __nv_bfloat16 *res, const __nv_bfloat16 *w,
-                             __nv_bfloat16 *y, int h)
+__global__ void rmsnorm_rows(const __nv_bfloat16 *x, const __nv_bfloat16 *res, const __nv_bfloat16 *w, __nv_bfloat16 *y,
+                             int h)
 {
     const size_t base = (size_t)blockIdx.x * h;
     float ss = 0;
@@ -40,7 +40,7 @@ __global__ void rmsnorm_rows(const __nv_bfloat16 *x, const __nv_bfloat16 *res, c
 
 extern "C" int kwb_entry(const kwb_arg *a, int nargs, kwb_stream stream)
 {
-    const int fused = nargs == 4;  /* hidden_states, residual, weight, output */
+    const int fused = nargs == 4; /* hidden_states, residual, weight, output */
     const kwb_arg *x = &a[0], *w = &a[fused ? 2 : 1], *y = &a[nargs - 1];
     const int rows = (int)x->shape[0], h = (int)x->shape[1];
     if (rows == 0)

@@ -1,11 +1,10 @@
 /* bridge.c - the reference of `kwb eval --reference torch`: a kwb-ABI entry point that runs
  * the definition's PyTorch `reference` in a python3 process (kwb-torch-reference.py) and copies
  * its outputs into the call's outputs. kwb sets KWB_TORCH_PROGRAM, KWB_TORCH_DEFINITION and
- * KWB_TORCH_DEVICE for the runner; KWB_TORCH_PYTHON names another interpreter than python3. The process is started at the first call, as a grandchild
- * (the runner must have no child processes while candidates run), and talks over one socket:
- *   python -> bridge, once:   "ready NINPUTS NOUTPUTS\n" or "error MESSAGE\n"
- *   bridge -> python, a call:  one JSON line {"inputs":[{name,dtype,shape|null,value?}],
- *                              "outputs":[{name,dtype,shape}]}, then each tensor input's bytes
+ * KWB_TORCH_DEVICE for the runner; KWB_TORCH_PYTHON names another interpreter than python3. The process is started at
+ * the first call, as a grandchild (the runner must have no child processes while candidates run), and talks over one
+ * socket: python -> bridge, once:   "ready NINPUTS NOUTPUTS\n" or "error MESSAGE\n" bridge -> python, a call:  one JSON
+ * line {"inputs":[{name,dtype,shape|null,value?}], "outputs":[{name,dtype,shape}]}, then each tensor input's bytes
  *   python -> bridge:          "ok\n" and each output's bytes, or "error MESSAGE\n"
  * On the cuda device the tensors are copied with the CUDA runtime the runner has loaded. */
 #define _GNU_SOURCE
@@ -122,7 +121,7 @@ static int start(void)
             dup2(sv[1], 1);
             for (int fd = 3; fd < 4096; fd++)
                 close(fd);
-            const char *py = getenv("KWB_TORCH_PYTHON");  /* default: python3 on PATH */
+            const char *py = getenv("KWB_TORCH_PYTHON"); /* default: python3 on PATH */
             py = py && *py ? py : "python3";
             execlp(py, py, prog, def, dev ? dev : "cpu", (char *)NULL);
             fprintf(stderr, "torch reference: cannot run %s: %s\n", py, strerror(errno));
@@ -167,7 +166,7 @@ static void describe(FILE *f, const kwb_arg *a, int with_value)
     }
     if (with_value && a->rank < 0) {
         if (a->dtype <= KWB_F8_E5M2)
-            fprintf(f, ",\"value\":\"%.17g\"", a->f);  /* a string: "nan" and "inf" are not JSON */
+            fprintf(f, ",\"value\":\"%.17g\"", a->f); /* a string: "nan" and "inf" are not JSON */
         else
             fprintf(f, ",\"value\":\"%lld\"", (long long)a->i);
     }
@@ -202,7 +201,7 @@ static int send_tensor(const kwb_arg *a)
     if (!on_cuda || n == 0)
         return send_all(a->data, n);
     void *host = malloc(n);
-    int rc = !host ? fail("out of memory for input '%s'", a->name)
+    int rc = !host                                   ? fail("out of memory for input '%s'", a->name)
              : cuda_memcpy(host, a->data, n, 2) != 0 ? fail("copying input '%s' from the device failed", a->name)
                                                      : send_all(host, n);
     free(host);

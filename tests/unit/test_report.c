@@ -360,6 +360,20 @@ static json_t *realistic_model(void)
     return m;
 }
 
+/* Writes HTML to the file named by environment variable ENV, when it is set (for
+ * tests/e2e/report_html.sh's browser checks). */
+static void write_page_for(const char *env, const char *html)
+{
+    const char *path = getenv(env);
+    if (!path || !*path)
+        return;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fail_msg("cannot write %s", path);
+    assert_int_equal(fputs(html, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
 static void test_html_realistic(void **state)
 {
     (void)state;
@@ -370,14 +384,7 @@ static void test_html_realistic(void **state)
     assert_int_equal(count(html, "class=\"bar-best\" x="), 7 + 1); /* 7 bars and the legend */
     assert_null(strstr(html, "http"));
     assert_null(strstr(html, "<script"));
-    const char *path = getenv("REPORT_HTML_OUT");
-    if (path && *path) {
-        FILE *f = fopen(path, "w");
-        if (!f)
-            fail_msg("cannot write %s", path);
-        assert_int_equal(fputs(html, f) >= 0, 1);
-        assert_int_equal(fclose(f), 0);
-    }
+    write_page_for("REPORT_HTML_OUT", html);
     free(html);
     char *traces = render(m, "traces");
     assert_int_equal(count(traces, "\n"), 8);
@@ -403,14 +410,7 @@ static void test_html_crowded(void **state)
     char *html = render(m, "html");
     assert_int_equal(count(html, "<circle class=\"pt\""), 20);
     assert_true(count(html, "&#215;</text>") >= 4);  /* some labels (and the baseline's) are drawn */
-    const char *path = getenv("REPORT_HTML_CROWDED_OUT");
-    if (path && *path) {
-        FILE *f = fopen(path, "w");
-        if (!f)
-            fail_msg("cannot write %s", path);
-        assert_int_equal(fputs(html, f) >= 0, 1);
-        assert_int_equal(fclose(f), 0);
-    }
+    write_page_for("REPORT_HTML_CROWDED_OUT", html);
     free(html);
     json_decref(m);
 }
