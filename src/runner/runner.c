@@ -55,6 +55,8 @@ typedef struct runner_ctx {
     void *handles[2];
     void *ref_handle;            /* the job's reference solution, when it names one */
     const char *(*ref_error)(void); /* its optional kwb_reference_error(): why its last call failed */
+    output_check_fn ref_check;      /* its optional kwb_check (kwb/reference.h) */
+    cost_values_fn ref_cost;        /* its optional kwb_cost_values */
     callee ref;
     callee sols[2];
     int nsols;
@@ -178,7 +180,7 @@ static void compare_own(runner_ctx *r, callee *c, output_check_fn check, check_s
 static void compare_outputs(runner_ctx *r, callee *c, check_stats *trial_stats)
 {
     memset(trial_stats, 0, sizeof *trial_stats);
-    output_check_fn own = references_find_check(r->def->name);
+    output_check_fn own = r->ref_check ? r->ref_check : references_find_check(r->def->name);
     if (own) {
         compare_own(r, c, own, trial_stats);
         return;
@@ -553,7 +555,7 @@ static int64_t *cost_values(runner_ctx *r)
     memcpy(v, r->wl->axis_value, sizeof *v * (size_t)d->naxes);
     if (d->cost.nfrom_inputs == 0)
         return v;
-    cost_values_fn fn = references_find_cost_values(d->name);
+    cost_values_fn fn = r->ref_cost ? r->ref_cost : references_find_cost_values(d->name);
     kwb_arg *host = host_args(r, &r->ref);   /* the inputs come first */
     int rc = fn ? fn(host, r->in.n, (const char *const *)d->cost.from_inputs, d->cost.nfrom_inputs, v + d->naxes)
                 : -1;
@@ -957,6 +959,8 @@ static int load_reference(runner_ctx *r, kwb_error *err)
         return kwb_error_set(err, "reference %s: cannot load: %s", js->name, dlerror());
     r->ref.fn = (entry_fn)dlsym(r->ref_handle, js->symbol);
     r->ref_error = (const char *(*)(void))dlsym(r->ref_handle, "kwb_reference_error");
+    r->ref_check = (output_check_fn)dlsym(r->ref_handle, "kwb_check");
+    r->ref_cost = (cost_values_fn)dlsym(r->ref_handle, "kwb_cost_values");
     if (!r->ref.fn)
         return kwb_error_set(err, "reference %s: no symbol '%s' in %s", js->name, js->symbol, js->so_path);
     return 0;

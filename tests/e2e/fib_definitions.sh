@@ -22,10 +22,22 @@ expect_grep '^2 workloads: 2 PASSED' "$TMP/rms.out" "rmsnorm: both workloads pas
 code=$(ev gemm gemm_n128_k2048 "$SOL/gemm_blocked" '6ba7c7de|91e43228' --reference "$SOL/gemm_ref")
 expect_code 0 "$code" "gemm_n128_k2048 against its C reference"
 expect_grep '^2 workloads: 2 PASSED' "$TMP/gemm.out" "gemm: both workloads pass"
-code=$(ev samp top_k_sampling_from_probs_v129280 "$SOL/sampling_radix" kwb --reference "$SOL/sampling_ref" \
-    --atol 0 --rtol 0)
+code=$(ev samp top_k_sampling_from_probs_v129280 "$SOL/sampling_radix" kwb --reference "$SOL/sampling_ref")
 expect_code 0 "$code" "top_k_sampling_from_probs_v129280 against its C reference"
 expect_grep '^2 workloads: 2 PASSED' "$TMP/samp.out" "sampling: both workloads pass"
+# The sampling reference brings its own check (kwb/reference.h's kwb_check: the sample must be a
+# token the top-k filter keeps): a sampler drawing at random passes, one taking a dropped token fails.
+code=$(ev rand top_k_sampling_from_probs_v129280 "$SOL/sampling_random" kwb --reference "$SOL/sampling_ref")
+expect_code 0 "$code" "a sampler with its own random draws"
+expect_grep '^2 workloads: 2 PASSED' "$TMP/rand.out" "random draws: checked by support, both pass"
+cp -r "$SOL/sampling_random" "$TMP/dropped"
+sed -i '1i #define PICK_DROPPED 1' "$TMP/dropped/sampling.c"
+sed -i 's/"top_k_sampling_v129280_random_draw"/"sampler_takes_dropped_tokens"/' "$TMP/dropped/solution.json"
+code=$(ev dropped top_k_sampling_from_probs_v129280 "$TMP/dropped" kwb --reference "$SOL/sampling_ref")
+expect_code 1 "$code" "a sampler taking dropped tokens"
+expect_grep "INCORRECT_NUMERICAL" "$TMP/dropped.out" "dropped tokens: INCORRECT_NUMERICAL"
+expect_grep "row 0: sample [0-9]+ is not a token the top-(-?[0-9]+) filter keeps" "$TMP/dropped.out" \
+    "dropped tokens: the reference's check says why"
 
 # The reference is really what the candidate is checked against: one that forgets the weight fails.
 cp -r "$SOL/rmsnorm_fast" "$TMP/noweight"
