@@ -92,13 +92,37 @@ static double measure_copy_gbps(void)
     return copy_gbps_on(2 * (size_t)PEAK_BYTES, online_cpus(), 1);
 }
 
+/* The best of single timed copies over a working set of WS bytes, the way a call is timed: a
+ * single call can beat a loop of them (no write-backs of the previous copy in its way). */
+static double single_call_gbps(size_t ws)
+{
+    size_t half = ws / 2;
+    unsigned char *a = malloc(half), *b = malloc(half);
+    double best = 0;
+    if (a && b) {
+        memset(a, 1, half);
+        memset(b, 2, half);
+        for (int i = 0; i < 400; i++) {
+            double t0 = proc_now();
+            memcpy(b, a, half);
+            __asm__ __volatile__("" ::: "memory");
+            double s = proc_now() - t0, g = s > 0 ? 2.0 * (double)half / s / 1e9 : 0;
+            best = g > best ? g : best;
+        }
+    }
+    free(a);
+    free(b);
+    return best;
+}
+
 /* The best copy bandwidth over a working set of WS bytes, cached or not: one thread and one per
  * CPU (a working set in L1/L2 feeds each core from its own cache), each copy repeated so that a
- * round moves at least 32 MiB. */
+ * round moves at least 32 MiB, and the best single timed copy. */
 static double measure_copy_gbps_ws(size_t ws)
 {
     int reps = (int)((32u << 20) / ws + 1), nt = online_cpus();
-    double one = copy_gbps_on(ws, 1, reps);
+    double one = copy_gbps_on(ws, 1, reps), single = single_call_gbps(ws);
+    one = single > one ? single : one;
     if (nt > 1 && ws / 2 / (size_t)nt >= 4096) {
         double all = copy_gbps_on(ws, nt, reps);
         one = all > one ? all : one;
@@ -290,11 +314,15 @@ double device_cpu_copy_peak(device *d, double bytes, int again)
         k++;
     if ((size_t)1 << k >= 2 * (size_t)PEAK_BYTES)
         return p->copy_gbps;  /* larger than any cache: from memory */
-    if (p->ws_gbps[k] == 0 || again) {  /* again: the best of every measurement so far */
-        double g = measure_copy_gbps_ws((size_t)1 << k);
-        p->ws_gbps[k] = g > p->ws_gbps[k] ? g : p->ws_gbps[k];
+    double best = p->copy_gbps;
+    for (int b = k > 12 ? k - 1 : k; b <= k; b++) {  /* and half of it: the peak stays an upper bound */
+        if (p->ws_gbps[b] == 0 || again) {  /* again: the best of every measurement so far */
+            double g = measure_copy_gbps_ws((size_t)1 << b);
+            p->ws_gbps[b] = g > p->ws_gbps[b] ? g : p->ws_gbps[b];
+        }
+        best = p->ws_gbps[b] > best ? p->ws_gbps[b] : best;
     }
-    return p->ws_gbps[k] > p->copy_gbps ? p->ws_gbps[k] : p->copy_gbps;
+    return best;
 }
 
 static void cpu_close(device *d)

@@ -2,8 +2,9 @@
 # The roofline share on the cpu never reads over 100 %: warm timings are set against the copy
 # bandwidth measured for the working set at hand (L1/L2/L3 or memory), not the memory's alone.
 # An honest memcpy of 16 KiB, 400 KB and 4 MiB (tests/adversarial's control) and the shipped
-# multithreaded GDN decode kernel stay at or under 100 %; the copy comes close (over 40 %:
-# the peak is not absurdly high either).
+# multithreaded GDN decode kernel: the JSON's share stays under 1.25 (the noise of two
+# measurements on a busy machine; against the memory's peak they read 13-37), the table's at or
+# under 100 %, and the copy comes close (over 40 %: the peak is not absurdly high either).
 . "$top_srcdir/tests/lib.sh"
 
 ADV="$top_srcdir/tests/adversarial"
@@ -18,6 +19,13 @@ for f in copy gdn; do
         "$TMP/$f.out" >"$TMP/$f.bad"
     [ ! -s "$TMP/$f.bad" ] && pass "$f: every roofline share at or under 100 %" || { fail "$f: $(cat "$TMP/$f.bad")"; cat "$TMP/$f.out" >&2; }
 done
+"$KWB" eval --dataset "$ADV/dataset" --definition bench_copy_f32 --solution "$ADV/cpu/00_honest" --trials 1 \
+    --quiet --json >"$TMP/copy.json" 2>/dev/null
+python3 -c 'import json, sys
+bad = [(w["uuid"], w["roofline"]) for w in json.load(open(sys.argv[1]))["workloads"] if w.get("roofline", 0) > 1.25]
+print("over 1.25: %s" % bad if bad else "")' "$TMP/copy.json" >"$TMP/json.bad"
+[ ! -s "$TMP/json.bad" ] || [ "$(cat "$TMP/json.bad")" = "" ] && pass "copy: every measured share under 1.25" ||
+    fail "copy: $(cat "$TMP/json.bad")"
 awk '$1 == "c-4k" || $1 == "c-odd" { sub("%", "", $NF); if ($NF + 0 < 40) print $1 "=" $NF "%" }' "$TMP/copy.out" >"$TMP/low"
 [ ! -s "$TMP/low" ] && pass "copy in cache: the share is near the cache's peak" || fail "copy: share too low: $(cat "$TMP/low")"
 finish
