@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "devlist.h"
 #include "paths.h"
 #include "refsel.h"
 #include "runclient.h"
@@ -227,9 +228,9 @@ static int run_dump(const dump_args *a, const definition *d, const char *root, w
     dump_progress prog = {d, out, xcalloc((size_t)set->count + 1, 1)};
     build_options bo;
     build_options_default(&bo);
-    refsel ref;
+    refsel ref = {0};
     kwb_error rerr = {{0}};
-    if (refsel_prepare(a->reference, d, a->device, &bo, &ref, &rerr) != 0) {
+    if (devlist_check(runner, a->device, &rerr) != 0 || refsel_prepare(a->reference, d, a->device, &bo, &ref, &rerr) != 0) {
         fprintf(stderr, "kwb dump: %s\n", rerr.msg);
         refsel_free(&ref);
         build_options_free(&bo);

@@ -13,6 +13,7 @@
 #include "check.h"
 #include "evalrec.h"
 #include "paths.h"
+#include "devlist.h"
 #include "proc.h"
 #include "refsel.h"
 #include "strbuf.h"
@@ -317,56 +318,6 @@ static void *device_thread(void *arg)
     return NULL;
 }
 
-/* The devices kwb-runner RUNNER sees ("cpu", "cuda:0", ...; the first word of each line of
- * --list-devices) into *out; returns the count, or -1 with *err set. */
-static int runner_devices(const char *runner, char ***out, kwb_error *err)
-{
-    char log[] = "/tmp/kwb-devices-XXXXXX";
-    int fd = mkstemp(log);
-    if (fd >= 0)
-        close(fd);
-    char *argv[] = {(char *)runner, "--list-devices", NULL};
-    if (fd < 0 || proc_run_logged(argv, NULL, log, 60, err) != 0) {
-        unlink(log);
-        return kwb_error_set(err, "cannot list devices with %s", runner);
-    }
-    char *text = strbuf_read_file(log, NULL), *save = NULL;
-    unlink(log);
-    int n = 0;
-    *out = NULL;
-    for (char *line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
-        *out = xrealloc(*out, sizeof **out * (size_t)(n + 1));
-        (*out)[n++] = xstrndup(line, strcspn(line, " \t"));
-    }
-    free(text);
-    return n;
-}
-
-/* 0 when every cuda device of NAMES[0..n) is one SEEN[0..nseen) lists ("cuda" meaning cuda:0),
- * else -1 with *err naming the first that is not. */
-static int devices_usable(char **names, int n, char **seen, int nseen, kwb_error *err)
-{
-    for (int i = 0; i < n; i++) {
-        if (strncmp(names[i], "cuda", 4) != 0)
-            continue;
-        const char *want = strcmp(names[i], "cuda") == 0 ? "cuda:0" : names[i];
-        int found = 0;
-        for (int k = 0; k < nseen && !found; k++)
-            found = strcmp(seen[k], want) == 0;
-        if (!found) {
-            strbuf sb;
-            strbuf_init(&sb);
-            for (int k = 0; k < nseen; k++)
-                strbuf_printf(&sb, "%s%s", k ? ", " : "", seen[k]);
-            kwb_error_set(err, "--device %s: no usable GPU of that name: the runner sees %s", names[i],
-                          nseen ? sb.s : "no device");
-            strbuf_free(&sb);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 /* The devices to spread over: --devices all (every GPU the runner sees), a comma list,
  * or the single --device, each checked against what the runner sees when it is a GPU.
  * Returns the count; names are malloc'd into *out. */
@@ -376,7 +327,7 @@ static int resolve_devices(const eval_args *a, const char *runner, char ***out, 
     int n = 0, nseen = 0;
     const char *list = a->devices ? a->devices : a->device;
     if (strstr(list, "cuda") || strcmp(list, "all") == 0) {
-        nseen = runner_devices(runner, &seen, err);
+        nseen = devlist_runner(runner, &seen, err);
         if (nseen < 0)
             return -1;
     }
@@ -396,7 +347,7 @@ static int resolve_devices(const eval_args *a, const char *runner, char ***out, 
         }
         free(copy);
     }
-    int rc = n > 0 && devices_usable(names, n, seen, nseen, err) == 0 ? n : -1;
+    int rc = n > 0 && devlist_usable(names, n, seen, nseen, err) == 0 ? n : -1;
     for (int k = 0; k < nseen; k++)
         free(seen[k]);
     free(seen);

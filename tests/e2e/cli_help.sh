@@ -1,7 +1,7 @@
 #!/bin/bash
 # The CLI helps: an unknown definition lists the known ones and the closest; an unknown option
 # suggests the nearest; an option without its value says so; --device cuda on a machine without
-# that GPU is one error up front (exit 2, no table, no runner job); every line kwb eval and
+# that GPU is one error up front for eval and dump (exit 2, no table, no runner job); every line kwb eval and
 # kwb dump write on stderr starts "kwb <command>:".
 . "$top_srcdir/tests/lib.sh"
 
@@ -35,6 +35,10 @@ expect_code 2 "$?" "--device cuda:63"
 expect_grep "^kwb eval: --device cuda:63: no usable GPU of that name: the runner sees cpu" "$TMP/g.err" "no GPU: said once"
 [ ! -s "$TMP/g.out" ] && pass "no GPU: no table of RUNTIME_ERROR rows" || fail "no GPU: printed $(head -3 "$TMP/g.out")"
 [ "$(grep -c 'no usable GPU' "$TMP/g.err")" = 1 ] && pass "no GPU: one line" || fail "no GPU: $(cat "$TMP/g.err")"
+"$KWB" dump --dataset "$TMP/ds" --definition "$DEF" --device cuda:63 --out "$TMP/gd" >"$TMP/gd.out" 2>"$TMP/gd.err"
+expect_code 2 "$?" "kwb dump --device cuda:63"
+expect_grep "^kwb dump: --device cuda:63: no usable GPU of that name" "$TMP/gd.err" "dump, no GPU: said once, up front"
+expect_no_grep "not dumped" "$TMP/gd.err" "dump, no GPU: not once per workload"
 
 # Every stderr line of an eval (build, scan, results) and of a dump is kwb's with its command.
 "$KWB" eval --dataset "$TMP/ds" --definition "$DEF" --solution "$KERNELS/baseline" --trials 1 --max-time 0.01 \
