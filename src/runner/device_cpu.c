@@ -41,38 +41,52 @@ static void *copy_part_run(void *arg)
     return NULL;
 }
 
+/* Source and destination of HALF bytes each, written once (no first-touch faults in a timed
+ * copy); 0, or -1 (both freed) when out of memory. */
+static int copy_buffers(size_t half, unsigned char **a, unsigned char **b)
+{
+    *a = malloc(half);
+    *b = malloc(half);
+    if (!*a || !*b) {
+        free(*a);
+        free(*b);
+        return -1;
+    }
+    memset(*a, 1, half);
+    memset(*b, 2, half);
+    return 0;
+}
+
 /* Copy bandwidth (bytes read + written per second, 1e9) over a working set of WS bytes (half
  * source, half destination), on NT threads each copying its slice REPS times, best of
  * PEAK_REPS rounds (a busy machine slows some: the best is the machine's). */
 static double copy_gbps_on(size_t ws, int nt, int reps)
 {
     size_t half = ws / 2;
-    unsigned char *a = malloc(half), *b = malloc(half);
+    unsigned char *a, *b;
     double best = 0;
-    if (a && b) {
-        memset(a, 1, half);
-        memset(b, 2, half);
-        for (int round = 0; round < PEAK_REPS; round++) {
-            copy_part parts[PEAK_MAX_THREADS];
-            pthread_t tids[PEAK_MAX_THREADS];
-            int started[PEAK_MAX_THREADS] = {0};
-            double t0 = proc_now();
-            for (int t = 0; t < nt; t++) {
-                size_t lo = half * (size_t)t / (size_t)nt, hi = half * (size_t)(t + 1) / (size_t)nt;
-                parts[t] = (copy_part){b + lo, a + lo, hi - lo, reps};
-                started[t] = t > 0 && pthread_create(&tids[t], NULL, copy_part_run, &parts[t]) == 0;
-            }
-            copy_part_run(&parts[0]);
-            for (int t = 1; t < nt; t++) {
-                if (started[t])
-                    pthread_join(tids[t], NULL);
-                else
-                    copy_part_run(&parts[t]);
-            }
-            double s = proc_now() - t0;
-            double gbps = s > 0 ? 2.0 * (double)half * reps / s / 1e9 : 0;
-            best = gbps > best ? gbps : best;
+    if (copy_buffers(half, &a, &b) != 0)
+        return 0;
+    for (int round = 0; round < PEAK_REPS; round++) {
+        copy_part parts[PEAK_MAX_THREADS];
+        pthread_t tids[PEAK_MAX_THREADS];
+        int started[PEAK_MAX_THREADS] = {0};
+        double t0 = proc_now();
+        for (int t = 0; t < nt; t++) {
+            size_t lo = half * (size_t)t / (size_t)nt, hi = half * (size_t)(t + 1) / (size_t)nt;
+            parts[t] = (copy_part){b + lo, a + lo, hi - lo, reps};
+            started[t] = t > 0 && pthread_create(&tids[t], NULL, copy_part_run, &parts[t]) == 0;
         }
+        copy_part_run(&parts[0]);
+        for (int t = 1; t < nt; t++) {
+            if (started[t])
+                pthread_join(tids[t], NULL);
+            else
+                copy_part_run(&parts[t]);
+        }
+        double s = proc_now() - t0;
+        double gbps = s > 0 ? 2.0 * (double)half * reps / s / 1e9 : 0;
+        best = gbps > best ? gbps : best;
     }
     free(a);
     free(b);
@@ -97,18 +111,16 @@ static double measure_copy_gbps(void)
 static double single_call_gbps(size_t ws)
 {
     size_t half = ws / 2;
-    unsigned char *a = malloc(half), *b = malloc(half);
+    unsigned char *a, *b;
     double best = 0;
-    if (a && b) {
-        memset(a, 1, half);
-        memset(b, 2, half);
-        for (int i = 0; i < 400; i++) {
-            double t0 = proc_now();
-            memcpy(b, a, half);
-            __asm__ __volatile__("" ::: "memory");
-            double s = proc_now() - t0, g = s > 0 ? 2.0 * (double)half / s / 1e9 : 0;
-            best = g > best ? g : best;
-        }
+    if (copy_buffers(half, &a, &b) != 0)
+        return 0;
+    for (int i = 0; i < 400; i++) {
+        double t0 = proc_now();
+        memcpy(b, a, half);
+        __asm__ __volatile__("" ::: "memory");
+        double s = proc_now() - t0, g = s > 0 ? 2.0 * (double)half / s / 1e9 : 0;
+        best = g > best ? g : best;
     }
     free(a);
     free(b);
