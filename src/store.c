@@ -194,6 +194,9 @@ static const char *const migrations[] = {
     "ALTER TABLE evaluations ADD COLUMN tflops REAL;"
     "ALTER TABLE evaluations ADD COLUMN roofline REAL;"
     "PRAGMA user_version = 2;",
+    /* 2 -> 3: each eval run's options and planned workloads (JSON), for --resume. */
+    "ALTER TABLE eval_runs ADD COLUMN options TEXT;"
+    "PRAGMA user_version = 3;",
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 
@@ -322,6 +325,8 @@ static const char *const migrations[] = {
     X(RUN_RESUME,                                                                                  \
       "UPDATE eval_runs SET state = 'running', ended_at = NULL WHERE id = ? AND state = 'interrupted'") \
     X(RUN_GET, "SELECT " RUN_COLS " FROM eval_runs WHERE id = ?")                                  \
+    X(RUN_SET_OPTIONS, "UPDATE eval_runs SET options = ? WHERE id = ?")                            \
+    X(RUN_OPTIONS, "SELECT options FROM eval_runs WHERE id = ?")                                   \
     X(RUN_LIST,                                                                                    \
       "SELECT " RUN_COLS " FROM eval_runs WHERE session_id = ?1 AND (?2 IS NULL OR state = ?2)"    \
       " ORDER BY id")                                                                              \
@@ -1722,6 +1727,28 @@ int store_eval_run_get(store *st, int64_t id, store_eval_run *out, kwb_error *er
     if (rc == 0)
         kwb_error_set(err, "no such eval run");
     return kwb_error_prefix(err, "reading eval run %lld", (long long)id);
+}
+
+int store_eval_set_options(store *st, int64_t eval_run, const char *options, kwb_error *err)
+{
+    if (exec_one(st, err, "eval run", Q_RUN_SET_OPTIONS, "ti", options, eval_run) != 0)
+        return kwb_error_prefix(err, "recording the options of eval run %lld", (long long)eval_run);
+    return 0;
+}
+
+int store_eval_options(store *st, int64_t eval_run, char **options, kwb_error *err)
+{
+    sqlite3_stmt *s;
+    *options = NULL;
+    int rc = row(st, err, &s, Q_RUN_OPTIONS, "i", eval_run);
+    if (rc == 1) {
+        *options = col_str(s, 0);
+        sqlite3_reset(s);
+        return 0;
+    }
+    if (rc == 0)
+        kwb_error_set(err, "no such eval run");
+    return kwb_error_prefix(err, "reading the options of eval run %lld", (long long)eval_run);
 }
 
 int store_eval_run_list(store *st, int64_t session, const char *state, store_eval_run **out, int *n,
