@@ -207,14 +207,15 @@ int cmd_eval_prepare_solution(const char *dir, const char *name, const build_opt
     if (!*sol)
         return -1;
     if (strcmp((*sol)->definition, name) != 0)
-        return kwb_error_set(err, "%s: solution is for '%s', not '%s'", (*sol)->json_path, (*sol)->definition, name);
+        return kwb_error_set(err, "%s:%d: solution is for '%s', not '%s'", (*sol)->json_path, (*sol)->definition_line,
+                             (*sol)->definition, name);
     if (build_solution(*sol, bo, br, err) != 0)
         return -1;
-    if (br->ok && br->cached)
+    if (br->ok && !bo->quiet && br->cached)
         fprintf(stderr, "kwb: %s: cached build %.12s\n", (*sol)->name, br->hash);
-    else if (br->ok)
+    else if (br->ok && !bo->quiet)
         fprintf(stderr, "kwb: %s: built %.12s in %.2f s\n", (*sol)->name, br->hash, br->seconds);
-    else
+    else if (!br->ok)
         fprintf(stderr, "kwb: %s: COMPILE_ERROR\n%s", (*sol)->name, br->log);
     return br->ok;
 }
@@ -467,7 +468,7 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
 
 /* The static scan of SOL's sources: each finding on stderr as FILE:LINE; returns the count and,
  * when there is one, the first as *first (the caller frees it). */
-static int scan_solution(const solution *sol, char **first)
+static int scan_solution(const solution *sol, int quiet, char **first)
 {
     scan_report rep = {0};
     for (int i = 0; i < sol->nsources; i++) {
@@ -475,7 +476,7 @@ static int scan_solution(const solution *sol, char **first)
         scan_text(name, sol->sources[i].content ? sol->sources[i].content : "", &rep);
         free(name);
     }
-    for (int i = 0; i < rep.n; i++)
+    for (int i = 0; i < rep.n && !quiet; i++)
         fprintf(stderr, "kwb: scan: %s:%d: %s: %s\n", rep.items[i].file, rep.items[i].line, rep.items[i].rule,
                 rep.items[i].text);
     *first = rep.n ? xasprintf("%s:%d: %s: %s%s", rep.items[0].file, rep.items[0].line, rep.items[0].rule,
@@ -538,6 +539,7 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
 {
     build_options bo;
     build_options_default(&bo);
+    bo.quiet = a->quiet;
     solution *sol = NULL, *base = NULL;
     build_result br = {0}, bbr = {0};
     int rc = cmd_eval_prepare_solution(solution_dir, d->name, &bo, &sol, &br, err);
@@ -546,8 +548,8 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
     if (rc >= 0 && record_start(a, rec, sol, &br, set, set->count, err) != 0)
         rc = -1;
     char *finding = NULL;
-    int findings = rc >= 0 && a->scan != SCAN_OFF ? scan_solution(sol, &finding) : 0;
-    if (findings)
+    int findings = rc >= 0 && a->scan != SCAN_OFF ? scan_solution(sol, a->quiet, &finding) : 0;
+    if (findings && !a->quiet)
         fprintf(stderr, "kwb: scan: %d finding(s) in %s%s\n", findings, sol->name,
                 a->scan == SCAN_BLOCK ? ": blocked (--scan block)" : " (--scan block would reject it)");
     if (rc == 1 && findings && a->scan == SCAN_BLOCK) {

@@ -18,6 +18,7 @@ typedef struct solution {
     char *json_path;
     char *name;
     char *definition;
+    int definition_line;      /* the line of "definition" in solution.json, for messages */
     char *author;
     char *language;      /* "c" or "cuda" */
     char *entry_file;
