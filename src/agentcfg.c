@@ -68,6 +68,8 @@ void agentcfg_defaults(agent_config *cfg, const char *name)
     snprintf(cfg->anthropic_version, sizeof cfg->anthropic_version, "2023-06-01");
     cfg->connect_timeout_s = 10;
     cfg->stall_timeout_s = 120;
+    cfg->total_timeout_s = 1800;
+    cfg->max_reply_bytes = 8L << 20;
     cfg->max_retries = 3;
     cfg->retry_base_s = 0.5;
     cfg->retry_cap_s = 8;
@@ -266,6 +268,8 @@ static int apply(agent_config *cfg, const char *full, const char *s, const char 
         *(!strcmp(s, "max_tokens") ? &cfg->max_tokens : &cfg->max_retries) = (int)l;
         return 0;
     }
+    if (!strcmp(s, "max_reply_bytes"))
+        return parse_int(v, 1024, &cfg->max_reply_bytes, where, full, err);
     if (!strcmp(s, "budget_tokens"))
         return parse_int(v, 0, &cfg->budget_tokens, where, full, err);
     if (!strcmp(s, "temperature")) {
@@ -281,6 +285,7 @@ static int apply(agent_config *cfg, const char *full, const char *s, const char 
     } secs[] = {
         {"connect_timeout", offsetof(agent_config, connect_timeout_s)},
         {"stall_timeout", offsetof(agent_config, stall_timeout_s)},
+        {"total_timeout", offsetof(agent_config, total_timeout_s)},
         {"retry_base", offsetof(agent_config, retry_base_s)},
         {"retry_cap", offsetof(agent_config, retry_cap_s)},
         {"retry_after_cap", offsetof(agent_config, retry_after_cap_s)},
@@ -560,6 +565,11 @@ int agentcfg_load(const char *path, const char *name, agent_config *cfg, kwb_err
                 snprintf(where, sizeof where, "%s", path);
             rc = apply(cfg, ls.v[i].key, s, ls.v[i].value, where, ls.v[i].line, err);
         }
+    for (int i = 0; i < ls.n; i++) {   /* every agent's key, used or not, is redacted */
+        size_t kl = strlen(ls.v[i].key);
+        if (kl >= 7 && strcmp(ls.v[i].key + kl - 7, "api_key") == 0)
+            secrets_register(ls.v[i].value);
+    }
     lines_free(&ls);
     free(text);
     if (rc < 0)
@@ -567,6 +577,14 @@ int agentcfg_load(const char *path, const char *name, agent_config *cfg, kwb_err
     else if (cfg->api_key[0])
         secrets_register(cfg->api_key); /* redacted wherever this process writes, used or not */
     return rc;
+}
+
+void agentcfg_register_keys(void)
+{
+    agent_config cfg;
+    kwb_error err;
+    if (agentcfg_load_default("openai", &cfg, &err) == 0)
+        agentcfg_free(&cfg);
 }
 
 int agentcfg_load_default(const char *name, agent_config *cfg, kwb_error *err)

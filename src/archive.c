@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "secrets.h"
 #include "xalloc.h"
 
 #define KWB_SIG_NAME "kwb"
@@ -224,6 +225,9 @@ static int check_files(const solution_source *files, int n, kwb_error *err)
         for (int j = 0; j < i; j++)
             if (paths_clash(files[i].path, files[j].path))
                 return kwb_error_set(err, "'%s' clashes with '%s'", files[i].path, files[j].path);
+        if (files[i].content && memchr(files[i].content, '\0', files[i].len) == NULL &&
+            secrets_contains_key(files[i].content))
+            return kwb_error_set(err, "'%s' holds an API key known to kwb: not archived", files[i].path);
     }
     return 0;
 }

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "secrets.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -465,7 +466,11 @@ static int bind_va(sqlite3_stmt *s, int first, const char *fmt, va_list ap)
         }
         case 't': {
             const char *t = va_arg(ap, const char *);
-            rc = t ? sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC) : sqlite3_bind_null(s, i);
+            /* no key kwb knows is ever stored (a reason, a log line, an agent's message) */
+            if (t && secrets_contains_key(t))
+                rc = sqlite3_bind_text(s, i, secrets_redact(t), -1, free);
+            else
+                rc = t ? sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC) : sqlite3_bind_null(s, i);
             break;
         }
         case 'b': {
