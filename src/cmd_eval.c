@@ -15,6 +15,7 @@
 #include "evalopts.h"
 #include "evalrec.h"
 #include "paths.h"
+#include "preflight.h"
 #include "proc.h"
 #include "strbuf.h"
 #include "runclient.h"
@@ -22,6 +23,7 @@
 #include "solution.h"
 #include "trace.h"
 #include "traceset.h"
+#include "wlcheck.h"
 #include "xalloc.h"
 
 typedef struct eval_args {
@@ -661,6 +663,19 @@ static int load_held_out(const char *dataset, const definition *d, workload_set 
     return rc;
 }
 
+/* Every workload of SET checked against D, and D's reference run alone on the smallest, before
+ * any candidate is built or run (wlcheck.h, preflight.h). */
+static int check_workloads(const eval_args *a, const definition *d, const workload_set *set, kwb_error *err)
+{
+    char *label = a->held_out ? traceset_held_out_path(a->dataset, d->name)
+                              : traceset_workloads_path(a->dataset, d->name, err);
+    int rc = label ? wlcheck_set(d, set, a->dataset, label, wlcheck_memory_limit(), err) : -1;
+    if (rc == 0)
+        rc = preflight_reference(d, set, a->dataset, label, a->device, a->timeout_s, err);
+    free(label);
+    return rc;
+}
+
 int cmd_eval(int argc, char **argv)
 {
     eval_args a;
@@ -708,6 +723,8 @@ int cmd_eval(int argc, char **argv)
         fprintf(stderr, "kwb eval: no workload of %s matches '%s'\n", d->name, a.filter);
     else if (set.count == 0)
         fprintf(stderr, "kwb eval: %s has no workloads left to evaluate in %s\n", d->name, dataset);
+    else if (check_workloads(&a, d, &set, &err) != 0)
+        fprintf(stderr, "kwb eval: %s\n", err.msg);
     else {
         wl_result *res = xcalloc((size_t)set.count, sizeof *res);
         eval_outcome out = {0};
