@@ -230,6 +230,7 @@ typedef struct progress_state {
     int total;
     int show;
     eval_recorder *rec;
+    volatile int stop;   /* a result could not be recorded (a full disk): the runners stop */
 } progress_state;
 
 static void progress(void *ctx, int done, int total, const wl_result *r)
@@ -237,8 +238,10 @@ static void progress(void *ctx, int done, int total, const wl_result *r)
     progress_state *p = ctx;
     pthread_mutex_lock(&p->mu);
     p->done++;
-    if (p->rec)
+    if (p->rec) {
         evalrec_record(p->rec, r);
+        p->stop = p->rec->failed > 0;
+    }
     if (p->show) {
         fprintf(stderr, "\r\033[K[%d/%d] %.8s %s", p->done, p->total, r->wl->uuid, status_name(r->status));
         if (p->done == p->total)
@@ -427,7 +430,7 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
         ndev = set->count;
     device_run *runs = xcalloc((size_t)ndev, sizeof *runs);
     pthread_t *threads = xcalloc((size_t)ndev, sizeof *threads);
-    progress_state prog = {PTHREAD_MUTEX_INITIALIZER, 0, set->count, !a->quiet && isatty(STDERR_FILENO), rec};
+    progress_state prog = {PTHREAD_MUTEX_INITIALIZER, 0, set->count, !a->quiet && isatty(STDERR_FILENO), rec, 0};
     char *def_path = abs_path(d->path), *root = abs_path(a->dataset), *cache = paths_cache_dir();
     deal(runs, ndev, set, res);
     for (int k = 0; k < ndev; k++) {
@@ -443,6 +446,7 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
         runs[k].client = (runclient){.runner_path = runner, .timeout_s = a->timeout_s, .job = job};
         runs[k].client.progress = progress;
         runs[k].client.progress_ctx = &prog;
+        runs[k].client.stop = &prog.stop;
         pthread_create(&threads[k], NULL, device_thread, &runs[k]);
     }
     int rc = 0;
@@ -729,8 +733,8 @@ int cmd_eval(int argc, char **argv)
         wl_result *res = xcalloc((size_t)set.count, sizeof *res);
         eval_outcome out = {0};
         int rc = run_eval(&a, resume_dir ? resume_dir : a.solution_dir, d, &set, res, rec, &out, &err);
-        if (rc == 0 && rec && evalrec_finish(rec, res, set.count, &err) != 0)
-            rc = -1;
+        kwb_error rerr = {{0}};   /* a result not recorded (a full disk): the table still shows what ran */
+        int unrecorded = rc == 0 && rec && evalrec_finish(rec, res, set.count, &rerr) != 0;
         if (rc != 0)
             fprintf(stderr, "kwb eval: %s\n", err.msg);
         else {
@@ -744,6 +748,10 @@ int cmd_eval(int argc, char **argv)
             if (a.traces && trace_write_file(a.traces, d, a.solution_dir, hardware ? hardware : a.device, res,
                                              set.count, &err) != 0) {
                 fprintf(stderr, "kwb eval: %s\n", err.msg);
+                code = 2;
+            }
+            if (unrecorded) {
+                fprintf(stderr, "kwb eval: stopped early: %s\n", rerr.msg);
                 code = 2;
             }
         }

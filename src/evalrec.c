@@ -10,6 +10,22 @@
 #include "strbuf.h"
 #include "xalloc.h"
 
+/* The store is the truth: a candidate ref in the archive the store never recorded (a kwb killed,
+ * or stopped by a full disk, between the commit and the record) is removed. */
+static int prune_archive(eval_recorder *r, kwb_error *err)
+{
+    char **oids = NULL;
+    int n = 0, removed = 0;
+    if (store_candidate_commits(r->h.st, r->session, &oids, &n, err) != 0)
+        return -1;
+    int rc = archive_prune_unrecorded(r->h.ar, r->session_name, (const char *const *)oids, n, &removed, err);
+    store_strings_free(oids, n);
+    if (rc == 0 && removed)
+        fprintf(stderr, "kwb eval: session %s: %d archived candidate(s) the store never recorded removed from the "
+                        "archive\n", r->session_name, removed);
+    return rc;
+}
+
 int evalrec_open(eval_recorder *r, const char *ws_dir, const char *name, const char *def_name, kwb_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -29,7 +45,7 @@ int evalrec_open(eval_recorder *r, const char *ws_dir, const char *name, const c
     }
     store_session_free(&s);
     if (found < 0 || store_session_acquire(r->h.st, r->session, getpid(), err) != 0 ||
-        store_session_mark_interrupted(r->h.st, r->session, NULL, NULL, err) != 0) {
+        store_session_mark_interrupted(r->h.st, r->session, NULL, NULL, err) != 0 || prune_archive(r, err) != 0) {
         r->session = 0;
         evalrec_close(r);
         return -1;
@@ -110,9 +126,12 @@ int evalrec_candidate(eval_recorder *r, const solution *sol, const char *parent_
         kwb_error_prefix(err, "archive");
     const char *origin = parent ? "human" : "baseline";
     char *dir = realpath(sol->dir, NULL);   /* absolute: later commands run from anywhere */
-    if (rc == 0)
-        rc = store_candidate_add(r->h.st, r->session, parent, origin, cname, dir ? dir : sol->dir, oid,
-                                 &r->candidate, err);
+    if (rc == 0 && store_candidate_add(r->h.st, r->session, parent, origin, cname, dir ? dir : sol->dir, oid,
+                                       &r->candidate, err) != 0) {
+        kwb_error ignored;   /* the archive follows the store: its new ref goes (else the next start prunes it) */
+        prune_archive(r, &ignored);
+        rc = -1;
+    }
     free(dir);
     if (rc == 0)
         rc = store_round_begin(r->h.st, r->session, rtitle, &r->round, NULL, err);

@@ -321,7 +321,9 @@ static int attempt_classify(llm_job *j)
     int retry = 0;
     j->failure = LLM_OK;
     j->message[0] = '\0';
-    if (a->too_large) {
+    if (a->too_large) {   /* only a head of the text is kept, for the transcript */
+        if (p->text.len > LLM_STREAM_KEEP)
+            p->text.s[p->text.len = LLM_STREAM_KEEP] = '\0';
         j->failure = LLM_FAIL_BAD_REPLY;
         snprintf(j->message, sizeof j->message, "the reply is longer than %ld bytes (agent.max_reply_bytes); stopped",
                  j->cfg.max_reply_bytes);

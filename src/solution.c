@@ -123,6 +123,7 @@ static int parse_solution(solution *s, json_t *root, const sol_ctx *c)
         *slots[i] = xstrdup(v);
     }
     s->definition_line = jsonpos_line(c->text, c->len, "/definition");
+    s->language_line = jsonpos_line(c->text, c->len, "/spec/language");
     if (parse_spec(s, json_object_get(root, "spec"), c) != 0 ||
         load_sources(s, json_object_get(root, "sources"), c) != 0)
         return -1;

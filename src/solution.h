@@ -19,6 +19,7 @@ typedef struct solution {
     char *name;
     char *definition;
     int definition_line;      /* the line of "definition" in solution.json, for messages */
+    int language_line;        /* the line of "spec.language" */
     char *author;
     char *language;      /* "c" or "cuda" */
     char *entry_file;

@@ -304,6 +304,7 @@ static const char *const migrations[] = {
       " ORDER BY number DESC LIMIT 1")                                                             \
     X(CAND_NEWEST, "SELECT id FROM candidates WHERE session_id = ? ORDER BY id DESC LIMIT 1")      \
     X(CAND_NAME, "SELECT name FROM candidates WHERE id = ?")                                       \
+    X(CAND_COMMITS, "SELECT commit_oid FROM candidates WHERE session_id = ? ORDER BY id")          \
     X(BUILD_ADD,                                                                                   \
       "INSERT INTO builds (candidate_id, hash, command, log, ok, seconds, created_at)"             \
       " VALUES (?, ?, ?, ?, ?, ?, ?)")                                                             \
@@ -392,7 +393,19 @@ static double now(void)
 
 static int db_error(store *st, kwb_error *err)
 {
+    int code = sqlite3_errcode(st->db) & 0xff, sys = sqlite3_system_errno(st->db);
+    if (code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_CANTOPEN || code == SQLITE_READONLY)
+        return kwb_error_set(err, "%s: %s%s%s%s", st->path, sqlite3_errmsg(st->db), sys ? " (" : "",
+                             sys ? strerror(sys) : "", sys ? ")" : "");   /* which file, and why */
     return kwb_error_set(err, "%s", sqlite3_errmsg(st->db));
+}
+
+/* *err prefixed with the store's path, unless it names it already. */
+static int prefix_path(store *st, kwb_error *err)
+{
+    if (err && strncmp(err->msg, st->path, strlen(st->path)) == 0)
+        return -1;
+    return prefix_path(st, err);
 }
 
 /* 0 when VALUE is one of the NULL-terminated LIST, else -1 with "unknown WHAT 'VALUE'". */
@@ -727,7 +740,7 @@ static int check_kind(store *st, int *version, kwb_error *err)
         pragma_int(st, Q_SCHEMA_COUNT, &objects, err)) {
         if (st->last_rc == SQLITE_NOTADB)
             return kwb_error_set(err, "%s is not a kwb store (not an SQLite database)", st->path);
-        return kwb_error_prefix(err, "%s", st->path);
+        return prefix_path(st, err);
     }
     if (app != 0 && app != KWB_APPLICATION_ID)
         return kwb_error_set(err, "%s is an SQLite database of another program (application id 0x%08x), "
@@ -774,7 +787,7 @@ static int configure(store *st, kwb_error *err)
     sqlite3_extended_result_codes(st->db, 1);
     sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
     if (run_script(st, "PRAGMA foreign_keys = ON;", err))
-        return kwb_error_prefix(err, "%s", st->path);
+        return prefix_path(st, err);
     if (st->readonly)
         return 0;
     sqlite3_stmt *s;
@@ -786,7 +799,7 @@ static int configure(store *st, kwb_error *err)
     if (strcmp(mode, "wal") != 0)
         return kwb_error_set(err, "%s: cannot use WAL mode there (journal mode '%s')", st->path, mode);
     if (run_script(st, "PRAGMA synchronous = NORMAL;", err))
-        return kwb_error_prefix(err, "%s", st->path);
+        return prefix_path(st, err);
     return 0;
 }
 
@@ -1708,6 +1721,20 @@ int store_eval_uuids(store *st, int64_t eval_run, char ***uuids, int *n, kwb_err
         *uuids = NULL;
         *n = 0;
         return kwb_error_prefix(err, "reading the workloads of eval run %lld", (long long)eval_run);
+    }
+    return 0;
+}
+
+int store_candidate_commits(store *st, int64_t session, char ***oids, int *n, kwb_error *err)
+{
+    sqlite3_stmt *s = prep(st, err, Q_CAND_COMMITS, "i", session);
+    *oids = NULL;
+    *n = 0;
+    if (!s || collect(st, s, (void **)oids, n, sizeof **oids, read_uuid, err) < 0) {
+        store_strings_free(*oids, *n);
+        *oids = NULL;
+        *n = 0;
+        return kwb_error_prefix(err, "reading the commits of session %lld", (long long)session);
     }
     return 0;
 }
