@@ -95,15 +95,6 @@ static int check_offsets(const where *at, const definition *d, const char *file,
     return 0;
 }
 
-static void shape_text(const int64_t *shape, int rank, char *buf, size_t cap)
-{
-    size_t used = (size_t)snprintf(buf, cap, "[");
-    for (int i = 0; i < rank && used < cap; i++)
-        used += (size_t)snprintf(buf + used, cap - used, "%s%lld", i ? ", " : "", (long long)shape[i]);
-    if (used < cap)
-        snprintf(buf + used, cap - used, "]");
-}
-
 /* Safetensors input I: the file, the tensor, its dtype and shape, and cu_seqlens' values. */
 static int check_blob(const where *at, const definition *d, int i, const char *root)
 {
@@ -125,8 +116,8 @@ static int check_blob(const where *at, const definition *d, int i, const char *r
     if (!tt)
         rc = bad(at, "%s: no tensor '%s' (input '%s')", path, in->key, t->name);
     else if (tt->dtype != t->dtype || tt->rank != t->rank || memcmp(tt->shape, want, sizeof *want * (size_t)t->rank)) {
-        shape_text(tt->shape, tt->rank, a, sizeof a);
-        shape_text(want, t->rank, b, sizeof b);
+        workload_shape_text(tt->shape, tt->rank, a, sizeof a);
+        workload_shape_text(want, t->rank, b, sizeof b);
         rc = bad(at, "%s: tensor '%s' is %s %s; input '%s' needs %s %s", path, in->key, dtype_name(tt->dtype), a,
                  t->name, dtype_name(t->dtype), b);
     } else if (!strcmp(t->name, "cu_seqlens") && t->dtype == KWB_I64 && t->rank == 1)
