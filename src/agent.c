@@ -144,8 +144,7 @@ static int dispatch(const char *name, const struct agent_config *cfg, const agen
                                                  : agent_llm_write(cfg, t, o, err);
 }
 
-int agent_write(const char *name, const struct agent_config *cfg, const agent_task *t, agent_outcome *o,
-                kwb_error *err)
+int agent_write(const char *name, const struct agent_config *cfg, const agent_task *t, agent_outcome *o, kwb_error *err)
 {
     struct stat st;
     if (stat(t->out_dir, &st) == 0)
@@ -176,7 +175,7 @@ int agent_write(const char *name, const struct agent_config *cfg, const agent_ta
         paths_remove_tree(partial);
         strbuf_free(&o->diff);
         strbuf_init(&o->diff);
-        char *clean = secrets_redact(err->msg);   /* an error may quote the reply */
+        char *clean = secrets_redact(err->msg); /* an error may quote the reply */
         snprintf(err->msg, sizeof err->msg, "%s", clean);
         free(clean);
     }

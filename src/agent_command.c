@@ -1,4 +1,4 @@
-#define _GNU_SOURCE   /* pipe2 */
+#define _GNU_SOURCE /* pipe2 */
 /* agent_command.c - the `command` agent: an external CLI agent (`codex exec ...`,
  * `claude -p ...`) run from its configured argv (no shell) in a scratch copy of the best, the
  * prompt on stdin (the copy a git repository with the best as its one commit, as `codex exec`
@@ -59,10 +59,10 @@ static int pump(int fd, int log, secrets_stream *s, int wait_ms)
     if (n < 0 && (errno == EINTR || errno == EAGAIN))
         return -1;
     if (n <= 0)
-        return 1;   /* the rest held back is flushed by the caller */
+        return 1; /* the rest held back is flushed by the caller */
     char *clean = secrets_stream_feed(s, buf, (size_t)n);
     size_t len = strlen(clean);
-    ssize_t w = len ? write(log, clean, len) : 0;   /* a log that cannot be written loses lines, not the run */
+    ssize_t w = len ? write(log, clean, len) : 0; /* a log that cannot be written loses lines, not the run */
     (void)w;
     free(clean);
     return 0;
@@ -82,7 +82,7 @@ static int supervise(const agent_config *cfg, const agent_task *t, const agent_p
         eof = eof || r == 1;
         if (!ended)
             ended = proc_wait(pid, eof ? 0.2 : 0, status) == 0;
-        if (ended && (eof || r == -1))   /* done, or gone with its pipe idle (held by a grandchild) */
+        if (ended && (eof || r == -1)) /* done, or gone with its pipe idle (held by a grandchild) */
             break;
         if (t->cancel && *t->cancel) {
             proc_kill_group(pid);
@@ -116,7 +116,7 @@ static int run_command(const agent_config *cfg, const agent_task *t, const agent
         argv[i] = (char *)cfg->command_args[i];
     argv[cfg->command_argc] = NULL;
     if (cfg->api_key_env[0] && getenv(cfg->api_key_env))
-        secrets_register(getenv(cfg->api_key_env));   /* the key the command may read */
+        secrets_register(getenv(cfg->api_key_env)); /* the key the command may read */
     int in = open(p->prompt_file, O_RDONLY | O_CLOEXEC);
     int log = open(p->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int pipefd[2] = {-1, -1};

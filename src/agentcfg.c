@@ -547,7 +547,7 @@ int agentcfg_load(const char *path, const char *name, agent_config *cfg, kwb_err
     snprintf(cfg->path, sizeof cfg->path, "%s", path);
     cfg->file_mode = st.st_mode & 07777;
     cfg_lines ls = {0};
-    char *body = strncmp(text, "\xEF\xBB\xBF", 3) == 0 ? text + 3 : text;   /* a UTF-8 byte-order mark */
+    char *body = strncmp(text, "\xEF\xBB\xBF", 3) == 0 ? text + 3 : text; /* a UTF-8 byte-order mark */
     const char *first = body + strspn(body, " \t\r\n");
     int rc = *first == '{' ? read_json(path, body, &ls, err) : read_lines(path, body, &ls, err);
     /* the provider first (it brings its own address and key variable), then generic keys, then
@@ -565,7 +565,7 @@ int agentcfg_load(const char *path, const char *name, agent_config *cfg, kwb_err
                 snprintf(where, sizeof where, "%s", path);
             rc = apply(cfg, ls.v[i].key, s, ls.v[i].value, where, ls.v[i].line, err);
         }
-    for (int i = 0; i < ls.n; i++) {   /* every agent's key, used or not, is redacted */
+    for (int i = 0; i < ls.n; i++) { /* every agent's key, used or not, is redacted */
         size_t kl = strlen(ls.v[i].key);
         if (kl >= 7 && strcmp(ls.v[i].key + kl - 7, "api_key") == 0)
             secrets_register(ls.v[i].value);

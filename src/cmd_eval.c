@@ -58,15 +58,30 @@ typedef struct eval_args {
 } eval_args;
 
 _Static_assert(sizeof(scan_mode) == sizeof(int), "scan_mode is recorded as an int");
-#define OPT(name, type, field) {name, EVALOPT_##type, offsetof(eval_args, field)}
+#define OPT(name, type, field)                                                                                         \
+    {                                                                                                                  \
+        name, EVALOPT_##type, offsetof(eval_args, field)                                                               \
+    }
 /* What an eval run records of its options, and --resume repeats. */
 static const evalopts_field eval_fields[] = {
-    OPT("definition", STR, definition), OPT("dataset", STR, dataset),      OPT("workloads", STR, filter),
-    OPT("device", STR, device),         OPT("devices", STR, devices),      OPT("baseline", STR, baseline_dir),
-    OPT("hot", INT, hot),               OPT("trials", INT, trials),        OPT("timeout", DOUBLE, timeout_s),
-    OPT("max-time", DOUBLE, max_time_s), OPT("min-time", DOUBLE, min_time_s), OPT("graph", INT, graph),
-    OPT("seed", LLONG, seed),           OPT("atol", DOUBLE, check.atol),   OPT("rtol", DOUBLE, check.rtol),
-    OPT("matched-ratio", DOUBLE, check.required_ratio), OPT("scan", INT, scan), OPT("held-out", INT, held_out),
+    OPT("definition", STR, definition),
+    OPT("dataset", STR, dataset),
+    OPT("workloads", STR, filter),
+    OPT("device", STR, device),
+    OPT("devices", STR, devices),
+    OPT("baseline", STR, baseline_dir),
+    OPT("hot", INT, hot),
+    OPT("trials", INT, trials),
+    OPT("timeout", DOUBLE, timeout_s),
+    OPT("max-time", DOUBLE, max_time_s),
+    OPT("min-time", DOUBLE, min_time_s),
+    OPT("graph", INT, graph),
+    OPT("seed", LLONG, seed),
+    OPT("atol", DOUBLE, check.atol),
+    OPT("rtol", DOUBLE, check.rtol),
+    OPT("matched-ratio", DOUBLE, check.required_ratio),
+    OPT("scan", INT, scan),
+    OPT("held-out", INT, held_out),
     OPT("no-defences", INT, no_defences),
 };
 #define N_EVAL_FIELDS ((int)(sizeof eval_fields / sizeof *eval_fields))
@@ -98,8 +113,15 @@ static int parse_number(const char *opt, const char *s, double lo, double *out)
 
 static eval_args eval_defaults(void)
 {
-    return (eval_args){.device = "cpu", .trials = 3, .timeout_s = 300, .max_time_s = -1, .min_time_s = -1, .seed = 1,
-                       .check = {NAN, NAN, NAN}, .scan = SCAN_WARN, .no_defences = getenv("KWB_NO_DEFENCES") != NULL};
+    return (eval_args){.device = "cpu",
+                       .trials = 3,
+                       .timeout_s = 300,
+                       .max_time_s = -1,
+                       .min_time_s = -1,
+                       .seed = 1,
+                       .check = {NAN, NAN, NAN},
+                       .scan = SCAN_WARN,
+                       .no_defences = getenv("KWB_NO_DEFENCES") != NULL};
 }
 
 static int parse_eval_args(int argc, char **argv, eval_args *a)
@@ -230,7 +252,7 @@ typedef struct progress_state {
     int total;
     int show;
     eval_recorder *rec;
-    volatile int stop;   /* a result could not be recorded (a full disk): the runners stop */
+    volatile int stop; /* a result could not be recorded (a full disk): the runners stop */
 } progress_state;
 
 static void progress(void *ctx, int done, int total, const wl_result *r)
@@ -601,7 +623,7 @@ static int resume_options(eval_args *a, eval_recorder *rec, json_t **recorded, k
     }
     if (!a->definition)
         a->definition = rec->definition;
-    if (!text)   /* recorded before schema version 3: the command line's options */
+    if (!text) /* recorded before schema version 3: the command line's options */
         return 0;
     json_error_t je;
     eval_args given = *a, defaults = eval_defaults();
@@ -671,8 +693,8 @@ static int load_held_out(const char *dataset, const definition *d, workload_set 
  * any candidate is built or run (wlcheck.h, preflight.h). */
 static int check_workloads(const eval_args *a, const definition *d, const workload_set *set, kwb_error *err)
 {
-    char *label = a->held_out ? traceset_held_out_path(a->dataset, d->name)
-                              : traceset_workloads_path(a->dataset, d->name, err);
+    char *label =
+        a->held_out ? traceset_held_out_path(a->dataset, d->name) : traceset_workloads_path(a->dataset, d->name, err);
     int rc = label ? wlcheck_set(d, set, a->dataset, label, wlcheck_memory_limit(), err) : -1;
     if (rc == 0)
         rc = preflight_reference(d, set, a->dataset, label, a->device, a->timeout_s, err);
@@ -733,7 +755,7 @@ int cmd_eval(int argc, char **argv)
         wl_result *res = xcalloc((size_t)set.count, sizeof *res);
         eval_outcome out = {0};
         int rc = run_eval(&a, resume_dir ? resume_dir : a.solution_dir, d, &set, res, rec, &out, &err);
-        kwb_error rerr = {{0}};   /* a result not recorded (a full disk): the table still shows what ran */
+        kwb_error rerr = {{0}}; /* a result not recorded (a full disk): the table still shows what ran */
         int unrecorded = rc == 0 && rec && evalrec_finish(rec, res, set.count, &rerr) != 0;
         if (rc != 0)
             fprintf(stderr, "kwb eval: %s\n", err.msg);

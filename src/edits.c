@@ -752,7 +752,7 @@ int edits_apply(const char *dir, const char *reply, const edits_scope *scope, st
     char first_reason[512] = "";
     for (int i = 0; i < n; i++) {
         size_t mark = rep->len;
-        if (b[i].path) {   /* one file, however it is spelled */
+        if (b[i].path) { /* one file, however it is spelled */
             char *norm = paths_normalise(b[i].path);
             free(b[i].path);
             b[i].path = norm;

@@ -21,8 +21,10 @@ static int prune_archive(eval_recorder *r, kwb_error *err)
     int rc = archive_prune_unrecorded(r->h.ar, r->session_name, (const char *const *)oids, n, &removed, err);
     store_strings_free(oids, n);
     if (rc == 0 && removed)
-        fprintf(stderr, "kwb eval: session %s: %d archived candidate(s) the store never recorded removed from the "
-                        "archive\n", r->session_name, removed);
+        fprintf(stderr,
+                "kwb eval: session %s: %d archived candidate(s) the store never recorded removed from the "
+                "archive\n",
+                r->session_name, removed);
     return rc;
 }
 
@@ -128,7 +130,7 @@ int evalrec_candidate(eval_recorder *r, const solution *sol, const char *parent_
     char *dir = realpath(sol->dir, NULL);   /* absolute: later commands run from anywhere */
     if (rc == 0 && store_candidate_add(r->h.st, r->session, parent, origin, cname, dir ? dir : sol->dir, oid,
                                        &r->candidate, err) != 0) {
-        kwb_error ignored;   /* the archive follows the store: its new ref goes (else the next start prunes it) */
+        kwb_error ignored; /* the archive follows the store: its new ref goes (else the next start prunes it) */
         prune_archive(r, &ignored);
         rc = -1;
     }
@@ -170,8 +172,8 @@ int evalrec_existing(eval_recorder *r, const char *name, const build_result *br,
 
 int evalrec_begin(eval_recorder *r, const char *device, int n, const char *options, kwb_error *err)
 {
-    if (store_eval_begin(r->h.st, r->candidate, r->round, device, "kwb-runner " KWB_RUNNER_VERSION, n,
-                         &r->eval_run, err) != 0)
+    if (store_eval_begin(r->h.st, r->candidate, r->round, device, "kwb-runner " KWB_RUNNER_VERSION, n, &r->eval_run,
+                         err) != 0)
         return -1;
     return options ? store_eval_set_options(r->h.st, r->eval_run, options, err) : 0;
 }

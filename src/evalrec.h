@@ -16,7 +16,7 @@
 typedef struct eval_recorder {
     ws_handle h;
     char *session_name;
-    char *definition;        /* the session's definition */
+    char *definition; /* the session's definition */
     int64_t session;
     int64_t candidate;
     int64_t round;

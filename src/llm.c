@@ -225,7 +225,7 @@ static void on_body(void *ctx, const char *p, size_t n)
         sse_init(&j->sse, on_sse_event, j);
         j->sse_live = 1;
         j->streamed = 1;
-        j->att.keep_body = LLM_STREAM_KEEP;   /* the text is kept by the parser; the raw events only in part */
+        j->att.keep_body = LLM_STREAM_KEEP; /* the text is kept by the parser; the raw events only in part */
     }
     if (j->sse_live)
         sse_feed(&j->sse, p, n);
@@ -321,7 +321,7 @@ static int attempt_classify(llm_job *j)
     int retry = 0;
     j->failure = LLM_OK;
     j->message[0] = '\0';
-    if (a->too_large) {   /* only a head of the text is kept, for the transcript */
+    if (a->too_large) { /* only a head of the text is kept, for the transcript */
         if (p->text.len > LLM_STREAM_KEEP)
             p->text.s[p->text.len = LLM_STREAM_KEEP] = '\0';
         j->failure = LLM_FAIL_BAD_REPLY;

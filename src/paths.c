@@ -168,7 +168,7 @@ char *paths_normalise(const char *path)
         size_t k = strcspn(p, "/");
         int dotdot = k == 2 && p[0] == '.' && p[1] == '.';
         if (dotdot && n > 0 && !(plen[n - 1] == 2 && part[n - 1][0] == '.' && part[n - 1][1] == '.'))
-            n--;   /* "dir/.." */
+            n--; /* "dir/.." */
         else if (k > 0 && !(k == 1 && p[0] == '.'))
             part[n] = p, plen[n++] = k;
         p += k;

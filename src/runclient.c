@@ -78,7 +78,7 @@ static void finish(runclient *rc, launch *l, const workload_set *set, wl_result 
 {
     l->next = i + 1;
     l->current = -1;
-    if (rc->progress && !(rc->suspect && rc->suspect[i]))   /* a suspect's result is final after confirm_alone */
+    if (rc->progress && !(rc->suspect && rc->suspect[i])) /* a suspect's result is final after confirm_alone */
         rc->progress(rc->progress_ctx, i + 1, set->count, &results[i]);
 }
 
@@ -471,7 +471,7 @@ static int one_launch(runclient *rc, const workload_set *set, wl_result *results
     int status = 0, timed_out = pr == 1;
     if (timed_out || pr < 0 || pr == 2 || proc_wait(l.pid, 5.0, &status) == 1)
         proc_kill_group(l.pid);
-    if (pr == 2) {   /* stopped: what was not final is not run */
+    if (pr == 2) { /* stopped: what was not final is not run */
         mark_not_run(set, results, l.current >= 0 ? l.current : l.next);
         l.next = set->count;
         l.current = -1;
@@ -500,7 +500,7 @@ static int one_launch(runclient *rc, const workload_set *set, wl_result *results
  * result, its message saying what the first one saw. */
 static void confirm_alone(runclient *rc, const workload_set *set, wl_result *results, int i)
 {
-    if (results[i].status != ST_PASSED) {   /* failed for another reason: that stands */
+    if (results[i].status != ST_PASSED) { /* failed for another reason: that stands */
         free(rc->suspect[i]);
         rc->suspect[i] = NULL;
         if (rc->progress)
@@ -530,7 +530,7 @@ static void confirm_alone(runclient *rc, const workload_set *set, wl_result *res
         runclient_free(&again);
         if (!ran || again.conclusive || r2.status != ST_PASSED)
             break;
-        ran = 2;   /* too few calls of a kind to judge: again, longer */
+        ran = 2; /* too few calls of a kind to judge: again, longer */
     }
     rc->job->timing = saved;
     char *first = rc->suspect[i], *m;
@@ -571,7 +571,7 @@ int runclient_run(runclient *rc, const workload_set *set, wl_result *results, kw
         int before = next;
         if (one_launch(rc, set, results, &next, err) != 0)
             status = -1;
-        else if (next == before)  /* never loop on a runner that makes no progress */
+        else if (next == before) /* never loop on a runner that makes no progress */
             finish(rc, &(launch){.next = next}, set, results, next), next++;
     }
     if (next < set->count && status == 0)

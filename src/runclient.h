@@ -22,10 +22,10 @@ typedef struct runclient {
     void *progress_ctx;
     json_t *hello;               /* the last hello event (owned; freed by runclient_free) */
     int runners_started;
-    volatile int *stop;          /* nonzero: stop now; workloads not run get "not run" (may be NULL) */
-    char **suspect;              /* internal: per workload, a timing pattern awaiting confirmation */
-    int confirming;              /* internal: this run re-measures one suspect workload alone */
-    int conclusive;              /* internal: that re-measurement had enough calls of each kind to judge */
+    volatile int *stop; /* nonzero: stop now; workloads not run get "not run" (may be NULL) */
+    char **suspect;     /* internal: per workload, a timing pattern awaiting confirmation */
+    int confirming;     /* internal: this run re-measures one suspect workload alone */
+    int conclusive;     /* internal: that re-measurement had enough calls of each kind to judge */
 } runclient;
 
 /* Evaluates every workload of SET, filling results[i] for set->items[i]. A timing pattern that

@@ -1,6 +1,6 @@
 /* secrets.c - API keys from the environment or a private (0600) configuration file, and the
  * redaction every log, transcript and report goes through. */
-#define _GNU_SOURCE   /* memmem */
+#define _GNU_SOURCE /* memmem */
 #include "secrets.h"
 
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "xalloc.h"
 
 #define SECRETS_MAX 16
-#define SECRETS_MIN_LEN 8   /* for values found by their variable's name alone (*_TOKEN, *SECRET*) */
+#define SECRETS_MIN_LEN 8 /* for values found by their variable's name alone (*_TOKEN, *SECRET*) */
 
 static char *registered[SECRETS_MAX];
 static int nregistered;

@@ -21,8 +21,8 @@ void secrets_register(const char *key);
 
 /* A copy of TEXT with every registered key, the value of every environment variable named like
  * an API key (*API_KEY*: OPENAI_API_KEY, a key variable a child process read), the value (8
- * characters or more) of every other one named like a credential (*_KEY, *_TOKEN, *SECRET*), and the value after "Authorization: Bearer " / "x-api-key: "
- * replaced by "[REDACTED]". The caller frees it; NULL gives NULL. */
+ * characters or more) of every other one named like a credential (*_KEY, *_TOKEN, *SECRET*), and the value after
+ * "Authorization: Bearer " / "x-api-key: " replaced by "[REDACTED]". The caller frees it; NULL gives NULL. */
 char *secrets_redact(const char *text);
 
 /* Replaces SB's text by secrets_redact's copy of it. */

@@ -98,11 +98,11 @@ static int source_file(tui_config *c, const char *path, int depth, kwb_error *er
     for (int i = 0; i <= depth && i <= CONFIG_SOURCE_DEPTH; i++)
         if (c->reading[i].dev == st.st_dev && c->reading[i].ino == st.st_ino)
             return kwb_error_set(err, "source %s: a cycle (the file is already being read)", path);
-    if (depth >= CONFIG_SOURCE_DEPTH)   /* said once; then skipped quietly */
+    if (depth >= CONFIG_SOURCE_DEPTH) /* said once; then skipped quietly */
         return c->too_deep++ ? 0
                              : kwb_error_set(err, "source %s: nested more than %d files deep; skipped", path,
                                              CONFIG_SOURCE_DEPTH);
-    if (c->nsourced > CONFIG_SOURCE_MAX)   /* said once already: the rest is skipped quietly */
+    if (c->nsourced > CONFIG_SOURCE_MAX) /* said once already: the rest is skipped quietly */
         return 0;
     if (c->nsourced++ == CONFIG_SOURCE_MAX)
         return kwb_error_set(err, "source %s: more than %d files sourced in all; the rest are skipped", path,
@@ -159,7 +159,7 @@ void config_apply_file(tui_config *c, const char *path, int optional, int depth)
         c->nerrors++;
         return;
     }
-    if (depth <= CONFIG_SOURCE_DEPTH && stat(path, &st) == 0) {   /* the file being read, for cycles */
+    if (depth <= CONFIG_SOURCE_DEPTH && stat(path, &st) == 0) { /* the file being read, for cycles */
         c->reading[depth].dev = st.st_dev;
         c->reading[depth].ino = st.st_ino;
     }

@@ -285,9 +285,10 @@ static void test_scope_normalised(void **state)
     assert_int_equal(edits_check_path(*state, "a/../../k.c", &scope, &err), -1);
     assert_non_null(strstr(err.msg, "'..' leaves the candidate folder"));
     char *rep;
-    assert_int_equal(apply(*state, "./x/..//k.c\n<<<<<<< SEARCH\n=======\nint z;\n>>>>>>> REPLACE\n", one_source, 1,
-                           &rep, &err), -1);
-    assert_non_null(strstr(rep, "block 1 (k.c"));   /* the existing k.c: an empty SEARCH refused */
+    assert_int_equal(
+        apply(*state, "./x/..//k.c\n<<<<<<< SEARCH\n=======\nint z;\n>>>>>>> REPLACE\n", one_source, 1, &rep, &err),
+        -1);
+    assert_non_null(strstr(rep, "block 1 (k.c")); /* the existing k.c: an empty SEARCH refused */
     free(rep);
 }
 

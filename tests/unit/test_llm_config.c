@@ -161,8 +161,10 @@ static void test_json_lines_depth_bom(void **state)
 {
     expect_refused(*state, "{\"agent\": {\n \"openai\": {\n  \"max_tokens\": \"many\"}}}\n",
                    "bad.conf:3: agent.openai.max_tokens");
-    expect_refused(*state, "{\"agent\": {\n\n \"reasoning\": \"maybe\"}}\n", "bad.conf:3: agent.reasoning: expected yes");
-    expect_refused(*state, "{\"agent\": {\"openai\": {\n \"prices\": {\"m\": [1]}}}}\n", "bad.conf:2: agent.openai.prices.m");
+    expect_refused(*state, "{\"agent\": {\n\n \"reasoning\": \"maybe\"}}\n",
+                   "bad.conf:3: agent.reasoning: expected yes");
+    expect_refused(*state, "{\"agent\": {\"openai\": {\n \"prices\": {\"m\": [1]}}}}\n",
+                   "bad.conf:2: agent.openai.prices.m");
     strbuf deep;
     strbuf_init(&deep);
     strbuf_puts(&deep, "{\"agent\": {\n\"x\": ");
