@@ -8,7 +8,7 @@ make_dataset "$TMP/ds" 1 1 1 64 64 64 64 1
 "$KWB" init "$TMP/ws" >/dev/null 2>&1 || fail "init"
 db="$TMP/ws/kwb.db"
 setsid "$KWB" eval --dataset "$TMP/ds" --definition "$DEF" --solution "$KERNELS/baseline" --session s \
-    --workloads batch_size=64 --trials 2 --seed 11 --min-time 0.4 --max-time 0.5 --quiet >/dev/null 2>&1 &
+    --workloads batch_size=64 --trials 2 --seed 11 --min-time 0.25 --max-time 0.3 --quiet >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 1 1200); do
     n=$(sqlite3 "$db" "SELECT count(*) FROM evaluations" 2>/dev/null || echo 0)
