@@ -111,6 +111,9 @@ int judge_read_summary(const char *path, eval_summary *s, kwb_error *err)
                      st ? st : "?");
         s->faster += v && strcmp(v, "faster") == 0;
         s->slower += v && strcmp(v, "slower") == 0;
+        /* few samples leave the paired verdict unclear even for a plainly slower median */
+        double ratio = json_number_value(json_object_get(json_object_get(w, "verdict"), "ratio"));
+        s->slower_unclear += v && strcmp(v, "unclear") == 0 && ratio > JUDGE_UNCLEAR_SLOWER;
     }
     s->mean_ms = json_number_value(json_object_get(json_object_get(doc, "summary"), "mean_latency_ms"));
     classify(doc, s->evidence, sizeof s->evidence);
@@ -122,8 +125,13 @@ int judge_rule(const eval_summary *s, char *reason, size_t cap)
 {
     if (s->passed < s->total)
         snprintf(reason, cap, "%d of %d workloads failed (first: %s)", s->total - s->passed, s->total, s->first_failure);
-    else if (s->slower > 0)
-        snprintf(reason, cap, "slower on %d of %d workloads", s->slower, s->total);
+    else if (s->slower + s->slower_unclear > 0) {
+        int used = snprintf(reason, cap, "slower on %d of %d workloads", s->slower + s->slower_unclear, s->total);
+        if (s->slower_unclear > 0 && used >= 0 && (size_t)used < cap)
+            snprintf(reason + used, cap - (size_t)used,
+                     " (%d by the medians alone: paired verdict unclear, median over %.2fx)", s->slower_unclear,
+                     JUDGE_UNCLEAR_SLOWER);
+    }
     else if (s->faster == 0)
         snprintf(reason, cap, "faster on no workload (paired gate)");
     else {
