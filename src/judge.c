@@ -255,9 +255,14 @@ static int sweep_step(const judge_request *q, judge_verdict *v, kwb_error *err)
  * (unrecorded). 1 passed, 0 failed, -1 on error; its figures are added to V's reason. */
 static int replay_step(const judge_request *q, judge_verdict *v, kwb_error *err)
 {
-    char trials[16];
+    char trials[16], scope[64] = "";
     snprintf(trials, sizeof trials, "%d", v->replay_trials);
-    const char *extra[] = {"--trials", trials, "--seed", "7919", q->filter ? "--workloads" : NULL, q->filter, NULL};
+    const char *filter = q->filter;
+    if (q->replay_on_gate && v->gate_workloads > 0) {
+        filter = v->gate_filter;
+        snprintf(scope, sizeof scope, " on the gate's %d representatives", v->gate_workloads);
+    }
+    const char *extra[] = {"--trials", trials, "--seed", "7919", filter ? "--workloads" : NULL, filter, NULL};
     eval_summary r;
     snprintf(v->stage, sizeof v->stage, "replay");
     if (step_eval(q, "replay", extra, 1, &r, NULL, 0, err) != 0)
@@ -265,12 +270,12 @@ static int replay_step(const judge_request *q, judge_verdict *v, kwb_error *err)
     size_t used = strlen(v->reason);
     if (r.passed < r.total) {
         snprintf(v->reason + used, sizeof v->reason - used,
-                 "; replay of %d trials: %d of %d workloads failed (first: %s)",
-                 v->replay_trials, r.total - r.passed, r.total, r.first_failure);
+                 "; replay of %d trials%s: %d of %d workloads failed (first: %s)",
+                 v->replay_trials, scope, r.total - r.passed, r.total, r.first_failure);
         return 0;
     }
-    snprintf(v->reason + used, sizeof v->reason - used, "; replay of %d trials: all %d PASSED", v->replay_trials,
-             r.total);
+    snprintf(v->reason + used, sizeof v->reason - used, "; replay of %d trials%s: all %d PASSED", v->replay_trials,
+             scope, r.total);
     return 1;
 }
 

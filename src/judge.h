@@ -21,7 +21,7 @@
 #include "store.h"
 
 /* An unclear paired verdict whose median ratio (candidate over best) is above this counts as slower. */
-#define JUDGE_UNCLEAR_SLOWER 1.10
+#define JUDGE_UNCLEAR_SLOWER 1.5
 
 /* What one child eval found, from its --json output. */
 typedef struct eval_summary {
@@ -53,6 +53,7 @@ typedef struct judge_request {
     store *st;                /* for the best's latencies (regime weights); may be NULL */
     int64_t best_id;          /* the best's candidate id in ST; 0: equal weights */
     const char *folder;       /* where the children's JSON outputs go (NAME.gate.json, ...) */
+    int replay_on_gate;       /* 1: the replay runs on the gate's representatives only (when there is a gate) */
 } judge_request;
 
 typedef struct judge_verdict {
