@@ -4,7 +4,8 @@
 # (offsets that split x, a permutation of page ids, picks in a range over the axes) and
 # "check": {"order": "any"} for its top-k indices. A candidate listing the top-k in another order
 # passes against the C reference; without the order declaration it fails; without the input
-# declarations the random integers are no valid offsets and the reference refuses them; bad
+# declarations the random integers are no valid offsets and the reference refuses them (the
+# preflight, before any candidate); bad
 # declarations are refused with FILE:LINE.
 . "$top_srcdir/tests/lib.sh"
 
@@ -32,9 +33,9 @@ expect_grep '^seg-3 .* INCORRECT_NUMERICAL' "$TMP/ordered.out" "the same indices
 
 variant random 'del d["kwb"]["inputs"]'
 code=$(ev random "$TMP/random")
-expect_code 1 "$code" "no input declarations"
-expect_grep '^seg-3 .* (RUNTIME_ERROR|INCORRECT_SHAPE)' "$TMP/random.out" \
-    "random integers are no valid offsets (the candidate writes astray or the reference refuses them)"
+expect_code 2 "$code" "no input declarations"
+expect_grep "the reference of .*$D.json fails on it, alone, before any candidate ran.*reference returned -1" "$TMP/random.err" \
+    "random integers are no valid offsets: the reference refuses them before any candidate runs"
 
 # The generators' values: offsets from 0 to total, never decreasing; a permutation; picks in range.
 "$KWB" dump --dataset "$FX" --definition $D --workloads seg-3 --reference "$FX/solutions/reference" --out "$TMP/dump" \

@@ -57,12 +57,11 @@ code=$(DS="$TMP/ds" ev decl gemm_n128_k2048 "$SOL/gemm_blocked" '91e43228')
 expect_code 0 "$code" "gemm with the reference its definition declares"
 expect_grep '^91e43228 .* PASSED' "$TMP/decl.out" "declared reference: PASSED"
 
-# No reference anywhere: each workload says so and how to give one.
+# No reference anywhere: refused before any candidate runs, with the reason and the remedy.
 code=$(ev none gemm_n128_k2048 "$SOL/gemm_blocked" '91e43228')
-expect_code 1 "$code" "no reference"
-expect_grep '^91e43228 .* RUNTIME_ERROR' "$TMP/none.out" "no reference: RUNTIME_ERROR"
-expect_grep "no cpu reference for definition 'gemm_n128_k2048' in this runner \(give one as a solution folder" \
-    "$TMP/none.out" "no reference: the reason and the remedy"
+expect_code 2 "$code" "no reference"
+expect_grep "kwb eval: .*the reference of .*gemm_n128_k2048.json fails on it.*no cpu reference for definition 'gemm_n128_k2048' in this runner \(give one as a solution folder" \
+    "$TMP/none.err" "no reference: the reason and the remedy"
 # A reference for another definition: refused up front.
 code=$(ev other gemm_n128_k2048 "$SOL/gemm_blocked" '91e43228' --reference "$SOL/rmsnorm_ref")
 expect_code 2 "$code" "a reference of another definition"
@@ -75,13 +74,12 @@ expect_code 2 "$code" "a reference that does not compile"
 expect_grep "kwb eval: reference gemm_n128_k2048_reference_c .* did not compile" "$TMP/broken.err" "broken reference: named"
 
 # --reference torch where python3 cannot import torch (hidden here, so that the outcome is the same
-# on every machine): the workload fails with the reason, nothing hangs, no process is left.
+# on every machine): the reference's preflight fails with the reason, nothing hangs, no process is left.
 mkdir -p "$TMP/hide/torch" && echo 'raise ImportError("torch hidden by the test")' >"$TMP/hide/torch/__init__.py"
 code=$(PYTHONPATH="$TMP/hide" ev torch gemm_n128_k2048 "$SOL/gemm_blocked" '91e43228' --reference torch)
-expect_code 1 "$code" "--reference torch without torch"
-expect_grep "RUNTIME_ERROR" "$TMP/torch.out" "without torch: RUNTIME_ERROR"
+expect_code 2 "$code" "--reference torch without torch: refused before any candidate runs"
 expect_grep "torch reference: python3 cannot run the reference of .*gemm_n128_k2048.json: ImportError: torch hidden by the test" \
-    "$TMP/torch.out" "without torch: the reason"
+    "$TMP/torch.err" "without torch: the reason"
 pgrep -f "kwb-torch-reference.py .*$TMP" >/dev/null && fail "a python process outlived kwb" || pass "no python process left"
 # A definition without a "reference" source cannot use it.
 mkdir -p "$TMP/nosrc/definitions" "$TMP/nosrc/workloads"
