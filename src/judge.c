@@ -131,8 +131,7 @@ int judge_rule(const eval_summary *s, char *reason, size_t cap)
             snprintf(reason + used, cap - (size_t)used,
                      " (%d by the medians alone: paired verdict unclear, median over %.2fx)", s->slower_unclear,
                      JUDGE_UNCLEAR_SLOWER);
-    }
-    else if (s->faster == 0)
+    } else if (s->faster == 0)
         snprintf(reason, cap, "faster on no workload (paired gate)");
     else {
         snprintf(reason, cap, "all %d PASSED; faster on %d, slower on none; mean %.4f ms", s->total, s->faster,
@@ -270,8 +269,8 @@ static int replay_step(const judge_request *q, judge_verdict *v, kwb_error *err)
     size_t used = strlen(v->reason);
     if (r.passed < r.total) {
         snprintf(v->reason + used, sizeof v->reason - used,
-                 "; replay of %d trials%s: %d of %d workloads failed (first: %s)",
-                 v->replay_trials, scope, r.total - r.passed, r.total, r.first_failure);
+                 "; replay of %d trials%s: %d of %d workloads failed (first: %s)", v->replay_trials, scope,
+                 r.total - r.passed, r.total, r.first_failure);
         return 0;
     }
     snprintf(v->reason + used, sizeof v->reason - used, "; replay of %d trials%s: all %d PASSED", v->replay_trials,
