@@ -51,6 +51,8 @@ typedef struct eval_args {
     scan_mode scan;         /* --scan warn|block|off */
     int held_out;           /* --held-out: the definition's held-out workloads instead */
     int no_defences;        /* --no-defences (or KWB_NO_DEFENCES): timed calls unchecked, for benches */
+    int sandbox_off;        /* --sandbox off: candidate code runs without the runner's sandbox */
+    int keep_going;         /* --keep-going: after a TIMEOUT or a crash, run the remaining workloads */
 } eval_args;
 
 static void eval_usage(FILE *f)
@@ -60,6 +62,7 @@ static void eval_usage(FILE *f)
           "                [--trials N] [--timeout S] [--min-time S] [--max-time S] [--graph N] [--seed N]\n"
           "                [--atol X] [--rtol X] [--matched-ratio R]\n"
           "                [--json] [--traces FILE] [--scan warn|block|off] [--held-out] [--no-defences]\n"
+          "                [--sandbox on|off] [--keep-going]\n"
           "                [--quiet] [--workspace DIR] [--session NAME [--parent CAND] [--name NAME]\n"
           "                [--direction TEXT] | --session NAME --candidate NAME | --session NAME --resume]\n"
           "       (--against DIR is --baseline DIR: paired timing with a verdict per workload)\n",
@@ -98,9 +101,10 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         {"matched-ratio", required_argument, NULL, 'x'},
         {"scan", required_argument, NULL, 'K'},       {"held-out", no_argument, NULL, 'O'},
         {"no-defences", no_argument, NULL, 'Z'},
+        {"sandbox", required_argument, NULL, 'B'},   {"keep-going", no_argument, NULL, 'k'},
         {NULL, 0, NULL, 0},
     };
-    *a = (eval_args){.device = "cpu", .trials = 3, .timeout_s = 300, .max_time_s = -1, .min_time_s = -1, .seed = 1,
+    *a = (eval_args){.device = "cpu", .trials = 3, .timeout_s = 0, .max_time_s = -1, .min_time_s = -1, .seed = 1,
                      .check = {NAN, NAN, NAN}, .scan = SCAN_WARN, .no_defences = getenv("KWB_NO_DEFENCES") != NULL};
     double v;
     int c;
@@ -159,6 +163,14 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
             break;
         case 'O': a->held_out = 1; break;
         case 'Z': a->no_defences = 1; break;
+        case 'B':
+            if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0) {
+                fprintf(stderr, "kwb eval: --sandbox: '%s' is not on or off\n", optarg);
+                return -1;
+            }
+            a->sandbox_off = strcmp(optarg, "off") == 0;
+            break;
+        case 'k': a->keep_going = 1; break;
         case 'h': eval_usage(stdout); exit(0);
         default: eval_usage(stderr); return -1;
         }
@@ -288,6 +300,23 @@ static void set_policy(const eval_args *a, const definition *d, const char *devi
     job->trials = a->trials;
     job->seed = (uint64_t)a->seed;
     job->no_defences = a->no_defences;
+    job->sandbox_off = a->sandbox_off;
+}
+
+/* Says once how long a workload may take, and when the sandbox is off. */
+static void print_limits(const eval_args *a, const runner_job *job)
+{
+    if (a->sandbox_off)
+        fprintf(stderr, "kwb: sandbox off (--sandbox off): candidate code runs with all of this user's rights\n");
+    if (a->quiet)
+        return;
+    if (a->timeout_s > 0)
+        fprintf(stderr, "kwb: timeout per workload: %.3g s (--timeout)\n", a->timeout_s);
+    else
+        fprintf(stderr, "kwb: timeout per workload: the larger of 10 s and 50x the reference's time for its calls "
+                        "(one reference call timed before each workload), plus %.3g s of timing; e.g. %.3g s for a "
+                        "1 ms reference (--timeout S fixes it)\n",
+                runclient_timeout_for(job, 0) - 10, runclient_timeout_for(job, 1.0));
 }
 
 /* One device's share of the workloads and its runner client. */
@@ -416,7 +445,10 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
         for (int s = 0; s < nsols; s++)
             job->solutions[job->nsolutions++] = sols[s];
         set_policy(a, d, names[k], job);
-        runs[k].client = (runclient){.runner_path = runner, .timeout_s = a->timeout_s, .job = job};
+        runs[k].client = (runclient){.runner_path = runner, .timeout_s = a->timeout_s, .job = job,
+                                     .keep_going = a->keep_going};
+        if (k == 0)
+            print_limits(a, job);
         runs[k].client.progress = progress;
         runs[k].client.progress_ctx = &prog;
         pthread_create(&threads[k], NULL, device_thread, &runs[k]);
@@ -593,8 +625,10 @@ int cmd_eval(int argc, char **argv)
     int code = 2;
     eval_recorder rec_store, *rec = NULL;
     char *resume_dir = NULL;
-    if (a.session && evalrec_open(&rec_store, a.workspace, a.session, d->name, &err) == 0)
+    if (a.session && evalrec_open(&rec_store, a.workspace, a.session, d->name, &err) == 0) {
         rec = &rec_store;
+        rec->sandbox_off = a.sandbox_off;
+    }
     if (a.session && !rec)
         fprintf(stderr, "kwb eval: %s\n", err.msg);
     else if (a.resume && resume_only_missing(rec, d, &set, &resume_dir, &err) != 0)
@@ -626,11 +660,12 @@ int cmd_eval(int argc, char **argv)
                 results_print_table(stdout, d, res, set.count);
             results_summary s = results_summarize(res, set.count);
             code = s.by_status[ST_PASSED] == s.total ? 0 : 1;
-            if (a.traces && trace_write_file(a.traces, d, a.solution_dir, hardware ? hardware : a.device, res,
-                                             set.count, &err) != 0) {
+            char *env = xasprintf("%s%s", hardware ? hardware : a.device, a.sandbox_off ? " (kwb sandbox off)" : "");
+            if (a.traces && trace_write_file(a.traces, d, a.solution_dir, env, res, set.count, &err) != 0) {
                 fprintf(stderr, "kwb eval: %s\n", err.msg);
                 code = 2;
             }
+            free(env);
         }
         for (int i = 0; i < set.count; i++)
             results_free(&res[i]);

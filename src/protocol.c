@@ -48,6 +48,14 @@ char *protocol_job_encode(const runner_job *job)
         json_object_set_new(o, "key", json_string(job->channel_key));
     if (job->no_defences)
         json_object_set_new(o, "no_defences", json_true());
+    if (job->sandbox_off)
+        json_object_set_new(o, "sandbox", json_false());
+    if (job->scratch)
+        json_object_set_new(o, "scratch", json_string(job->scratch));
+    if (job->cpu_limit_s > 0)
+        json_object_set_new(o, "cpu_limit_s", json_real(job->cpu_limit_s));
+    if (job->probe_reference)
+        json_object_set_new(o, "probe_reference", json_true());
     if (job->dump_dir) {
         json_object_set_new(o, "dump_dir", json_string(job->dump_dir));
         json_object_set_new(o, "dump_trial", json_integer(job->dump_trial));
@@ -141,6 +149,10 @@ int protocol_job_decode(const char *line, runner_job *job, kwb_error *err)
         job->cache_dir = xstrdup(json_string_value(json_object_get(o, "cache")));
         job->channel_key = xstrdup(json_string_value(json_object_get(o, "key")));
         job->no_defences = json_is_true(json_object_get(o, "no_defences"));
+        job->sandbox_off = json_is_false(json_object_get(o, "sandbox"));
+        job->scratch = xstrdup(json_string_value(json_object_get(o, "scratch")));
+        job->cpu_limit_s = json_number_value(json_object_get(o, "cpu_limit_s"));
+        job->probe_reference = json_is_true(json_object_get(o, "probe_reference"));
         rc = solutions_decode(sols, job, err);
     }
     if (rc == 0)
@@ -161,6 +173,7 @@ void protocol_job_free(runner_job *job)
     free(job->cache_dir);
     free(job->dump_dir);
     free(job->channel_key);
+    free(job->scratch);
     json_decref(job->workloads);
     for (int i = 0; i < job->nsolutions; i++) {
         free(job->solutions[i].role);
@@ -215,7 +228,8 @@ int protocol_write_line(int fd, json_t *obj)
 
 static event_type event_type_of(const char *name)
 {
-    static const char *const names[] = {"hello", "workload-start", "check", "timing", "workload-end", "error", "bye"};
+    static const char *const names[] = {"hello",        "workload-start", "check", "timing",
+                                        "workload-end", "error",          "bye",   "reference-probe"};
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
         if (strcmp(name, names[i]) == 0)
             return (event_type)i;
