@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -31,9 +32,9 @@ static int write_text(const char *path, const char *text)
     return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
-/* Makes this process's next child the init of a new PID namespace: directly (root), else
- * inside a new user namespace mapping only our own ids. Returns 1 when it did, 0 (MODE says
- * why not) otherwise. */
+/* Makes this process's next child the init of a new PID namespace, with a mount namespace of
+ * its own for a /proc of that PID namespace: directly (root), else inside a new user namespace
+ * mapping only our own ids. Returns 1 when it did, 0 (MODE says why not) otherwise. */
 static int enter_pid_namespace(char *mode, size_t cap)
 {
     const char *off = getenv("KWB_NO_PIDNS");
@@ -41,14 +42,14 @@ static int enter_pid_namespace(char *mode, size_t cap)
         snprintf(mode, cap, "no PID namespace (KWB_NO_PIDNS=1): the supervisor is a child subreaper");
         return 0;
     }
-    if (unshare(CLONE_NEWPID) == 0) {
+    if (unshare(CLONE_NEWPID | CLONE_NEWNS) == 0) {
         snprintf(mode, cap, "own PID namespace");
         return 1;
     }
     int direct = errno;
     uid_t uid = geteuid();
     gid_t gid = getegid();
-    if (unshare(CLONE_NEWUSER | CLONE_NEWPID) == 0) {
+    if (unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS) == 0) {
         char map[64];
         write_text("/proc/self/setgroups", "deny");
         snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
@@ -111,10 +112,23 @@ static int die_with_parent(int alive)
     return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLIN));
 }
 
+/* In the namespace's init: /proc shows this PID namespace (the CUDA driver reads /proc by
+ * pid: a host /proc fails it with "operation not supported"). The mounts stay private to the
+ * namespace. Notes a failure in MODE. */
+static void mount_own_proc(char *mode, size_t cap)
+{
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0)
+        return;
+    size_t n = strlen(mode);
+    snprintf(mode + n, cap - n, "; /proc not remounted: %s", strerror(errno));
+}
+
 /* The namespace's init: starts the runner proper, reaps every orphan, and when the runner
  * ends, ends with it (which ends every process left in the namespace). Returns in the runner. */
-static int namespace_init(void)
+static int namespace_init(char *mode, size_t cap)
 {
+    mount_own_proc(mode, cap);
     int alive[2];
     if (pipe2(alive, O_CLOEXEC) != 0)
         return 0;
@@ -156,7 +170,7 @@ int lifetime_split(char *mode, size_t cap)
         if (die_with_parent(alive[0]))
             _exit(127);
         close(alive[0]);
-        return ns ? namespace_init() : 0;
+        return ns ? namespace_init(mode, cap) : 0;
     }
     /* The supervisor: holds no descriptor of the job, so that the runner's end is seen. */
     close(alive[0]);
