@@ -101,4 +101,19 @@ for i in 1 2 3 4 5 6; do
     none_left "kwb killed by SIG$sig at a random point (sandbox $sandbox, run $i)"
 done
 
+# kwb run's children (its kwb eval steps and their runners) die with it, whenever it is killed
+# (issue 19, item 2: they held the session lock for seconds after a kill -9).
+if [ "$TEST_DEVICE" = cpu ]; then
+    "$KWB" init "$TMP/ws" >/dev/null 2>&1
+    for i in 1 2 3; do
+        env "$ENVMARK" KWB_WORKSPACE="$TMP/ws" "$KWB" run --definition "$DEF" --workloads batch_size=16 --max-time 0.3 \
+            --solution "$KERNELS/fast" --session k$i --auto --agent tuner --rounds 3 >/dev/null 2>&1 &
+        run_pid=$!
+        sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.5 + r / 32768 * 2.5 }')"
+        kill -KILL $run_pid 2>/dev/null
+        wait $run_pid 2>/dev/null
+        none_left "kwb run killed by SIGKILL at a random point (run $i)"
+    done
+fi
+
 finish
