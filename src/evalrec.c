@@ -148,8 +148,8 @@ int evalrec_existing(eval_recorder *r, const char *name, const build_result *br,
 
 int evalrec_begin(eval_recorder *r, const char *device, int n, kwb_error *err)
 {
-    const char *runner = r->sandbox_off ? "kwb-runner " KWB_RUNNER_VERSION " (sandbox off)"
-                                        : "kwb-runner " KWB_RUNNER_VERSION;
+    const char *runner =
+        r->sandbox_off ? "kwb-runner " KWB_RUNNER_VERSION " (sandbox off)" : "kwb-runner " KWB_RUNNER_VERSION;
     return store_eval_begin(r->h.st, r->candidate, r->round, device, runner, n, &r->eval_run, err);
 }
 

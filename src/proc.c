@@ -83,7 +83,7 @@ static pid_t parent_of(const char *pid_text)
     if (n <= 0)
         return -1;
     buf[n] = '\0';
-    char *p = strrchr(buf, ')');  /* the command name may hold anything but not after its ')' */
+    char *p = strrchr(buf, ')'); /* the command name may hold anything but not after its ')' */
     pid_t ppid = -1;
     if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
         return -1;
@@ -126,7 +126,7 @@ int proc_kill_descendants(pid_t root)
         total += killed;
         if (killed == 0)
             break;
-        for (int i = 1; i < n; i++)  /* reap those that were ours (ROOT may be this process) */
+        for (int i = 1; i < n; i++) /* reap those that were ours (ROOT may be this process) */
             waitpid(tree[i], NULL, WNOHANG);
         struct timespec ts = {0, 2000000};
         nanosleep(&ts, NULL);
@@ -230,7 +230,7 @@ int proc_wait(pid_t pid, double timeout_s, int *status)
 
 void proc_kill_group(pid_t pid)
 {
-    kill(pid, SIGSTOP);  /* it stops making children while its tree is killed */
+    kill(pid, SIGSTOP); /* it stops making children while its tree is killed */
     proc_kill_descendants(pid);
     kill(-pid, SIGKILL);
     kill(pid, SIGKILL);

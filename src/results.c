@@ -206,8 +206,8 @@ void results_print_json(FILE *f, const definition *d, const wl_result *r, int n)
         if (s.by_status[st])
             json_object_set_new(counts, status_name((eval_status)st), json_integer(s.by_status[st]));
     json_t *doc = json_pack("{s:s, s:o, s:{s:i, s:o, s:f, s:f, s:i}}", "definition", d->name, "workloads", arr,
-                            "summary", "total", s.total, "statuses", counts, "mean_latency_ms",
-                            s.mean_latency_ms, "geomean_speedup", s.geomean_speedup, "skipped", s.skipped);
+                            "summary", "total", s.total, "statuses", counts, "mean_latency_ms", s.mean_latency_ms,
+                            "geomean_speedup", s.geomean_speedup, "skipped", s.skipped);
     json_dumpf(doc, f, JSON_INDENT(2));
     fputc('\n', f);
     json_decref(doc);

@@ -425,7 +425,7 @@ static void runner_lost(launch *l, wl_result *r, int timed_out, double timeout_s
     int sigsys = !timed_out && WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS;
     if (timed_out)
         snprintf(msg, sizeof msg, "no result within %.3g s: the runner was killed", timeout_s);
-    else if (sigsys)  /* a refused call with SIGSYS blocked, or a foreign architecture's call */
+    else if (sigsys) /* a refused call with SIGSYS blocked, or a foreign architecture's call */
         snprintf(msg, sizeof msg, "the sandbox killed the runner: a refused system call (%s)",
                  proc_describe_status(status, how, sizeof how));
     else
@@ -472,13 +472,12 @@ static int pump(runclient *rc, launch *l, const workload_set *set, wl_result *re
 
 /* One runner over the workloads from *NEXT; *LOST is the workload it timed out or crashed on,
  * or -1. */
-static int one_launch(runclient *rc, const workload_set *set, wl_result *results, int *next, int *lost,
-                      kwb_error *err)
+static int one_launch(runclient *rc, const workload_set *set, wl_result *results, int *next, int *lost, kwb_error *err)
 {
     launch l = {0};
     l.current = -1;
     l.next = *next;
-    l.limit_s = rc->timeout_s > 0 ? rc->timeout_s : PROBE_WAIT_S;  /* start-up and setup */
+    l.limit_s = rc->timeout_s > 0 ? rc->timeout_s : PROBE_WAIT_S; /* start-up and setup */
     l.deadline = proc_now() + l.limit_s;
     strbuf_init(&l.pending);
     *lost = -1;
@@ -521,9 +520,9 @@ static int one_launch(runclient *rc, const workload_set *set, wl_result *results
 static void skip_rest(runclient *rc, const workload_set *set, wl_result *results, int lost, int from)
 {
     for (int i = from; i < set->count; i++) {
-        char *m = xasprintf("skipped: workload %.8s ended %s (%.200s); --keep-going runs the rest",
-                            set->items[lost].uuid, status_name(results[lost].status),
-                            results[lost].message ? results[lost].message : "");
+        char *m =
+            xasprintf("skipped: workload %.8s ended %s (%.200s); --keep-going runs the rest", set->items[lost].uuid,
+                      status_name(results[lost].status), results[lost].message ? results[lost].message : "");
         results_set_status(&results[i], results[lost].status, m);
         results[i].skipped = 1;
         free(m);

@@ -943,7 +943,7 @@ static int load_solutions(runner_ctx *r, kwb_error *err)
 {
     for (int s = 0; s < r->job.nsolutions; s++) {
         const job_solution *js = &r->job.solutions[s];
-        sandbox_watch(1);  /* its constructors run now */
+        sandbox_watch(1); /* its constructors run now */
         r->handles[s] = dlopen(js->so_path, RTLD_NOW | RTLD_LOCAL);
         sandbox_watch(0);
         if (!r->handles[s])
