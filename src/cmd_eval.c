@@ -411,6 +411,17 @@ typedef struct eval_outcome {
     char *hardware;
 } eval_outcome;
 
+/* Says once when the runner could not apply all of its sandbox or supervision here. */
+static void note_degraded(json_t *hello, int quiet)
+{
+    const char *sandbox = json_string_value(json_object_get(hello, "sandbox"));
+    const char *lifetime = json_string_value(json_object_get(hello, "lifetime"));
+    if (sandbox && strstr(sandbox, "left out"))
+        fprintf(stderr, "kwb: sandbox: %s\n", sandbox);
+    if (!quiet && lifetime && strstr(lifetime, "no PID namespace"))
+        fprintf(stderr, "kwb: runner supervision: %s\n", lifetime);
+}
+
 static void note_hello(eval_outcome *o, json_t *hello, const char *device)
 {
     if (o->hardware)
@@ -460,6 +471,8 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
             *err = runs[k].err;
             rc = -1;
         }
+        if (k == 0)
+            note_degraded(runs[k].client.hello, a->quiet);
         note_hello(out, runs[k].client.hello, names[k]);
         runclient_free(&runs[k].client);
     }
