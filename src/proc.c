@@ -138,6 +138,13 @@ int proc_kill_descendants(pid_t root)
  * would have done. */
 static void guard_handler(int sig)
 {
+    /* SIGTERM first, so that a child that cleans up (a runner's supervisor kills its tree, a
+     * kwb eval its runners) can; then SIGKILL to each whole group. */
+    for (int i = 0; i < LIVE_MAX; i++)
+        if (live[i] > 0)
+            kill((pid_t)live[i], SIGTERM);
+    struct timespec grace = {0, 100000000};
+    nanosleep(&grace, NULL);
     for (int i = 0; i < LIVE_MAX; i++) {
         pid_t pid = live[i];
         if (pid > 0) {

@@ -21,6 +21,13 @@
 
 /* Set in the runner proper when it is pid 2 of its own namespace. */
 static int in_namespace;
+/* Set in the supervisor by SIGTERM, SIGINT or SIGHUP (kwb ending). */
+static volatile sig_atomic_t ended_by;
+
+static void on_end(int sig)
+{
+    ended_by = sig;
+}
 
 static int write_text(const char *path, const char *text)
 {
@@ -82,7 +89,8 @@ static _Noreturn void end_like(int status)
     _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 
-/* Waits for CHILD while reaping every other child (adopted orphans); returns its status. */
+/* Waits for CHILD while reaping every other child (adopted orphans); returns its status, or
+ * the ending signal as a wait status when one came first. */
 static int wait_reaping(pid_t child)
 {
     for (;;) {
@@ -92,6 +100,8 @@ static int wait_reaping(pid_t child)
             return st;
         if (r < 0 && errno == ECHILD)
             return 0;
+        if (r < 0 && ended_by)
+            return ended_by;
     }
 }
 
@@ -176,7 +186,15 @@ int lifetime_split(char *mode, size_t cap)
     close(alive[0]);
     close_all_but(alive[1]);
     signal(SIGPIPE, SIG_IGN);
+    int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+    for (int i = 0; i < 3; i++) {  /* kwb ending: kill the tree first, then end the same way */
+        struct sigaction sa = {.sa_handler = on_end};
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
     int st = wait_reaping(child);
+    if (ended_by)
+        kill(child, SIGKILL);
     proc_kill_descendants(getpid());
     if (ns && WIFEXITED(st) && WEXITSTATUS(st) > 128 && WEXITSTATUS(st) < 128 + 65) {
         int sig = WEXITSTATUS(st) - 128;
