@@ -424,6 +424,9 @@ static int apply_landlock(const sandbox_spec *spec, char *note, size_t cap, kwb_
 
 /* ---- rlimits ---- */
 
+/* The largest file the runner may write (its log included): a candidate cannot fill the disk. */
+#define FILE_SIZE_LIMIT ((rlim_t)1 << 30)
+
 /* Sets RES's soft and hard limit to V (never above the hard limit in force). */
 static rlim_t limit(int res, rlim_t v, rlim_t hard_extra)
 {
@@ -492,12 +495,14 @@ static rlim_t address_space_limit(void)
 static void apply_rlimits(const sandbox_spec *spec, strbuf *sb)
 {
     limit(RLIMIT_CORE, 0, 0);
+    limit(RLIMIT_FSIZE, FILE_SIZE_LIMIT, 0);
     rlim_t files =
         limit(RLIMIT_NOFILE,
               (rlim_t)(count_entries("/proc/self/fd") + 256 > 1024 ? count_entries("/proc/self/fd") + 256 : 1024), 0);
     rlim_t tasks = limit(RLIMIT_NPROC, (rlim_t)(user_tasks() + 512), 0);
-    strbuf_printf(sb, "; rlimits: open files %llu, processes %llu%s, no core files", (unsigned long long)files,
-                  (unsigned long long)tasks, geteuid() == 0 ? " (not enforced for root)" : "");
+    strbuf_printf(sb, "; rlimits: open files %llu, processes %llu%s, files up to 1 GiB, no core files",
+                  (unsigned long long)files, (unsigned long long)tasks,
+                  geteuid() == 0 ? " (not enforced for root)" : "");
     if (spec->cpu_limit_s > 0) {
         rlim_t cpu = limit(RLIMIT_CPU, (rlim_t)spec->cpu_limit_s, 5);
         strbuf_printf(sb, ", CPU time %llu s", (unsigned long long)cpu);
@@ -568,7 +573,8 @@ void sandbox_print_policy(FILE *f, const char *device)
     fprintf(f, "  devices (read and write): /dev/null /dev/zero /dev/full /dev/random /dev/urandom%s\n",
             strncmp(device, "cuda", 4) == 0 ? " /dev/nvidia* /dev/shm" : "");
     fprintf(f,
-            "  rlimits: no core files; open files: those open + 256 (at least 1024); processes: this user's "
+            "  rlimits: no core files; files up to 1 GiB (its log too); open files: those open + 256 (at least 1024); "
+            "processes: this user's "
             "threads + 512%s;\n    CPU time: from the job (kwb: the workloads' time limits x CPUs)%s\n",
             geteuid() == 0 ? " (not enforced for root)" : "",
             strcmp(device, "cpu") == 0 ? "; address space: in use + the machine's memory" : "");
