@@ -259,7 +259,7 @@ static void mark_compile_error(wl_result *res, const workload_set *set, const bu
 
 static job_solution job_entry(const char *role, const solution *s, const build_result *br)
 {
-    job_solution j = {(char *)role, s->name, br->so_path, s->entry_symbol};
+    job_solution j = {(char *)role, s->name, br->so_path, s->entry_symbol, s->dir};
     return j;
 }
 

@@ -32,8 +32,11 @@ char *protocol_job_encode(const runner_job *job)
     json_t *sols = json_array();
     for (int i = 0; i < job->nsolutions; i++) {
         const job_solution *s = &job->solutions[i];
-        json_array_append_new(sols, json_pack("{s:s, s:s, s:s, s:s}", "role", s->role, "name", s->name,
-                                              "so", s->so_path, "symbol", s->symbol));
+        json_t *so = json_pack("{s:s, s:s, s:s, s:s}", "role", s->role, "name", s->name, "so", s->so_path, "symbol",
+                               s->symbol);
+        if (s->dir)
+            json_object_set_new(so, "dir", json_string(s->dir));
+        json_array_append_new(sols, so);
     }
     json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:O, s:o, s:{s:i, s:f, s:f, s:f}, s:o, s:o, s:I, s:b}",
                           "proto", KWB_PROTO, "type", "job", "device", job->device, "definition",
@@ -94,6 +97,7 @@ static int solutions_decode(json_t *arr, runner_job *job, kwb_error *err)
         s->role = xstrdup(role);
         s->name = xstrdup(name);
         s->so_path = xstrdup(so);
+        s->dir = xstrdup(json_string_value(json_object_get(json_array_get(arr, i), "dir")));
         s->symbol = xstrdup(symbol);
     }
     return 0;
@@ -179,6 +183,7 @@ void protocol_job_free(runner_job *job)
         free(job->solutions[i].role);
         free(job->solutions[i].name);
         free(job->solutions[i].so_path);
+        free(job->solutions[i].dir);
         free(job->solutions[i].symbol);
     }
     memset(job, 0, sizeof *job);

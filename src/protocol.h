@@ -2,7 +2,7 @@
  * one JSON line per event back, on descriptors that are not the candidate's stdout.
  *
  *   job:    {"proto":1, "type":"job", "device":"cpu", "definition":PATH, "dataset":ROOT,
- *            "workloads":[workload objects], "solutions":[{"role","name","so","symbol"}],
+ *            "workloads":[workload objects], "solutions":[{"role","name","so","symbol","dir"?}],
  *            "check":{"trials","atol","rtol","matched_ratio"},
  *            "timing":{policy}, "reference_timing":{policy}, "seed":N, "samples":bool,
  *            optional: "cache":DIR, "dump_dir":DIR, "dump_trial":N, "key":HEX (events
@@ -50,6 +50,7 @@ typedef struct job_solution {
     char *name;
     char *so_path;
     char *symbol;
+    char *dir;      /* optional "dir": the solution's folder (readable under the sandbox) */
 } job_solution;
 
 typedef struct runner_job {

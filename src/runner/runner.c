@@ -1008,27 +1008,33 @@ static int enter_sandbox(runner_ctx *r, kwb_error *err)
             return kwb_error_set(err, "cannot make a scratch folder %s: %s", r->own_scratch, strerror(errno));
         scratch = r->own_scratch;
     }
-    if (chdir(scratch) != 0)
-        return kwb_error_set(err, "scratch folder %s: %s", scratch, strerror(errno));
-    setenv("TMPDIR", scratch, 1);
-    if (r->job.sandbox_off) {
-        snprintf(r->sandbox, sizeof r->sandbox, "off (the job turned it off)");
-        return 0;
-    }
-    sandbox_spec spec = {.device = r->job.device, .scratch = scratch, .cpu_limit_s = r->job.cpu_limit_s};
-    spec.reads[spec.nreads++] = r->job.definition_path;
-    spec.reads[spec.nreads++] = r->job.dataset_root;
-    char *dirs[2] = {NULL, NULL};
+    /* What stays readable, as full paths before the working folder changes: the definition,
+     * the dataset, each solution's folder and build folder. */
+    sandbox_spec spec = {.device = r->job.device, .cpu_limit_s = r->job.cpu_limit_s};
+    char *reads[6] = {realpath(r->job.definition_path, NULL), realpath(r->job.dataset_root, NULL)};
     for (int s = 0; s < r->job.nsolutions && s < 2; s++) {
-        dirs[s] = xstrdup(r->job.solutions[s].so_path);
-        char *slash = strrchr(dirs[s], '/');
+        char *so = realpath(r->job.solutions[s].so_path, NULL), *slash = so ? strrchr(so, '/') : NULL;
         if (slash)
             *slash = '\0';
-        spec.reads[spec.nreads++] = slash ? dirs[s] : ".";
+        reads[2 + 2 * s] = so;
+        reads[3 + 2 * s] = r->job.solutions[s].dir ? realpath(r->job.solutions[s].dir, NULL) : NULL;
     }
-    int rc = sandbox_apply(&spec, r->sandbox, sizeof r->sandbox, err);
-    free(dirs[0]);
-    free(dirs[1]);
+    for (int i = 0; i < 6; i++)
+        if (reads[i])
+            spec.reads[spec.nreads++] = reads[i];
+    int rc = 0;
+    if (chdir(scratch) != 0)
+        rc = kwb_error_set(err, "scratch folder %s: %s", scratch, strerror(errno));
+    else {
+        setenv("TMPDIR", scratch, 1);
+        spec.scratch = scratch;
+        if (r->job.sandbox_off)
+            snprintf(r->sandbox, sizeof r->sandbox, "off (the job turned it off)");
+        else
+            rc = sandbox_apply(&spec, r->sandbox, sizeof r->sandbox, err);
+    }
+    for (int i = 0; i < 6; i++)
+        free(reads[i]);
     return rc;
 }
 

@@ -569,7 +569,7 @@ void sandbox_print_policy(FILE *f, const char *device)
 #ifdef KWB_CUDA_PATH
     fprintf(f, ", %s", KWB_CUDA_PATH);
 #endif
-    fprintf(f, ", the definition, the dataset root, the solutions' build folders%s\n", abi > 0 ? "" : ")");
+    fprintf(f, ", the definition, the dataset root, the solutions' folders and build folders%s\n", abi > 0 ? "" : ")");
     fprintf(f, "  devices (read and write): /dev/null /dev/zero /dev/full /dev/random /dev/urandom%s\n",
             strncmp(device, "cuda", 4) == 0 ? " /dev/nvidia* /dev/shm" : "");
     fprintf(f,

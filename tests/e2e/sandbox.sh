@@ -70,6 +70,10 @@ expect_grep '^1 workloads: 1 PASSED' "$TMP/scratch.out" "writes in the scratch f
 ls -d "${TMPDIR:-/tmp}"/kwb-scratch-* 2>/dev/null | while read -r d; do [ -e "$d/note" ] && echo "$d"; done >"$TMP/left"
 [ ! -s "$TMP/left" ] && pass "the scratch folder is removed after the runner" || fail "scratch left: $(cat "$TMP/left")"
 
+cand reads_own "FILE *f = fopen(\"$TMP/reads_own/solution.json\", \"r\"); if (!f) return 9; fclose(f);"
+run reads_own
+expect_grep '^1 workloads: 1 PASSED' "$TMP/reads_own.out" "reads of its own solution folder: PASSED"
+
 cand honest ''
 run honest
 expect_grep '^1 workloads: 1 PASSED' "$TMP/honest.out" "honest copy: PASSED under the sandbox"

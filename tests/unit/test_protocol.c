@@ -85,6 +85,7 @@ static void full_job(runner_job *job)
         job->solutions[i].so_path = strdup(f[i][2]);
         job->solutions[i].symbol = strdup(f[i][3]);
     }
+    job->solutions[0].dir = strdup("/sols/cand v3");
     job->nsolutions = 2;
     job->trials = 7;
     job->check = (check_policy){0.5, 0.25, 0.9};
@@ -134,6 +135,8 @@ static void test_job_round_trip(void **state)
         assert_string_equal(back.solutions[i].so_path, job.solutions[i].so_path);
         assert_string_equal(back.solutions[i].symbol, job.solutions[i].symbol);
     }
+    assert_string_equal(back.solutions[0].dir, "/sols/cand v3");
+    assert_null(back.solutions[1].dir);
     assert_int_equal(back.trials, 7);
     exact(back.check.atol, 0.5);
     exact(back.check.rtol, 0.25);
