@@ -278,8 +278,6 @@ static int on_event(runclient *rc, launch *l, const workload_set *set, wl_result
     case EV_HELLO:
         json_decref(rc->hello);
         rc->hello = json_incref(ev->json);
-        free(rc->sandbox);
-        rc->sandbox = xstrdup(json_string_value(json_object_get(ev->json, "sandbox")));
         break;
     case EV_WORKLOAD_START:
         l->current = index_of(set, l->next, ev->uuid);
@@ -555,6 +553,4 @@ void runclient_free(runclient *rc)
 {
     json_decref(rc->hello);
     rc->hello = NULL;
-    free(rc->sandbox);
-    rc->sandbox = NULL;
 }

@@ -23,7 +23,6 @@ typedef struct runclient {
     void (*progress)(void *ctx, int done, int total, const wl_result *r);
     void *progress_ctx;
     json_t *hello;               /* the last hello event (owned; freed by runclient_free) */
-    char *sandbox;               /* the sandbox the last runner had, in words (owned), or NULL */
     int runners_started;
 } runclient;
 
