@@ -368,13 +368,13 @@ static void set_policy(const eval_args *a, const definition *d, const char *devi
 static void print_limits(const eval_args *a, const runner_job *job)
 {
     if (a->sandbox_off)
-        fprintf(stderr, "kwb: sandbox off (--sandbox off): candidate code runs with all of this user's rights\n");
+        fprintf(stderr, "kwb eval: sandbox off (--sandbox off): candidate code runs with all of this user's rights\n");
     if (a->quiet)
         return;
     if (a->timeout_s > 0)
-        fprintf(stderr, "kwb: timeout per workload: %.3g s (--timeout)\n", a->timeout_s);
+        fprintf(stderr, "kwb eval: timeout per workload: %.3g s (--timeout)\n", a->timeout_s);
     else
-        fprintf(stderr, "kwb: timeout per workload: the larger of 10 s and 50x the reference's time for its calls "
+        fprintf(stderr, "kwb eval: timeout per workload: the larger of 10 s and 50x the reference's time for its calls "
                         "(one reference call timed before each workload), plus %.3g s of timing; e.g. %.3g s for a "
                         "1 ms reference (--timeout S fixes it)\n",
                 runclient_timeout_for(job, 0) - 10, runclient_timeout_for(job, 1.0));
@@ -483,9 +483,9 @@ static void note_degraded(json_t *hello, int quiet)
     const char *sandbox = json_string_value(json_object_get(hello, "sandbox"));
     const char *lifetime = json_string_value(json_object_get(hello, "lifetime"));
     if (sandbox && strstr(sandbox, "left out"))
-        fprintf(stderr, "kwb: sandbox: %s\n", sandbox);
+        fprintf(stderr, "kwb eval: sandbox: %s\n", sandbox);
     if (!quiet && lifetime && strstr(lifetime, "no PID namespace"))
-        fprintf(stderr, "kwb: runner supervision: %s\n", lifetime);
+        fprintf(stderr, "kwb eval: runner supervision: %s\n", lifetime);
 }
 
 static void note_hello(eval_outcome *o, json_t *hello, const char *device)

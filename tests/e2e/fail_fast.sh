@@ -38,7 +38,7 @@ expect_grep '"uuid": ?"c-1m".*"status": ?"RUNTIME_ERROR"' "$TMP/crash.traces" "c
 
 # The default limit is printed.
 run 00_honest honest
-expect_grep '^kwb: timeout per workload: the larger of 10 s and 50x the reference' "$TMP/honest.err" \
+expect_grep '^kwb eval: timeout per workload: the larger of 10 s and 50x the reference' "$TMP/honest.err" \
     "the default time limit is printed"
 expect_grep '^3 workloads: 3 PASSED' "$TMP/honest.out" "honest: 3 PASSED under the default limit"
 

@@ -82,7 +82,7 @@ expect_grep '^1 workloads: 1 PASSED' "$TMP/honest.out" "honest copy: PASSED unde
 "$KWB" init "$TMP/ws" >/dev/null 2>&1
 run socket --sandbox off --workspace "$TMP/ws" --session dbg --name sock --traces "$TMP/socket.traces"
 expect_grep '^1 workloads: 1 PASSED' "$TMP/socket.out" "--sandbox off: the socket candidate passes"
-expect_grep '^kwb: sandbox off \(--sandbox off\)' "$TMP/socket.err" "--sandbox off: said on stderr"
+expect_grep '^kwb eval: sandbox off \(--sandbox off\)' "$TMP/socket.err" "--sandbox off: said on stderr"
 expect_grep '\(kwb sandbox off\)' "$TMP/socket.traces" "--sandbox off: recorded in the traces"
 sqlite3 "$TMP/ws/kwb.db" "SELECT runner_version FROM eval_runs" >"$TMP/store.txt" 2>&1
 expect_grep 'sandbox off' "$TMP/store.txt" "--sandbox off: recorded with the eval run in the store"
