@@ -15,19 +15,20 @@
 #include "paths.h"
 #include "wsopen.h"
 #include "xalloc.h"
+#include "suggest.h"
 
 typedef struct judge_args {
     const char *definition, *session, *workspace, *solution, *name, *direction;
     const char *device, *filter, *max_time, *dataset;
-    int json, quiet;
+    int json, quiet, replay_on_gate;
 } judge_args;
 
 static void judge_usage(FILE *f)
 {
     fputs("usage: kwb judge --session NAME --solution DIR --name NAME [--direction TEXT]\n"
           "                 [--definition NAME] [--device cpu|cuda[:N]] [--workloads FILTER]\n"
-          "                 [--max-time S] [--dataset DIR] [--json] [--quiet] [--workspace DIR]\n"
-          "                 [--executor local|ssh:HOSTS|slurm[:OPTIONS]]\n",
+          "                 [--max-time S] [--replay-on all|gate] [--dataset DIR] [--json] [--quiet]\n"
+          "                 [--workspace DIR] [--executor local|ssh:HOSTS|slurm[:OPTIONS]]\n",
           f);
 }
 
@@ -40,12 +41,13 @@ static int parse_judge_args(int argc, char **argv, judge_args *a)
         {"device", required_argument, NULL, 'v'},     {"workloads", required_argument, NULL, 'w'},
         {"max-time", required_argument, NULL, 'm'},   {"dataset", required_argument, NULL, 'D'},
         {"json", no_argument, NULL, 'j'},             {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},             {"executor", required_argument, NULL, 'X'},
-        {NULL, 0, NULL, 0},
+        {"replay-on", required_argument, NULL, 'r'}, {"executor", required_argument, NULL, 'X'},
+        {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
     };
     *a = (judge_args){.device = "cpu", .direction = "human"};
     int c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'd': a->definition = optarg; break;
@@ -61,8 +63,15 @@ static int parse_judge_args(int argc, char **argv, judge_args *a)
         case 'j': a->json = 1; break;
         case 'q': a->quiet = 1; break;
         case 'X': if (executor_use(optarg, "judge") != 0) return -1; break;
+        case 'r':
+            if (strcmp(optarg, "gate") != 0 && strcmp(optarg, "all") != 0) {
+                fprintf(stderr, "kwb judge: --replay-on: expected all or gate, not '%s'\n", optarg);
+                return -1;
+            }
+            a->replay_on_gate = strcmp(optarg, "gate") == 0;
+            break;
         case 'h': judge_usage(stdout); exit(0);
-        default: judge_usage(stderr); return -1;
+        default: suggest_bad_option("judge", argv, opts); judge_usage(stderr); return -1;
         }
     }
     if (optind < argc || !a->session || !a->solution || !a->name) {
@@ -134,7 +143,7 @@ int cmd_judge(int argc, char **argv)
         .device = a.device, .filter = a.filter, .max_time = a.max_time,
         .name = a.name, .dir = a.solution, .direction = a.direction,
         .best_name = have_best ? best.name : NULL, .best_dir = have_best ? best.solution_dir : NULL,
-        .st = h.st, .best_id = best_id, .folder = folder,
+        .st = h.st, .best_id = best_id, .folder = folder, .replay_on_gate = a.replay_on_gate,
     };
     judge_verdict v;
     if (!a.quiet)

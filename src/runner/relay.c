@@ -279,6 +279,9 @@ int relay_main(const char *self, double heartbeat_s, const char *ship_cache)
     json_t *parsed = json_loads(job, 0, NULL);
     const char *k = json_string_value(json_object_get(parsed, "key"));
     char *key = k ? xstrdup(k) : NULL;
+    /* kwb made the runner's scratch folder on its own host: on another, it is made here */
+    const char *sc = json_string_value(json_object_get(parsed, "scratch"));
+    char *scratch = sc && access(sc, F_OK) != 0 && paths_mkdir_p(sc) == 0 ? xstrdup(sc) : NULL;
     json_decref(parsed);
     int ev_fd = -1;
     runner_pid = start_runner(self, job, &ev_fd);
@@ -334,6 +337,9 @@ int relay_main(const char *self, double heartbeat_s, const char *ship_cache)
         }
     }
     kill_runner();
+    if (scratch)
+        paths_remove_tree(scratch);
+    free(scratch);
     strbuf_free(&buf);
     free(key);
     return 0;
