@@ -288,6 +288,9 @@ int relay_main(const char *self, double heartbeat_s, const char *ship_cache)
     free(job);
     if (runner_pid < 0) {
         fprintf(stderr, "kwb-runner: --stdio: cannot start %s: %s\n", self, strerror(errno));
+        if (scratch)
+            paths_remove_tree(scratch);
+        free(scratch);
         free(key);
         return 2;
     }
