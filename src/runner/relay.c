@@ -153,17 +153,17 @@ static char *receive_shipped(const char *cache, const char *manifest)
         }
         const char *rel = json_string_value(json_object_get(f, "rel"));
         if (ok && rel) { /* the dataset's blob at its place under this manifest's root */
-            char *link = xasprintf("%s/%s", root, rel), *slash;
+            char *at = xasprintf("%s/%s", root, rel), *slash;
             if (!safe_rel(rel))
                 ok = 0;
-            else if ((slash = strrchr(link, '/')) != NULL) {
+            else if ((slash = strrchr(at, '/')) != NULL) {
                 *slash = '\0';
-                paths_mkdir_p(link);
+                paths_mkdir_p(at);
                 *slash = '/';
-                if (symlink(copy, link) != 0 && errno != EEXIST)
+                if (link(copy, at) != 0 && errno != EEXIST) /* a hard link: the sandbox reads under the root */
                     ok = 0;
             }
-            free(link);
+            free(at);
         }
     }
     char *line = ok ? read_job_line() : NULL;

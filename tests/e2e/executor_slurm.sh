@@ -51,7 +51,9 @@ remember_daemon "$TMP/slurm/slurmd.pid"
 for i in $(seq 300); do sinfo -h -o %T 2>/dev/null | grep -Eq '^idle$' && break; sleep 0.2; done
 slow_sweep resumed --executor "$EXE" --session s --resume
 expect_code 0 "$?" "slurmd back: --resume completes the sweep"
-expect_grep 'resuming: [1-9][0-9]* workload\(s\) recorded before' "$TMP/resumed.err" "what was recorded before the loss is kept"
+n=$(grep -cE '^w[0-9]-b[0-9] ' "$TMP/resumed.out")
+[ "$n" -ge 1 ] && [ "$n" -lt 8 ] && pass "what was recorded before the loss is kept ($n of 8 ran again)" ||
+    fail "the resume ran $n of 8 workloads"
 "$KWB" show slow >"$TMP/show.out" 2>&1
 n=$(grep -cE '^ *w[0-9]-b[0-9] .*PASSED' "$TMP/show.out")
 [ "$n" = 8 ] && pass "the session holds all 8 results" || { fail "the session holds $n results"; cat "$TMP/show.out" >&2; }
