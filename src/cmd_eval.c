@@ -16,6 +16,7 @@
 #include "proc.h"
 #include "strbuf.h"
 #include "runclient.h"
+#include "sweepprog.h"
 #include "scan.h"
 #include "solution.h"
 #include "trace.h"
@@ -43,6 +44,7 @@ typedef struct eval_args {
     double timeout_s;
     double max_time_s;
     double min_time_s;
+    double precision;       /* --precision: the median's CI half-width target (share); < 0: default */
     int graph;
     check_policy check;     /* --atol, --rtol, --matched-ratio; NAN where not given */
     long long seed;
@@ -57,7 +59,8 @@ static void eval_usage(FILE *f)
 {
     fputs("usage: kwb eval --definition NAME --solution DIR [--baseline DIR] [--dataset DIR]\n"
           "                [--workloads FILTER] [--device cpu|cuda[:N]] [--devices all|LIST] [--hot]\n"
-          "                [--trials N] [--timeout S] [--min-time S] [--max-time S] [--graph N] [--seed N]\n"
+          "                [--trials N] [--timeout S] [--min-time S] [--max-time S] [--precision P]\n"
+          "                [--graph N] [--seed N]\n"
           "                [--atol X] [--rtol X] [--matched-ratio R]\n"
           "                [--json] [--traces FILE] [--scan warn|block|off] [--held-out] [--no-defences]\n"
           "                [--quiet] [--workspace DIR] [--session NAME [--parent CAND] [--name NAME]\n"
@@ -97,10 +100,10 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         {"atol", required_argument, NULL, 'a'},       {"rtol", required_argument, NULL, 'r'},
         {"matched-ratio", required_argument, NULL, 'x'},
         {"scan", required_argument, NULL, 'K'},       {"held-out", no_argument, NULL, 'O'},
-        {"no-defences", no_argument, NULL, 'Z'},
+        {"no-defences", no_argument, NULL, 'Z'},   {"precision", required_argument, NULL, 'p'},
         {NULL, 0, NULL, 0},
     };
-    *a = (eval_args){.device = "cpu", .trials = 3, .timeout_s = 300, .max_time_s = -1, .min_time_s = -1, .seed = 1,
+    *a = (eval_args){.device = "cpu", .trials = 3, .timeout_s = 300, .max_time_s = -1, .min_time_s = -1, .precision = -1, .seed = 1,
                      .check = {NAN, NAN, NAN}, .scan = SCAN_WARN, .no_defences = getenv("KWB_NO_DEFENCES") != NULL};
     double v;
     int c;
@@ -129,6 +132,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         case 'T': if (parse_number("--timeout", optarg, 0.001, &v)) return -1; a->timeout_s = v; break;
         case 'm': if (parse_number("--max-time", optarg, 0, &v)) return -1; a->max_time_s = v; break;
         case 'M': if (parse_number("--min-time", optarg, 0, &v)) return -1; a->min_time_s = v; break;
+        case 'p': if (parse_number("--precision", optarg, 0, &v)) return -1; a->precision = v; break;
         case 'G':
             if (parse_number("--graph", optarg, 1, &v))
                 return -1;
@@ -198,28 +202,22 @@ int cmd_eval_prepare_solution(const char *dir, const char *name, const build_opt
     return br->ok;
 }
 
-/* Progress on a terminal, shared by the runners of several devices. */
-/* Each final result: recorded in the session (when there is one), shown on a terminal. */
+/* Each final result: recorded in the session (when there is one), shown as progress; shared
+ * by the runners of several devices. */
 typedef struct progress_state {
     pthread_mutex_t mu;
-    int done;
-    int total;
-    int show;
+    sweep_progress show;
     eval_recorder *rec;
 } progress_state;
 
 static void progress(void *ctx, int done, int total, const wl_result *r)
 {
     progress_state *p = ctx;
+    (void)done, (void)total;
     pthread_mutex_lock(&p->mu);
-    p->done++;
     if (p->rec)
         evalrec_record(p->rec, r);
-    if (p->show) {
-        fprintf(stderr, "\r\033[K[%d/%d] %.8s %s", p->done, p->total, r->wl->uuid, status_name(r->status));
-        if (p->done == p->total)
-            fputc('\n', stderr);
-    }
+    sweep_progress_add(&p->show, r);
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -268,26 +266,43 @@ static check_policy check_for(const eval_args *a, const definition *d)
     return p;
 }
 
-/* The timing policy of DEVICE: DESIGN.md section 7 on a GPU (cold L2, 0.5% noise after 10
- * samples and 0.5 s of GPU time, at most 15 s), a lighter one on the CPU; options override.
- * The check policy: check_for(). */
+/* The timing policy of DEVICE: stop by precision (the median's 95 % CI within +-0.5 %, a
+ * paired verdict decided) after 20 samples on a GPU with cold L2, at most 5 s; a lighter one
+ * on the CPU (protocol_job_defaults); options override. The check policy: check_for(). */
 static void set_policy(const eval_args *a, const definition *d, const char *device, runner_job *job)
 {
     job->check = check_for(a, d);
     if (strncmp(device, "cuda", 4) == 0) {
-        job->timing = (timing_policy){0.1, 10, 0.5, 15.0, 0.005, 1, 0};
-        job->reference_timing = (timing_policy){0.0, 3, 0.0, 1.0, 0.05, 1, 0};
+        job->timing = (timing_policy){0.02, 20, 0.0, 5.0, 0, 1, 0, 0.005};
+        job->reference_timing = (timing_policy){0.0, 5, 0.0, 0.5, 0, 1, 0, 0.02};
     }
     if (a->max_time_s >= 0)
         job->timing.max_time_s = a->max_time_s;
     if (a->min_time_s >= 0)
         job->timing.min_time_s = a->min_time_s;
+    if (a->precision >= 0)
+        job->timing.ci_target = a->precision;
     if (a->hot || a->graph > 0)  /* a replay's calls after the first find warm caches anyway */
         job->timing.cold = job->reference_timing.cold = 0;
     job->timing.graph = a->graph;
     job->trials = a->trials;
     job->seed = (uint64_t)a->seed;
     job->no_defences = a->no_defences;
+}
+
+/* Says the timing policy in force (unless quiet) and records it with the eval run (WORDS
+ * holds it while REC lives). */
+static void announce_policy(const eval_args *a, const definition *d, eval_recorder *rec, char *words, size_t cap)
+{
+    runner_job job;
+    protocol_job_defaults(&job);
+    const char *dev = a->devices ? (strcmp(a->devices, "all") == 0 ? "cuda" : a->devices) : a->device;
+    set_policy(a, d, dev, &job);
+    timing_policy_describe(&job.timing, words, cap);
+    if (!a->quiet)
+        fprintf(stderr, "kwb eval: timing: %s\n", words);
+    if (rec)
+        rec->policy = words;
 }
 
 /* One device's share of the workloads and its runner client. */
@@ -403,8 +418,9 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
         ndev = set->count;
     device_run *runs = xcalloc((size_t)ndev, sizeof *runs);
     pthread_t *threads = xcalloc((size_t)ndev, sizeof *threads);
-    progress_state prog = {PTHREAD_MUTEX_INITIALIZER, 0, set->count, !a->quiet && isatty(STDERR_FILENO), rec};
+    progress_state prog = {PTHREAD_MUTEX_INITIALIZER, {0}, rec};
     char *def_path = abs_path(d->path), *root = abs_path(a->dataset), *cache = paths_cache_dir();
+    sweep_progress_start(&prog.show, stderr, a->quiet, d, set->count);
     deal(runs, ndev, set, res);
     for (int k = 0; k < ndev; k++) {
         runner_job *job = &runs[k].job;
@@ -424,6 +440,8 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
     int rc = 0;
     for (int k = 0; k < ndev; k++) {
         pthread_join(threads[k], NULL);
+        if (k == ndev - 1)
+            sweep_progress_end(&prog.show);
         if (runs[k].status != 0 && rc == 0) {
             *err = runs[k].err;
             rc = -1;
@@ -499,6 +517,8 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
     int rc = cmd_eval_prepare_solution(solution_dir, d->name, &bo, &sol, &br, err);
     if (rc == 1 && a->baseline_dir)
         rc = cmd_eval_prepare_solution(a->baseline_dir, d->name, &bo, &base, &bbr, err) == 1 ? 1 : -1;
+    char policy[512];
+    announce_policy(a, d, rec, policy, sizeof policy);
     if (rc >= 0 && record_start(a, rec, sol, &br, set->count, err) != 0)
         rc = -1;
     char *finding = NULL;

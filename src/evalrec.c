@@ -148,8 +148,11 @@ int evalrec_existing(eval_recorder *r, const char *name, const build_result *br,
 
 int evalrec_begin(eval_recorder *r, const char *device, int n, kwb_error *err)
 {
-    return store_eval_begin(r->h.st, r->candidate, r->round, device, "kwb-runner " KWB_RUNNER_VERSION, n,
-                            &r->eval_run, err);
+    /* the runner and the policy it measured under */
+    char *runner = xasprintf("kwb-runner %s%s%s", KWB_RUNNER_VERSION, r->policy ? "; " : "", r->policy ? r->policy : "");
+    int rc = store_eval_begin(r->h.st, r->candidate, r->round, device, runner, n, &r->eval_run, err);
+    free(runner);
+    return rc;
 }
 
 void evalrec_record(eval_recorder *r, const wl_result *res)

@@ -23,6 +23,7 @@ typedef struct eval_recorder {
     int recorded;            /* rows recorded by this process */
     int failed;              /* rows that could not be recorded */
     kwb_error first_error;   /* why the first one failed */
+    const char *policy;      /* the timing policy in force, recorded with the eval run (may be NULL) */
 } eval_recorder;
 
 /* Opens workspace WS_DIR (NULL: found as usual) and session NAME (created for DEFINITION

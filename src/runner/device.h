@@ -31,6 +31,7 @@ typedef struct device_sample {
     double clock_mhz;    /* SM clock during the sample; 0 when unknown */
     int throttled;       /* the clock was under 75% of its nominal rate: drop the sample */
     int kernels;         /* kernels the call launched (0 on the cpu) */
+    double flush_ms;     /* device time of the cache flush before it (0: none or unknown) */
 } device_sample;
 
 typedef struct device_ops {

@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "paths.h"
+#include "proc.h"
 #include "protocol.h"
 #include "runner/cuda_rng.h"
 #include "runner/cuda_support.h"
@@ -33,6 +34,7 @@ typedef struct cuda_priv {
     int ordinal;
     cudaStream_t stream;
     cudaEvent_t start, stop;
+    cudaEvent_t flush_start, flush_stop;  /* around the flush: its device time, for the floor */
     volatile int *hold_flag;      /* host-mapped */
     int *hold_flag_dev;
     int *timed_out;               /* device */
@@ -47,6 +49,8 @@ typedef struct cuda_priv {
     int broken;
     int raw_span;                 /* KWB_RAW_SPAN=1: report the bare activity span */
     cuda_peaks peaks;
+    double sample_wall[5];        /* host time per step of a sample: flush, sync, call, CUPTI, reads */
+    long samples;
 } cuda_priv;
 
 static cuda_priv *priv(device *d)
@@ -178,18 +182,28 @@ static int timed_sample(device *d, const timing_policy *pol, device_call call, v
                         device_sample *out, kwb_error *err)
 {
     cuda_priv *p = priv(d);
+    double t[6];
+    t[0] = proc_now();
+    cudaEventRecord(p->flush_start, p->stream);
     if (pol->cold && cuda_flush_caches(d, err) != 0)
         return -1;
+    cudaEventRecord(p->flush_stop, p->stream);
+    t[1] = proc_now();
     if (cuda_fail(d, cudaMemsetAsync(p->timed_out, 0, sizeof(int), p->stream), "reset", err) || cuda_sync(d, err))
         return -1;
+    t[2] = proc_now();
     if (p->cupti)
         cupti_timer_begin(p->cupti);
     if (held_call(d, call, ctx, which, err) != 0 || cuda_sync(d, err) != 0)
         return -1;
+    t[3] = proc_now();
     int spans = p->cupti && cupti_timer_end(p->cupti, &out->ms, &out->kernels) == 0;
-    float ev = 0;
+    t[4] = proc_now();
+    float ev = 0, fl = 0;
     int timed_out = 0;
     cudaEventElapsedTime(&ev, p->start, p->stop);
+    if (pol->cold && cudaEventElapsedTime(&fl, p->flush_start, p->flush_stop) == cudaSuccess)
+        out->flush_ms = fl;
     cudaMemcpy(&timed_out, p->timed_out, sizeof timed_out, cudaMemcpyDeviceToHost);
     out->event_ms = timed_out ? -1 : ev;  /* the call synchronized while held: events are void */
     if (!spans && timed_out)
@@ -199,6 +213,10 @@ static int timed_sample(device *d, const timing_policy *pol, device_call call, v
         out->ms = ev;
     out->clock_mhz = probe_clock_mhz(d);
     out->throttled = out->clock_mhz > 0 && out->clock_mhz < THROTTLE_SHARE * p->clock_khz / 1e3;
+    t[5] = proc_now();
+    for (int i = 0; i < 5; i++)
+        p->sample_wall[i] += t[i + 1] - t[i];
+    p->samples++;
     return 0;
 }
 
@@ -308,9 +326,24 @@ static void cuda_describe(device *d, json_t *hello)
                                                   p->peaks.bf16_tflops, "front_end_us", p->peaks.front_end_us));
 }
 
+/* With KWB_SAMPLE_PROFILE=FILE: one line appended with the host time per step of a sample. */
+static void write_sample_profile(const cuda_priv *p)
+{
+    const char *path = getenv("KWB_SAMPLE_PROFILE");
+    FILE *f = path && p->samples ? fopen(path, "a") : NULL;
+    if (!f)
+        return;
+    double n = (double)p->samples;
+    fprintf(f, "samples %ld us/sample: flush-enqueue %.1f sync %.1f held-call+sync %.1f cupti %.1f reads %.1f\n",
+            p->samples, p->sample_wall[0] / n * 1e6, p->sample_wall[1] / n * 1e6, p->sample_wall[2] / n * 1e6,
+            p->sample_wall[3] / n * 1e6, p->sample_wall[4] / n * 1e6);
+    fclose(f);
+}
+
 static void cuda_close(device *d)
 {
     cuda_priv *p = priv(d);
+    write_sample_profile(p);
     cupti_timer_close(p->cupti);
     if (!p->broken) {
         cudaFree(p->flush_buf);
@@ -319,6 +352,8 @@ static void cuda_close(device *d)
         cudaFreeHost((void *)p->hold_flag);
         cudaEventDestroy(p->start);
         cudaEventDestroy(p->stop);
+        cudaEventDestroy(p->flush_start);
+        cudaEventDestroy(p->flush_stop);
         cudaStreamDestroy(p->stream);
     }
     free(p);
@@ -519,6 +554,8 @@ static int setup(device *d, kwb_error *err)
     p->flush_bytes = 2 * (size_t)(p->l2_bytes > 0 ? p->l2_bytes : 64 << 20);
     if (cuda_fail(d, cudaStreamCreateWithFlags(&p->stream, cudaStreamNonBlocking), "stream", err) ||
         cuda_fail(d, cudaEventCreate(&p->start), "event", err) || cuda_fail(d, cudaEventCreate(&p->stop), "event", err) ||
+        cuda_fail(d, cudaEventCreate(&p->flush_start), "event", err) ||
+        cuda_fail(d, cudaEventCreate(&p->flush_stop), "event", err) ||
         cuda_fail(d, cudaHostAlloc((void **)&p->hold_flag, sizeof(int), cudaHostAllocMapped), "host flag", err) ||
         cuda_fail(d, cudaHostGetDevicePointer((void **)&p->hold_flag_dev, (void *)p->hold_flag, 0), "flag", err) ||
         cuda_fail(d, cudaMalloc((void **)&p->timed_out, sizeof(int)), "cudaMalloc", err) ||

@@ -23,6 +23,7 @@
 #include "runner/device.h"
 #include "runner/inputs.h"
 #include "runner/integrity.h"
+#include "runner/refcache.h"
 #include "runner/timing.h"
 #include "status.h"
 #include "strbuf.h"
@@ -65,6 +66,9 @@ typedef struct runner_ctx {
     unsigned long seq;         /* events sent so far (the sealed channel's sequence) */
     int threads0;              /* the runner's threads once set up: no call may leave more */
     int restart;               /* the harness failed: stop here, a fresh runner takes the rest */
+    refcache refs;             /* the reference's outputs on disk */
+    int ref_runs, ref_cached;  /* the workload in flight's trials: reference calls, cache hits */
+    int ref_fresh;             /* reference calls on the timed calls' fresh inputs */
 } runner_ctx;
 
 /* Writes all of LINE and a newline to FD; returns 0 or -1. */
@@ -256,15 +260,36 @@ static void finish_check(runner_ctx *r, callee *c, int trial)
     emit(r, ev);
 }
 
-/* Runs the reference on this trial's inputs into its outputs. */
+/* Trials from here on (the timed calls' fresh inputs) are many and seen once: their reference
+ * outputs are not cached. */
+enum { FIRST_UNCACHED_TRIAL = 1000 };
+
+/* The reference's outputs of this trial's inputs in its outputs' host copies: from the cache
+ * when it has them, else computed on the device (and cached when worth it). */
 static int run_reference(runner_ctx *r, int trial, kwb_error *err)
 {
+    char *path = trial < FIRST_UNCACHED_TRIAL ? refcache_path(&r->refs, r->def->name, r->wl, r->job.seed, trial) : NULL;
+    if (path && refcache_load(&r->refs, path, &r->ref.out)) {
+        r->ref_cached++;
+        free(path);
+        return 0;
+    }
     uint64_t key = poison_key(r, trial, 0);
     int which;
     long long off;
-    if (outputs_poison(&r->ref.out, r->dev, key, err) != 0 || invoke(r, &r->ref, err) != 0)
+    double t0 = proc_now();
+    if (trial < FIRST_UNCACHED_TRIAL)
+        r->ref_runs++;
+    else
+        r->ref_fresh++;
+    if (outputs_poison(&r->ref.out, r->dev, key, err) != 0 || invoke(r, &r->ref, err) != 0) {
+        free(path);
         return -1;
+    }
     int g = outputs_fetch(&r->ref.out, r->dev, key, &which, &off, err);
+    if (g == 0)
+        refcache_store(&r->refs, path, &r->ref.out, proc_now() - t0);
+    free(path);
     if (g > 0)
         return kwb_error_set(err, "the reference wrote outside output '%s'", r->def->outputs[which].name);
     return g;
@@ -363,6 +388,7 @@ typedef struct timed_ctx {
     int ref_stale;            /* the reference's outputs are not yet those of the current inputs */
     int threads;              /* threads of the runner before timing */
     int audits;               /* checked calls so far */
+    int seen[2][2];           /* per callee, timed calls marked checked [0] and fresh [1] */
     trial_inputs spare;       /* the other input set: refreshes alternate between two */
 } timed_ctx;
 
@@ -484,6 +510,8 @@ static int timed_after(void *ctx, int which, int *mark, kwb_error *err)
                                                                                                  : MARK_PLAIN;
     if (checked && audit_timed_call(t, which, err) != 0)
         return -1;
+    if (checked)
+        t->seen[which][*mark == MARK_FRESH]++;
     if (c->status != ST_PASSED)
         return kwb_error_set(err, "%s", c->message);
     t->after_check[which] = checked;
@@ -504,6 +532,21 @@ static int timed_after(void *ctx, int which, int *mark, kwb_error *err)
         nanosleep(&nap, NULL);
     }
     return 0;
+}
+
+/* Checked calls of each kind (on repeated inputs, on fresh ones) per callee that the parent's
+ * comparisons need (runclient's MARKED_MIN). */
+enum { EVIDENCE_MIN = 8 };
+
+/* Whether every callee has made EVIDENCE_MIN checked calls of each kind: until then sampling
+ * does not stop for precision alone. */
+static int timed_enough(void *ctx)
+{
+    timed_ctx *t = ctx;
+    for (int i = 0; i < t->n; i++)
+        if (t->seen[i][0] < EVIDENCE_MIN || t->seen[i][1] < EVIDENCE_MIN)
+            return 0;
+    return 1;
 }
 
 /* The timed calls' schedule; the first call of each callee is checked. */
@@ -568,7 +611,8 @@ static void set_roofline(runner_ctx *r, json_t *ev, double median_ms)
         json_object_set_new(ev, "roofline", json_real(pt.share));
 }
 
-static void emit_timing(runner_ctx *r, const char *role, const timing_series *s, const timing_policy *p)
+/* LOOP: the event carries the sampling loop's wall times (one series of each measure does). */
+static void emit_timing(runner_ctx *r, const char *role, const timing_series *s, const timing_policy *p, int loop)
 {
     json_t *ev = protocol_event_new("timing");
     json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
@@ -578,7 +622,13 @@ static void emit_timing(runner_ctx *r, const char *role, const timing_series *s,
     else
         json_object_set_new(ev, "timer", json_string(r->dev->ops->timer(r->dev)));
     protocol_event_set_timing(ev, &s->summary);
+    if (s->ci_rel > 0 && s->ci_rel < 1e9)
+        json_object_set_new(ev, "ci_rel", json_real(s->ci_rel));
     json_object_set_new(ev, "device_s", json_real(s->device_s));
+    json_object_set_new(ev, "flush_s", json_real(s->flush_s));
+    if (loop)
+        json_object_set_new(ev, "loop", json_pack("{s:f, s:f, s:f}", "warmup_s", s->warmup_s, "sampling_s", s->loop_s,
+                                                  "hooks_s", s->hooks_s));
     set_roofline(r, ev, s->summary.median);
     if (s->event_summary.n > 0) {
         json_object_set_new(ev, "events_median_ms", json_real(s->event_summary.median));
@@ -610,7 +660,7 @@ static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy 
     if (r->job.no_defences || who[0] == &r->ref)  /* the reference is trusted */
         rc = timing_measure(r->dev, p, n, timed_call, &t, series, n == 2 ? &r->gate : NULL, err);
     else {
-        timing_hooks hooks = {timed_after, 0};
+        timing_hooks hooks = {timed_after, 0, timed_enough};
         rc = timed_start(&t, err);
         hooks.extra_warmup = (int)(draw(&t) % EXTRA_WARMUP_MAX);
         if (rc == 0)
@@ -624,14 +674,16 @@ static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy 
         r->has_gate = rc == 0;
     for (int i = 0; i < n; i++) {
         if (rc == 0)
-            emit_timing(r, who[i]->role, &series[i], p);
+            emit_timing(r, who[i]->role, &series[i], p, i == 0);
         timing_series_free(&series[i]);
     }
     return rc;
 }
 
-static void time_workload(runner_ctx *r)
+/* Times the solutions, then the reference; PHASES gets the seconds each took. */
+static void time_workload(runner_ctx *r, double phases[2])
 {
+    double t0 = proc_now();
     kwb_error err = {{0}};
     callee *who[2];
     int n = 0;
@@ -646,15 +698,21 @@ static void time_workload(runner_ctx *r)
     }
     if (rc != 0)
         fail(&r->sols[0], ST_RUNTIME_ERROR, "while timing: %s", err.msg);
+    phases[0] = proc_now() - t0;
     callee *ref = &r->ref;
     if (r->job.reference_timing.min_samples > 0 && time_callees(r, &ref, 1, &r->job.reference_timing, &err) != 0)
         emit_error(r, err.msg);
+    phases[1] = proc_now() - t0 - phases[0];
 }
 
-static void emit_workload_end(runner_ctx *r)
+static void emit_workload_end(runner_ctx *r, const double phases[3])
 {
     callee *c = &r->sols[0];
     json_t *ev = protocol_event_new("workload-end");
+    json_object_set_new(ev, "cost", json_pack("{s:f, s:f, s:f, s:i, s:i, s:i}", "trials_s", phases[0], "timing_s",
+                                              phases[1], "reference_timing_s", phases[2], "reference_runs",
+                                              r->ref_runs, "reference_cached", r->ref_cached, "reference_fresh",
+                                              r->ref_fresh));
     json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
     json_object_set_new(ev, "status", json_string(status_name(c->status)));
     json_object_set_new(ev, "max_abs", json_real(c->stats.max_abs));
@@ -849,6 +907,7 @@ static void check_workload(runner_ctx *r, int ok, kwb_error *err)
 {
     /* The adversarial-magnitude trial first, so that timing runs on a regular trial's inputs. */
     int first = r->def->input_scale ? -1 : 0;
+    double phases[3] = {0, 0, 0}, t0 = proc_now();
     for (int t = first; ok && t < r->job.trials && r->sols[0].status == ST_PASSED; t++) {
         if (t > first)
             inputs_free(&r->in, r->dev);
@@ -858,9 +917,13 @@ static void check_workload(runner_ctx *r, int ok, kwb_error *err)
         fail(&r->sols[0], ST_RUNTIME_ERROR, "harness: %s", err->msg);
         r->restart = 1;  /* the process is suspect (memory taken, state damaged): a fresh runner goes on */
     }
-    else if (r->sols[0].status == ST_PASSED)
-        time_workload(r);
-    emit_workload_end(r);
+    else if (r->sols[0].status == ST_PASSED) {
+        phases[0] = proc_now() - t0;
+        time_workload(r, phases + 1);
+    }
+    if (phases[0] == 0)
+        phases[0] = proc_now() - t0;
+    emit_workload_end(r, phases);
 }
 
 static void run_workload(runner_ctx *r, json_t *wobj)
@@ -877,6 +940,7 @@ static void run_workload(runner_ctx *r, json_t *wobj)
     emit(r, ev);
     reset_callee(&r->ref);
     r->has_gate = 0;
+    r->ref_runs = r->ref_cached = r->ref_fresh = 0;
     for (int s = 0; s < r->nsols; s++) {
         reset_callee(&r->sols[s]);
         if (r->sols[s].interposed[0])
@@ -954,6 +1018,7 @@ static int setup(runner_ctx *r, kwb_error *err)
     r->dev->ops->describe(r->dev, facts);
     r->peaks = roofline_peaks_from_facts(facts);
     json_decref(facts);
+    refcache_open(&r->refs, r->job.cache_dir, r->dev->ops->kind);
     r->ref.fn = (entry_fn)r->dev->ops->reference(r->dev, r->def->name);
     r->ref.role = "reference";
     if (!r->ref.fn)
@@ -977,6 +1042,7 @@ static void teardown(runner_ctx *r)
     if (r->dev)
         r->dev->ops->close(r->dev);
     definition_free(r->def);
+    refcache_close(&r->refs);
     free(r->args);
     protocol_job_free(&r->job);
 }

@@ -1,0 +1,42 @@
+/* refcache.h - the reference's outputs kept on disk per (reference, device kind, definition,
+ * workload, seed, trial), so that every candidate of a session is checked against the same
+ * outputs without computing them again. The reference's identity is the runner binary it is
+ * built into (device, inode, size and modification time of /proc/self/exe): a rebuilt runner
+ * never reads an older runner's outputs. */
+#ifndef KWB_REFCACHE_H
+#define KWB_REFCACHE_H
+
+#include <stdint.h>
+
+#include "runner/inputs.h"
+#include "workload.h"
+
+/* When outputs are written to the cache. */
+typedef enum refcache_mode {
+    REFCACHE_OFF,     /* never read or written (KWB_REF_CACHE=off, or no cache folder) */
+    REFCACHE_AUTO,    /* written when computing them took longer than reading them back would */
+    REFCACHE_ALWAYS,  /* always written (KWB_REF_CACHE=always) */
+} refcache_mode;
+
+typedef struct refcache {
+    refcache_mode mode;
+    char *dir;           /* CACHE/references */
+    char ident[65];      /* the reference's identity and the device kind, hashed */
+} refcache;
+
+/* Sets C up under CACHE_DIR (NULL: off) for references run on device kind KIND; the mode
+ * comes from KWB_REF_CACHE (off, auto, always; default auto). Never fails: a cache that
+ * cannot be used is off. */
+void refcache_open(refcache *c, const char *cache_dir, const char *kind);
+/* The file of one trial's outputs (the caller frees it), or NULL when the cache is off. */
+char *refcache_path(const refcache *c, const char *def_name, const workload *w, uint64_t seed, int trial);
+/* Fills OUT's host copies from PATH. Returns 1 when they were there (sizes matching), else 0. */
+int refcache_load(const refcache *c, const char *path, output_set *out);
+/* Writes OUT's host copies to PATH (atomically: a temporary file renamed) when the mode
+ * asks for it, given that computing them took COMPUTE_S seconds. Failures are ignored:
+ * the cache only saves time. */
+void refcache_store(const refcache *c, const char *path, const output_set *out, double compute_s);
+/* Frees what C holds. */
+void refcache_close(refcache *c);
+
+#endif
