@@ -11,7 +11,7 @@
 
 void sweep_progress_start(sweep_progress *p, FILE *f, int quiet, const definition *d, int total)
 {
-    *p = (sweep_progress){f, quiet ? SWEEP_QUIET : isatty(fileno(f)) ? SWEEP_LIVE : SWEEP_LINES, d, total, 0, 0,
+    *p = (sweep_progress){f,         quiet ? SWEEP_QUIET : isatty(fileno(f)) ? SWEEP_LIVE : SWEEP_LINES, d, total, 0, 0,
                           proc_now()};
     if (p->mode == SWEEP_LIVE) {
         char counts[128];

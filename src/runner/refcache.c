@@ -22,8 +22,9 @@ void refcache_open(refcache *c, const char *cache_dir, const char *kind)
 {
     memset(c, 0, sizeof *c);
     const char *env = getenv("KWB_REF_CACHE");
-    c->mode = env && strcmp(env, "off") == 0 ? REFCACHE_OFF : env && strcmp(env, "always") == 0 ? REFCACHE_ALWAYS
-                                                                                                 : REFCACHE_AUTO;
+    c->mode = env && strcmp(env, "off") == 0      ? REFCACHE_OFF
+              : env && strcmp(env, "always") == 0 ? REFCACHE_ALWAYS
+                                                  : REFCACHE_AUTO;
     struct stat sb;
     if (!cache_dir || stat("/proc/self/exe", &sb) != 0) {
         c->mode = REFCACHE_OFF;

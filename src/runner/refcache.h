@@ -13,15 +13,15 @@
 
 /* When outputs are written to the cache. */
 typedef enum refcache_mode {
-    REFCACHE_OFF,     /* never read or written (KWB_REF_CACHE=off, or no cache folder) */
-    REFCACHE_AUTO,    /* written when computing them took longer than reading them back would */
-    REFCACHE_ALWAYS,  /* always written (KWB_REF_CACHE=always) */
+    REFCACHE_OFF,    /* never read or written (KWB_REF_CACHE=off, or no cache folder) */
+    REFCACHE_AUTO,   /* written when computing them took longer than reading them back would */
+    REFCACHE_ALWAYS, /* always written (KWB_REF_CACHE=always) */
 } refcache_mode;
 
 typedef struct refcache {
     refcache_mode mode;
-    char *dir;           /* CACHE/references */
-    char ident[65];      /* the reference's identity and the device kind, hashed */
+    char *dir;      /* CACHE/references */
+    char ident[65]; /* the reference's identity and the device kind, hashed */
 } refcache;
 
 /* Sets C up under CACHE_DIR (NULL: off) for references run on device kind KIND; the mode
