@@ -210,9 +210,9 @@ static json_t *result_json(const definition *d, const wl_result *r)
                                                  r->cost.reference_fresh));
     if (r->cost.wall_s > 0)
         json_object_update_new(json_object_get(o, "cost"),
-                               json_pack("{s:f, s:f, s:f, s:f}", "flush_ms", r->cost.flush_ms, "warmup_s",
+                               json_pack("{s:f, s:f, s:f, s:f, s:f}", "flush_ms", r->cost.flush_ms, "warmup_s",
                                          r->cost.warmup_s, "sampling_s", r->cost.sampling_s, "hooks_s",
-                                         r->cost.hooks_s));
+                                         r->cost.hooks_s, "runner_start_s", r->cost.runner_start_s));
     if (r->verdict[0])
         json_object_set_new(o, "verdict", json_pack("{s:s, s:f, s:f, s:f}", "kind", r->verdict, "ratio", r->ratio,
                                                     "lo", r->ratio_lo, "hi", r->ratio_hi));

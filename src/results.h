@@ -13,6 +13,7 @@
 /* Where a workload's evaluation time went (the runner's account, for bench/sweep-speed). */
 typedef struct wl_cost {
     double wall_s;              /* workload-start to workload-end, as the parent saw them */
+    double runner_start_s;      /* on a runner's first workload: its spawn to this workload-start */
     double sampled_ms;          /* the sum of every timed sample, all roles */
     long samples;               /* timed samples, all roles */
     double trials_s, timing_s, reference_timing_s;   /* the runner's phases (wall time) */

@@ -287,6 +287,8 @@ static int on_event(runclient *rc, launch *l, const workload_set *set, wl_result
         if (l->current < 0)
             return -1;
         l->deadline = proc_now() + rc->timeout_s;
+        if (l->started == 0)  /* the runner's first workload: what its start-up cost */
+            results[l->current].cost.runner_start_s = proc_now() - l->spawned;
         l->started = proc_now();
         break;
     case EV_TIMING:
