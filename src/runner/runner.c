@@ -538,9 +538,11 @@ static int timed_after(void *ctx, int which, int *mark, kwb_error *err)
     return 0;
 }
 
-/* Checked calls of each kind (on repeated inputs, on fresh ones) per callee that the parent's
- * comparisons need (runclient's MARKED_MIN). */
-enum { EVIDENCE_MIN = 8 };
+/* Checked calls of each kind (on repeated inputs, on fresh ones) per callee before sampling may
+ * stop for precision: twice what the parent's comparisons need at the least (runclient's
+ * MARKED_MIN), since with that few an honest small kernel's first calls on fresh inputs (cold
+ * caches) were taken for a cache's misses. */
+enum { EVIDENCE_MIN = 16 };
 
 /* Whether every callee has made EVIDENCE_MIN checked calls of each kind: until then sampling
  * does not stop for precision alone. */
