@@ -13,6 +13,7 @@
 #include "proc.h"
 #include "protocol.h"
 #include "runner/cuda_rng.h"
+#include "digest_formula.h"
 #include "runner/cuda_support.h"
 #include "runner/cupti_timer.h"
 #include "runner/device.h"
@@ -52,6 +53,8 @@ typedef struct cuda_priv {
     cuda_peaks peaks;
     double sample_wall[5];        /* host time per step of a sample: flush, sync, call, CUPTI, reads */
     long samples;
+    unsigned long long *digest_slot;  /* device: the digest kernel's sum */
+    int digest_ok;                /* the digest kernel agreed with the host's formula at open */
     double flush_ms;              /* device time of one flush, averaged over the first FLUSH_TIMED */
     int flushes_timed;
 } cuda_priv;
@@ -326,6 +329,7 @@ static void cuda_describe(device *d, json_t *hello)
     json_object_set_new(hello, "sm_clock_mhz", json_real(p->clock_khz / 1e3));
     json_object_set_new(hello, "mem_clock_mhz", json_real(p->mem_clock_khz / 1e3));
     json_object_set_new(hello, "timer", json_string(cuda_timer(d)));
+    json_object_set_new(hello, "input_digest", json_boolean(p->digest_ok));
     if (!p->cupti)
         json_object_set_new(hello, "timer_note", json_string(p->cupti_note));
     json_object_set_new(hello, "peaks", json_pack("{s:f, s:f, s:f, s:f}", "copy_gbps", p->peaks.copy_gbps,
@@ -354,6 +358,7 @@ static void cuda_close(device *d)
     cupti_timer_close(p->cupti);
     if (!p->broken) {
         cudaFree(p->flush_buf);
+        cudaFree(p->digest_slot);
         cudaFree(p->probe);
         cudaFree(p->timed_out);
         cudaFreeHost((void *)p->hold_flag);
@@ -365,6 +370,47 @@ static void cuda_close(device *d)
     }
     free(p);
     free(d);
+}
+
+/* The digest computed on the GPU: no read-back of the bytes. 1 when the kernel failed its
+ * self-test at open (the caller then reads the bytes back). */
+static int cuda_digest(device *d, const void *p, size_t n, uint64_t key, uint64_t *out, kwb_error *err)
+{
+    cuda_priv *c = priv(d);
+    if (!c->digest_ok)
+        return 1;
+    unsigned long long v = 0;
+    if (cuda_fail(d, (cudaError_t)cuda_support_digest(c->stream, p, n, key, c->digest_slot), "digest", err) ||
+        cuda_fail(d, cudaStreamSynchronize(c->stream), "digest", err) ||
+        cuda_fail(d, cudaMemcpy(&v, c->digest_slot, sizeof v, cudaMemcpyDeviceToHost), "digest", err))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Whether the digest kernel agrees with digest_host on sizes around a word and a block's
+ * stride, and sees a one-bit change; a kernel that does not is never used. */
+static int digest_self_test(device *d)
+{
+    enum { N = 256 * 8 * 3 + 13 };
+    unsigned char host[N];
+    for (size_t i = 0; i < N; i++)
+        host[i] = (unsigned char)(i * 131 + 7);
+    void *buf = NULL;
+    kwb_error err = {{0}};
+    int ok = cudaMalloc(&buf, N) == cudaSuccess && cudaMemcpy(buf, host, N, cudaMemcpyHostToDevice) == cudaSuccess;
+    priv(d)->digest_ok = ok;
+    static const size_t sizes[] = {0, 1, 8, 13, 2048, N};
+    for (size_t k = 0; ok && k < sizeof sizes / sizeof *sizes; k++) {
+        uint64_t got = 0;
+        ok = cuda_digest(d, buf, sizes[k], 0x6b7762ULL + k, &got, &err) == 0 && got == digest_host(host, sizes[k], 0x6b7762ULL + k);
+    }
+    uint64_t before = digest_host(host, N, 5), after = 0;
+    host[N - 1] ^= 1;
+    ok = ok && cudaMemcpy(buf, host, N, cudaMemcpyHostToDevice) == cudaSuccess &&
+         cuda_digest(d, buf, N, 5, &after, &err) == 0 && after == digest_host(host, N, 5) && after != before;
+    cudaFree(buf);
+    return ok;
 }
 
 static const device_ops cuda_ops = {
@@ -380,6 +426,7 @@ static const device_ops cuda_ops = {
     .broken = cuda_broken,
     .stream = cuda_stream,
     .reference = cuda_reference,
+    .digest = cuda_digest,
     .flush = cuda_flush,
     .describe = cuda_describe,
     .close = cuda_close,
@@ -567,8 +614,10 @@ static int setup(device *d, kwb_error *err)
         cuda_fail(d, cudaHostGetDevicePointer((void **)&p->hold_flag_dev, (void *)p->hold_flag, 0), "flag", err) ||
         cuda_fail(d, cudaMalloc((void **)&p->timed_out, sizeof(int)), "cudaMalloc", err) ||
         cuda_fail(d, cudaMalloc((void **)&p->probe, 4 * sizeof(unsigned long long)), "cudaMalloc", err) ||
-        cuda_fail(d, cudaMalloc(&p->flush_buf, p->flush_bytes), "cudaMalloc", err))
+        cuda_fail(d, cudaMalloc(&p->flush_buf, p->flush_bytes), "cudaMalloc", err) ||
+        cuda_fail(d, cudaMalloc((void **)&p->digest_slot, sizeof *p->digest_slot), "cudaMalloc", err))
         return -1;
+    p->digest_ok = digest_self_test(d);
     return 0;
 }
 

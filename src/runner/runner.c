@@ -336,7 +336,7 @@ static int scale_inputs(runner_ctx *r, kwb_error *err)
         if (r->dev->ops->upload(r->dev, b->dev, b->host, b->nbytes, err) != 0)
             return -1;
     }
-    return 0;
+    return inputs_seal(&r->in, r->dev, err);  /* the scaled values are this trial's pristine ones */
 }
 
 /* One trial: fresh inputs; each solution's call; then the reference on the pristine inputs
