@@ -395,6 +395,7 @@ static void gather(device_run *runs, int ndev, const workload_set *set, wl_resul
 
 typedef struct eval_outcome {
     char *hardware;
+    char policy[512];       /* the timing policy in words */
 } eval_outcome;
 
 static void note_hello(eval_outcome *o, json_t *hello, const char *device)
@@ -517,8 +518,7 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
     int rc = cmd_eval_prepare_solution(solution_dir, d->name, &bo, &sol, &br, err);
     if (rc == 1 && a->baseline_dir)
         rc = cmd_eval_prepare_solution(a->baseline_dir, d->name, &bo, &base, &bbr, err) == 1 ? 1 : -1;
-    char policy[512];
-    announce_policy(a, d, rec, policy, sizeof policy);
+    announce_policy(a, d, rec, out->policy, sizeof out->policy);
     if (rc >= 0 && record_start(a, rec, sol, &br, set->count, err) != 0)
         rc = -1;
     char *finding = NULL;
@@ -641,7 +641,7 @@ int cmd_eval(int argc, char **argv)
         else {
             char *hardware = out.hardware;
             if (a.json)
-                results_print_json(stdout, d, res, set.count);
+                results_print_json(stdout, d, res, set.count, out.policy);
             else
                 results_print_table(stdout, d, res, set.count);
             results_summary s = results_summarize(res, set.count);

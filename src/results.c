@@ -219,7 +219,7 @@ static json_t *result_json(const definition *d, const wl_result *r)
     return o;
 }
 
-void results_print_json(FILE *f, const definition *d, const wl_result *r, int n)
+void results_print_json(FILE *f, const definition *d, const wl_result *r, int n, const char *policy)
 {
     json_t *arr = json_array();
     for (int i = 0; i < n; i++)
@@ -232,6 +232,8 @@ void results_print_json(FILE *f, const definition *d, const wl_result *r, int n)
     json_t *doc = json_pack("{s:s, s:o, s:{s:i, s:o, s:f, s:f}}", "definition", d->name, "workloads", arr,
                             "summary", "total", s.total, "statuses", counts, "mean_latency_ms",
                             s.mean_latency_ms, "geomean_speedup", s.geomean_speedup);
+    if (policy && policy[0])
+        json_object_set_new(doc, "policy", json_string(policy));
     json_dumpf(doc, f, JSON_INDENT(2));
     fputc('\n', f);
     json_decref(doc);

@@ -21,7 +21,7 @@ expect_grep '^kwb eval: timing: warm; .*CI within \+-0\.5%, at least 10 samples'
 [ "$(grep -c '^kwb eval: \[[0-9]/3\] ' "$TMP/lines.err")" -eq 3 ] && pass "one progress line per workload" ||
     fail "one progress line per workload: $(cat "$TMP/lines.err")"
 for k in 1 2 3; do
-    expect_grep "^kwb eval: \[$k/3\] $k passed, 0 failed \| [0-9.]+ s elapsed.* \| w[0-9]-b[0-9] +batch_size=[0-9]  PASSED  [0-9.]+ us" \
+    expect_grep "^kwb eval: \[$k/3\] $k passed, 0 failed \| [0-9.]+ s elapsed.* \| w[0-9]-b[0-9] +batch_size=[0-9]  PASSED  [0-9.]+ (us|ms)" \
         "$TMP/lines.err" "line $k: counts, elapsed, the workload's row"
 done
 expect_grep '^kwb eval: \[1/3\] .*~[0-9]+ s left' "$TMP/lines.err" "an estimate of the time left"
@@ -49,6 +49,7 @@ expect_code 0 "$?" "recorded eval"
 sqlite3 "$TMP/ws/kwb.db" 'SELECT runner_version FROM eval_runs' >"$TMP/policy.txt" 2>&1
 expect_grep "^kwb-runner .*; warm; .*CI within \+-0\.5%" "$TMP/policy.txt" "the store keeps the policy with the eval run"
 expect_grep '"ci_rel": [0-9.e-]+' "$TMP/rec.json" "the JSON gives each median's CI half-width"
+expect_grep '"policy": "warm; .*CI within \+-0\.5%' "$TMP/rec.json" "the JSON names the policy"
 
 # The reference's outputs: computed by the first evaluation, read back by the second.
 export KWB_CACHE_DIR="$TMP/cache" KWB_REF_CACHE=always
