@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +19,44 @@ static const char MAGIC[8] = "KWBREF1\n";
 
 /* Bytes a second the cache is assumed to read back at (the page cache, or a local disk). */
 #define REFCACHE_READ_BPS 2e9
+/* The most the folder may hold (KWB_REF_CACHE_MAX_MB overrides): the least recently used files
+ * go first. */
+#define REFCACHE_MAX_MB 4096.0
+
+/* Removes the least recently used files of DIR until it holds at most MAX bytes besides NEED. */
+static void evict(const char *dir, double need)
+{
+    const char *env = getenv("KWB_REF_CACHE_MAX_MB");
+    double max = (env && atof(env) > 0 ? atof(env) : REFCACHE_MAX_MB) * 1048576.0;
+    for (;;) {
+        DIR *d = opendir(dir);
+        if (!d)
+            return;
+        double total = need;
+        char *oldest = NULL;
+        struct timespec when = {0, 0};
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            struct stat sb;
+            char *path = xasprintf("%s/%s", dir, e->d_name);
+            if (e->d_name[0] != '.' && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+                total += (double)sb.st_size;
+                if (!oldest || sb.st_mtim.tv_sec < when.tv_sec ||
+                    (sb.st_mtim.tv_sec == when.tv_sec && sb.st_mtim.tv_nsec < when.tv_nsec)) {
+                    free(oldest);
+                    oldest = path, path = NULL;
+                    when = sb.st_mtim;
+                }
+            }
+            free(path);
+        }
+        closedir(d);
+        int done = total <= max || !oldest || unlink(oldest) != 0;
+        free(oldest);
+        if (done)
+            return;
+    }
+}
 
 void refcache_open(refcache *c, const char *cache_dir, const char *kind)
 {
@@ -77,6 +117,8 @@ int refcache_load(const refcache *c, const char *path, output_set *out)
         ok = out->bufs[o].nbytes == 0 || fread(out->bufs[o].host, 1, out->bufs[o].nbytes, f) == out->bufs[o].nbytes;
     ok = ok && fgetc(f) == EOF;
     fclose(f);
+    if (ok)
+        utimensat(AT_FDCWD, path, NULL, 0); /* recently used: evicted last */
     return ok;
 }
 
@@ -89,6 +131,7 @@ void refcache_store(const refcache *c, const char *path, const output_set *out, 
         return;
     if (paths_mkdir_p(c->dir) != 0)
         return;
+    evict(c->dir, bytes);
     char *tmp = xasprintf("%s.%d.tmp", path, (int)getpid());
     FILE *f = fopen(tmp, "wb");
     uint32_t n = (uint32_t)out->n;

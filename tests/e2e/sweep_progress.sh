@@ -73,4 +73,9 @@ for f in "$TMP"/cache/references/*.bin; do head -c 20 "$f" >"$f.t" && mv "$f.t" 
 "$KWB" eval "${args[@]}" --solution "$KERNELS/fast" --json --quiet >"$TMP/c5.json" 2>/dev/null
 expect_code 0 "$?" "a damaged cache: still PASSED"
 [ "$(runs "$TMP/c5.json")" = "6 0" ] && pass "a damaged cache file is computed again" || fail "damaged: $(runs "$TMP/c5.json")"
+# The cache's size is bounded: the least recently used files go first.
+KWB_CACHE_DIR="$TMP/small" KWB_REF_CACHE_MAX_MB=1 "$KWB" eval "${args[@]}" --solution "$KERNELS/fast" --json --quiet \
+    >/dev/null 2>&1
+n=$(ls "$TMP/small/references" | wc -l)
+[ "$n" -ge 1 ] && [ "$n" -lt 6 ] && pass "KWB_REF_CACHE_MAX_MB=1: $n of 6 files kept" || fail "cache bound: $n files"
 finish
