@@ -9,13 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef KWB_HD
-#ifdef __CUDACC__
-#define KWB_HD __host__ __device__
-#else
-#define KWB_HD
-#endif
-#endif
+#include "dtype_bits.h" /* KWB_HD */
 
 /* SplitMix64's finalizer: every input bit reaches every output bit. */
 static inline KWB_HD uint64_t digest_mix(uint64_t z)
