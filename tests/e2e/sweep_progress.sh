@@ -59,20 +59,24 @@ print(sum(x["cost"]["reference_runs"] for x in w), sum(x["cost"]["reference_cach
 }
 "$KWB" eval "${args[@]}" --solution "$KERNELS/baseline" --json --quiet >"$TMP/c1.json" 2>"$TMP/c1.err"
 expect_code 0 "$?" "first evaluation"
-[ "$(runs "$TMP/c1.json")" = "6 0" ] && pass "first: 3 workloads x 2 trials computed" || fail "first: $(runs "$TMP/c1.json")"
+# (the dataset's preflight, a dump of the smallest workload's first trial, may have computed one already)
+case "$(runs "$TMP/c1.json")" in
+"6 0" | "5 1") pass "first: 3 workloads x 2 trials computed (or one by the preflight)" ;;
+*) fail "first: $(runs "$TMP/c1.json")" ;;
+esac
 "$KWB" eval "${args[@]}" --solution "$KERNELS/fast" --json --quiet >"$TMP/c2.json" 2>"$TMP/c2.err"
 expect_code 0 "$?" "second evaluation (another candidate)"
 [ "$(runs "$TMP/c2.json")" = "0 6" ] && pass "second: every trial's reference outputs from the cache" ||
     fail "second: $(runs "$TMP/c2.json")"
 "$KWB" eval "${args[@]}" --solution "$KERNELS/fast" --json --quiet --seed 2 >"$TMP/c3.json" 2>/dev/null
-[ "$(runs "$TMP/c3.json")" = "6 0" ] && pass "another seed: other inputs, computed again" || fail "seed 2: $(runs "$TMP/c3.json")"
+[ "$(runs "$TMP/c3.json" | cut -d' ' -f1)" -ge 5 ] && pass "another seed: other inputs, computed again" || fail "seed 2: $(runs "$TMP/c3.json")"
 KWB_REF_CACHE=off "$KWB" eval "${args[@]}" --solution "$KERNELS/fast" --json --quiet >"$TMP/c4.json" 2>/dev/null
 [ "$(runs "$TMP/c4.json")" = "6 0" ] && pass "KWB_REF_CACHE=off: computed" || fail "off: $(runs "$TMP/c4.json")"
 # A cache file that does not match (truncated) is not used.
 for f in "$TMP"/cache/references/*.bin; do head -c 20 "$f" >"$f.t" && mv "$f.t" "$f"; done
 "$KWB" eval "${args[@]}" --solution "$KERNELS/fast" --json --quiet >"$TMP/c5.json" 2>/dev/null
 expect_code 0 "$?" "a damaged cache: still PASSED"
-[ "$(runs "$TMP/c5.json")" = "6 0" ] && pass "a damaged cache file is computed again" || fail "damaged: $(runs "$TMP/c5.json")"
+[ "$(runs "$TMP/c5.json" | cut -d' ' -f1)" -ge 5 ] && pass "a damaged cache file is computed again" || fail "damaged: $(runs "$TMP/c5.json")"
 # The cache's size is bounded: the least recently used files go first.
 KWB_CACHE_DIR="$TMP/small" KWB_REF_CACHE_MAX_MB=1 "$KWB" eval "${args[@]}" --solution "$KERNELS/fast" --json --quiet \
     >/dev/null 2>&1
