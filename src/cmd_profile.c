@@ -24,6 +24,7 @@
 #include "traceset.h"
 #include "wsopen.h"
 #include "xalloc.h"
+#include "suggest.h"
 
 #define MAX_KERNELS 64
 
@@ -75,6 +76,7 @@ static int parse_profile_args(int argc, char **argv, profile_args *a)
     double v;
     int c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'd': a->definition = optarg; break;
@@ -103,7 +105,7 @@ static int parse_profile_args(int argc, char **argv, profile_args *a)
             a->launch_count = (int)v;
             break;
         case 'h': profile_usage(stdout); exit(0);
-        default: profile_usage(stderr); return -1;
+        default: suggest_bad_option("profile", argv, opts); profile_usage(stderr); return -1;
         }
     }
     const char *problem = NULL;
@@ -524,7 +526,7 @@ static int profile_solution(const profile_args *a, const definition *d, const ch
     kwb_error err = {{0}};
     profile_job j = {.a = a, .d = d, .dataset = dataset, .uuid = w->uuid, .self = self_path()};
     j.cache_dir = xstrdup(bo.cache_dir);
-    int code, rc = cmd_eval_prepare_solution(a->solution_dir, d->name, &bo, &sol, &br, &err);
+    int code, rc = cmd_eval_prepare_solution("profile", a->solution_dir, d->name, &bo, &sol, &br, &err);
     char *parent = xasprintf("%s/profiles", bo.cache_dir);
     if (rc < 0) {
         fprintf(stderr, "kwb profile: %s\n", err.msg);

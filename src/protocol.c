@@ -1,6 +1,7 @@
 #include "protocol.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -59,6 +60,9 @@ char *protocol_job_encode(const runner_job *job)
                           "rtol", job->check.rtol, "matched_ratio", job->check.required_ratio, "timing",
                           policy_json(&job->timing), "reference_timing", policy_json(&job->reference_timing),
                           "seed", (json_int_t)job->seed, "samples", job->want_samples);
+    if (job->reference.so_path)
+        json_object_set_new(o, "reference", json_pack("{s:s, s:s, s:s}", "name", job->reference.name, "so",
+                                                      job->reference.so_path, "symbol", job->reference.symbol));
     if (job->cache_dir)
         json_object_set_new(o, "cache", json_string(job->cache_dir));
     if (job->channel_key)
@@ -106,6 +110,20 @@ static int solutions_decode(json_t *arr, runner_job *job, kwb_error *err)
         s->so_path = xstrdup(so);
         s->symbol = xstrdup(symbol);
     }
+    return 0;
+}
+
+/* The optional "reference": a built solution standing for the definition's reference. */
+static int reference_decode(json_t *o, runner_job *job, kwb_error *err)
+{
+    json_t *ref = json_object_get(o, "reference");
+    const char *name, *so, *symbol;
+    json_error_t jerr;
+    if (!ref)
+        return 0;
+    if (json_unpack_ex(ref, &jerr, 0, "{s:s, s:s, s:s}", "name", &name, "so", &so, "symbol", &symbol) != 0)
+        return kwb_error_set(err, "job: reference: %s", jerr.text);
+    job->reference = (job_solution){xstrdup("reference"), xstrdup(name), xstrdup(so), xstrdup(symbol)};
     return 0;
 }
 
@@ -164,6 +182,8 @@ int protocol_job_decode(const char *line, runner_job *job, kwb_error *err)
     if (rc == 0)
         rc = dump_decode(o, job, err);
     if (rc == 0)
+        rc = reference_decode(o, job, err);
+    if (rc == 0)
         rc = policy_decode(timing, &job->timing, "timing", err);
     if (rc == 0)
         rc = policy_decode(rtiming, &job->reference_timing, "reference_timing", err);
@@ -180,6 +200,10 @@ void protocol_job_free(runner_job *job)
     free(job->dump_dir);
     free(job->channel_key);
     json_decref(job->workloads);
+    free(job->reference.role);
+    free(job->reference.name);
+    free(job->reference.so_path);
+    free(job->reference.symbol);
     for (int i = 0; i < job->nsolutions; i++) {
         free(job->solutions[i].role);
         free(job->solutions[i].name);
@@ -240,9 +264,23 @@ static event_type event_type_of(const char *name)
     return EV_UNKNOWN;
 }
 
+json_t *protocol_real(double v)
+{
+    if (isnan(v))
+        return json_string("NaN");
+    if (isinf(v))
+        return json_string(v > 0 ? "Infinity" : "-Infinity");
+    return json_real(v);
+}
+
+/* A number, or one of protocol_real's strings for a non-finite value. */
 static double num(json_t *o, const char *key)
 {
-    return json_number_value(json_object_get(o, key));
+    json_t *v = json_object_get(o, key);
+    const char *s = json_string_value(v);
+    if (!s)
+        return json_number_value(v);
+    return strcmp(s, "NaN") == 0 ? NAN : strcmp(s, "Infinity") == 0 ? INFINITY : strcmp(s, "-Infinity") == 0 ? -INFINITY : 0;
 }
 
 static void timing_from_json(json_t *o, stats_summary *s)

@@ -5,7 +5,8 @@
  *            "workloads":[workload objects], "solutions":[{"role","name","so","symbol"}],
  *            "check":{"trials","atol","rtol","matched_ratio"},
  *            "timing":{policy}, "reference_timing":{policy}, "seed":N, "samples":bool,
- *            optional: "cache":DIR, "dump_dir":DIR, "dump_trial":N, "key":HEX (events
+ *            optional: "reference":{"name","so","symbol"} (the definition's reference as a
+ *            built solution, used instead of one compiled into the runner), "cache":DIR, "dump_dir":DIR, "dump_trial":N, "key":HEX (events
  *            sealed with it, see channel.h), "no_defences":bool (timed calls unchecked)}
  *           With "dump_dir" the job is a dump (kwb dump): per workload, the inputs of trial
  *           "dump_trial" (default 0) and the reference's outputs go to DIR/UUID.safetensors;
@@ -64,6 +65,7 @@ typedef struct runner_job {
     json_t *workloads;          /* array of workload objects (owned) */
     job_solution solutions[2];
     int nsolutions;
+    job_solution reference;     /* "reference": so_path NULL when the runner's own is meant */
     int trials;
     check_policy check;
     timing_policy timing;
@@ -118,5 +120,9 @@ int protocol_write_line(int fd, json_t *obj);
 int protocol_event_parse(const char *line, runner_event *ev, kwb_error *err);
 /* Frees ev's json. */
 void protocol_event_free(runner_event *ev);
+
+/* V as a JSON number, or "NaN", "Infinity", "-Infinity" (as FlashInfer-Bench writes them) when
+ * it is not finite; events' numbers are read back either way. */
+json_t *protocol_real(double v);
 
 #endif

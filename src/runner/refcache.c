@@ -58,7 +58,7 @@ static void evict(const char *dir, double need)
     }
 }
 
-void refcache_open(refcache *c, const char *cache_dir, const char *kind)
+void refcache_open(refcache *c, const char *cache_dir, const char *kind, const char *reference_so)
 {
     memset(c, 0, sizeof *c);
     const char *env = getenv("KWB_REF_CACHE");
@@ -70,8 +70,15 @@ void refcache_open(refcache *c, const char *cache_dir, const char *kind)
         c->mode = REFCACHE_OFF;
         return;
     }
-    char *id = xasprintf("%llu:%llu:%lld:%lld.%09ld:%s", (unsigned long long)sb.st_dev, (unsigned long long)sb.st_ino,
-                         (long long)sb.st_size, (long long)sb.st_mtim.tv_sec, (long)sb.st_mtim.tv_nsec, kind);
+    struct stat rb = {0};
+    if (reference_so && stat(reference_so, &rb) != 0) {
+        c->mode = REFCACHE_OFF;
+        return;
+    }
+    char *id = xasprintf("%llu:%llu:%lld:%lld.%09ld:%s:%s:%lld:%lld.%09ld", (unsigned long long)sb.st_dev,
+                         (unsigned long long)sb.st_ino, (long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
+                         (long)sb.st_mtim.tv_nsec, kind, reference_so ? reference_so : "", (long long)rb.st_size,
+                         (long long)rb.st_mtim.tv_sec, (long)rb.st_mtim.tv_nsec);
     sha256_buffer_hex(id, strlen(id), c->ident);
     free(id);
     c->dir = xasprintf("%s/references", cache_dir);

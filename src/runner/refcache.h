@@ -1,8 +1,9 @@
 /* refcache.h - the reference's outputs kept on disk per (reference, device kind, definition,
  * workload, seed, trial), so that every candidate of a session is checked against the same
- * outputs without computing them again. The reference's identity is the runner binary it is
- * built into (device, inode, size and modification time of /proc/self/exe): a rebuilt runner
- * never reads an older runner's outputs. */
+ * outputs without computing them again. The reference's identity is the runner binary (device,
+ * inode, size and modification time of /proc/self/exe) and, for a reference solution folder,
+ * its library (path, size, modification time): a rebuilt runner or reference never reads an
+ * older one's outputs. */
 #ifndef KWB_REFCACHE_H
 #define KWB_REFCACHE_H
 
@@ -24,10 +25,11 @@ typedef struct refcache {
     char ident[65]; /* the reference's identity and the device kind, hashed */
 } refcache;
 
-/* Sets C up under CACHE_DIR (NULL: off) for references run on device kind KIND; the mode
- * comes from KWB_REF_CACHE (off, auto, always; default auto). Never fails: a cache that
- * cannot be used is off. */
-void refcache_open(refcache *c, const char *cache_dir, const char *kind);
+/* Sets C up under CACHE_DIR (NULL: off) for references run on device kind KIND: the runner's
+ * own, or the library REFERENCE_SO (a reference solution folder's build, NULL when none; its
+ * path names its build hash); the mode comes from KWB_REF_CACHE (off, auto, always; default
+ * auto). Never fails: a cache that cannot be used is off. */
+void refcache_open(refcache *c, const char *cache_dir, const char *kind, const char *reference_so);
 /* The file of one trial's outputs (the caller frees it), or NULL when the cache is off. */
 char *refcache_path(const refcache *c, const char *def_name, const workload *w, uint64_t seed, int trial);
 /* Fills OUT's host copies from PATH. Returns 1 when they were there (sizes matching), else 0. */

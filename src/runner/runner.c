@@ -55,6 +55,10 @@ typedef struct runner_ctx {
     device *dev;
     int event_fd;
     void *handles[2];
+    void *ref_handle;            /* the job's reference solution, when it names one */
+    const char *(*ref_error)(void); /* its optional kwb_reference_error(): why its last call failed */
+    output_check_fn ref_check;      /* its optional kwb_check (kwb/reference.h) */
+    cost_values_fn ref_cost;        /* its optional kwb_cost_values */
     callee ref;
     callee sols[2];
     int nsols;
@@ -181,7 +185,7 @@ static void compare_own(runner_ctx *r, callee *c, output_check_fn check, check_s
 static void compare_outputs(runner_ctx *r, callee *c, check_stats *trial_stats)
 {
     memset(trial_stats, 0, sizeof *trial_stats);
-    output_check_fn own = references_find_check(r->def->name);
+    output_check_fn own = r->ref_check ? r->ref_check : references_find_check(r->def->name);
     if (own) {
         compare_own(r, c, own, trial_stats);
         return;
@@ -189,8 +193,14 @@ static void compare_outputs(runner_ctx *r, callee *c, check_stats *trial_stats)
     for (int o = 0; o < r->def->noutputs; o++) {
         const def_tensor *t = &r->def->outputs[o];
         check_stats st;
-        check_tolerance(c->out.bufs[o].host, r->ref.out.bufs[o].host, t->dtype,
-                        c->out.bufs[o].nbytes / dtype_size(t->dtype), &r->job.check, &st);
+        size_t n = c->out.bufs[o].nbytes / dtype_size(t->dtype);
+        if (r->def->check.any_order) {  /* "order": "any": rows of the last dimension as multisets */
+            int64_t shape[KWB_MAX_RANK];
+            workload_shape(r->wl, t, shape);
+            check_tolerance_rows_any_order(c->out.bufs[o].host, r->ref.out.bufs[o].host, t->dtype, n,
+                                           t->rank > 0 ? (size_t)shape[t->rank - 1] : n, &r->job.check, &st);
+        } else
+            check_tolerance(c->out.bufs[o].host, r->ref.out.bufs[o].host, t->dtype, n, &r->job.check, &st);
         check_stats_merge(trial_stats, &st);
         if (!check_passed(&st, &r->job.check) && c->status == ST_PASSED) {
             char msg[1024];
@@ -253,8 +263,8 @@ static void finish_check(runner_ctx *r, callee *c, int trial)
     json_object_set_new(ev, "role", json_string(c->role));
     json_object_set_new(ev, "trial", json_integer(trial));
     json_object_set_new(ev, "status", json_string(status_name(before != ST_PASSED ? before : c->status)));
-    json_object_set_new(ev, "max_abs", json_real(st.max_abs));
-    json_object_set_new(ev, "max_rel", json_real(st.max_rel));
+    json_object_set_new(ev, "max_abs", protocol_real(st.max_abs));
+    json_object_set_new(ev, "max_rel", protocol_real(st.max_rel));
     json_object_set_new(ev, "matched_ratio", json_real(st.numel ? st.matched_ratio : 0.0));
     if (c->status != ST_PASSED)
         json_object_set_new(ev, "message", json_string(c->message));
@@ -283,7 +293,14 @@ static int run_reference(runner_ctx *r, int trial, kwb_error *err)
         r->ref_runs++;
     else
         r->ref_fresh++;
-    if (outputs_poison(&r->ref.out, r->dev, key, err) != 0 || invoke(r, &r->ref, err) != 0) {
+    if (outputs_poison(&r->ref.out, r->dev, key, err) != 0) {
+        free(path);
+        return -1;
+    }
+    if (invoke(r, &r->ref, err) != 0) {
+        const char *why = r->ref_error ? r->ref_error() : NULL;
+        if (why && *why)
+            kwb_error_set(err, "%s", why);
         free(path);
         return -1;
     }
@@ -588,7 +605,7 @@ static int64_t *cost_values(runner_ctx *r)
     memcpy(v, r->wl->axis_value, sizeof *v * (size_t)d->naxes);
     if (d->cost.nfrom_inputs == 0)
         return v;
-    cost_values_fn fn = references_find_cost_values(d->name);
+    cost_values_fn fn = r->ref_cost ? r->ref_cost : references_find_cost_values(d->name);
     kwb_arg *host = host_args(r, &r->ref);   /* the inputs come first */
     int rc = fn ? fn(host, r->in.n, (const char *const *)d->cost.from_inputs, d->cost.nfrom_inputs, v + d->naxes)
                 : -1;
@@ -600,11 +617,20 @@ static int64_t *cost_values(runner_ctx *r)
     return v;
 }
 
-/* Adds the roofline figures of a call that took MEDIAN_MS to EV. */
-static void set_roofline(runner_ctx *r, json_t *ev, double median_ms)
+/* Adds the roofline figures of a call that took MEDIAN_MS to EV (COLD: caches flushed before
+ * each sample, so the peak is the memory's; else, on the cpu, the peak of its working set). */
+static void set_roofline(runner_ctx *r, json_t *ev, double median_ms, int cold)
 {
     int64_t *values = cost_values(r);
     roofline_point pt = roofline_of(r->def, values, min_bytes(r), median_ms, &r->peaks);
+    /* Warm on the cpu: the caches' peak for this working set, measured again while the call
+     * beats it (the machine was busier when it was measured), at most three times. */
+    for (int again = 0; strcmp(r->dev->ops->kind, "cpu") == 0 && !cold && again < 3 && (again == 0 || pt.share > 1);
+         again++) {
+        roofline_peaks warm = r->peaks;
+        warm.copy_gbps = device_cpu_copy_peak(r->dev, pt.bytes, again);
+        pt = roofline_of(r->def, values, min_bytes(r), median_ms, &warm);
+    }
     free(values);
     json_object_set_new(ev, "bytes", json_real(pt.bytes));
     if (pt.flops > 0)
@@ -635,7 +661,7 @@ static void emit_timing(runner_ctx *r, const char *role, const timing_series *s,
     if (loop)
         json_object_set_new(ev, "loop", json_pack("{s:f, s:f, s:f}", "warmup_s", s->warmup_s, "sampling_s", s->loop_s,
                                                   "hooks_s", s->hooks_s));
-    set_roofline(r, ev, s->summary.median);
+    set_roofline(r, ev, s->summary.median, p->cold && p->graph == 0);
     if (s->event_summary.n > 0) {
         json_object_set_new(ev, "events_median_ms", json_real(s->event_summary.median));
         json_object_set_new(ev, "events_min_ms", json_real(s->event_summary.min));
@@ -721,8 +747,8 @@ static void emit_workload_end(runner_ctx *r, const double phases[3])
                                               r->ref_fresh));
     json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
     json_object_set_new(ev, "status", json_string(status_name(c->status)));
-    json_object_set_new(ev, "max_abs", json_real(c->stats.max_abs));
-    json_object_set_new(ev, "max_rel", json_real(c->stats.max_rel));
+    json_object_set_new(ev, "max_abs", protocol_real(c->stats.max_abs));
+    json_object_set_new(ev, "max_rel", protocol_real(c->stats.max_rel));
     json_object_set_new(ev, "matched_ratio", json_real(c->stats.numel ? c->stats.matched_ratio : 0.0));
     if (c->status != ST_PASSED)
         json_object_set_new(ev, "message", json_string(c->message));
@@ -986,6 +1012,31 @@ static int load_solutions(runner_ctx *r, kwb_error *err)
     return 0;
 }
 
+/* The reference: the job's built reference solution, else the one compiled into the runner. */
+static int load_reference(runner_ctx *r, kwb_error *err)
+{
+    const job_solution *js = &r->job.reference;
+    r->ref.role = "reference";
+    if (!js->so_path) {
+        r->ref.fn = (entry_fn)r->dev->ops->reference(r->dev, r->def->name);
+        if (!r->ref.fn)
+            return kwb_error_set(err, "no %s reference for definition '%s' in this runner (give one as a solution "
+                                      "folder: --reference DIR or the definition's kwb.reference)",
+                                 r->job.device, r->def->name);
+        return 0;
+    }
+    r->ref_handle = dlopen(js->so_path, RTLD_NOW | RTLD_LOCAL);
+    if (!r->ref_handle)
+        return kwb_error_set(err, "reference %s: cannot load: %s", js->name, dlerror());
+    r->ref.fn = (entry_fn)dlsym(r->ref_handle, js->symbol);
+    r->ref_error = (const char *(*)(void))dlsym(r->ref_handle, "kwb_reference_error");
+    r->ref_check = (output_check_fn)dlsym(r->ref_handle, "kwb_check");
+    r->ref_cost = (cost_values_fn)dlsym(r->ref_handle, "kwb_cost_values");
+    if (!r->ref.fn)
+        return kwb_error_set(err, "reference %s: no symbol '%s' in %s", js->name, js->symbol, js->so_path);
+    return 0;
+}
+
 /* Reads one line (the job) from FD. */
 static char *read_job(int fd)
 {
@@ -1024,11 +1075,9 @@ static int setup(runner_ctx *r, kwb_error *err)
     r->dev->ops->describe(r->dev, facts);
     r->peaks = roofline_peaks_from_facts(facts);
     json_decref(facts);
-    refcache_open(&r->refs, r->job.cache_dir, r->dev->ops->kind);
-    r->ref.fn = (entry_fn)r->dev->ops->reference(r->dev, r->def->name);
-    r->ref.role = "reference";
-    if (!r->ref.fn)
-        return kwb_error_set(err, "no %s reference for definition '%s' in this runner", r->job.device, r->def->name);
+    if (load_reference(r, err) != 0)
+        return -1;
+    refcache_open(&r->refs, r->job.cache_dir, r->dev->ops->kind, r->job.reference.so_path);
     r->nargs = r->def->ninputs + r->def->noutputs;
     r->args = xcalloc((size_t)r->nargs, sizeof *r->args);
     if (r->job.dump_dir) {  /* a dump calls the reference alone */
@@ -1045,6 +1094,8 @@ static void teardown(runner_ctx *r)
     for (int s = 0; s < 2; s++)
         if (r->handles[s])
             dlclose(r->handles[s]);
+    if (r->ref_handle)
+        dlclose(r->ref_handle);
     if (r->dev)
         r->dev->ops->close(r->dev);
     definition_free(r->def);

@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -342,6 +343,60 @@ static void test_job_dump_fields(void **state)
     assert_has(err.msg, "dump_dir");
 }
 
+/* The optional "reference": absent unless set, round-trips, and a malformed one is refused. */
+static void test_job_reference(void **state)
+{
+    (void)state;
+    runner_job job, back;
+    kwb_error err;
+    full_job(&job);
+    char *line = protocol_job_encode(&job);
+    assert_null(strstr(line, "\"reference\":{"));
+    assert_int_equal(protocol_job_decode(line, &back, &err), 0);
+    assert_null(back.reference.so_path);
+    protocol_job_free(&back);
+    free(line);
+    job.reference = (job_solution){strdup("reference"), strdup("ref_c"), strdup("/c/lib.so"), strdup("kwb_entry")};
+    line = protocol_job_encode(&job);
+    assert_has(line, "\"reference\":{\"name\":\"ref_c\",\"so\":\"/c/lib.so\",\"symbol\":\"kwb_entry\"}");
+    assert_int_equal(protocol_job_decode(line, &back, &err), 0);
+    assert_string_equal(back.reference.name, "ref_c");
+    assert_string_equal(back.reference.so_path, "/c/lib.so");
+    assert_string_equal(back.reference.symbol, "kwb_entry");
+    protocol_job_free(&back);
+    char *bad = strdup(line);
+    char *at = strstr(strstr(bad, "\"reference\":{"), "\"symbol\":\"kwb_entry\"");
+    memcpy(at, "\"symbox\"", 8);
+    assert_int_equal(protocol_job_decode(bad, &back, &err), -1);
+    assert_has(err.msg, "reference");
+    protocol_job_free(&back);
+    free(bad);
+    free(line);
+    protocol_job_free(&job);
+}
+
+/* Non-finite numbers travel as FlashInfer-Bench's strings and are read back. */
+static void test_event_nonfinite(void **state)
+{
+    (void)state;
+    json_t *n = protocol_real(NAN), *p = protocol_real(INFINITY), *m = protocol_real(-INFINITY), *f = protocol_real(0.5);
+    assert_string_equal(json_string_value(n), "NaN");
+    assert_string_equal(json_string_value(p), "Infinity");
+    assert_string_equal(json_string_value(m), "-Infinity");
+    exact(json_real_value(f), 0.5);
+    json_decref(n), json_decref(p), json_decref(m), json_decref(f);
+    runner_event e;
+    kwb_error err;
+    assert_int_equal(protocol_event_parse("{\"proto\":1,\"event\":\"workload-end\",\"uuid\":\"u\",\"max_abs\":\"NaN\","
+                                          "\"max_rel\":\"Infinity\",\"matched_ratio\":0.5}",
+                                          &e, &err),
+                     0);
+    assert_true(isnan(e.max_abs));
+    assert_true(isinf(e.max_rel) && e.max_rel > 0);
+    exact(e.matched_ratio, 0.5);
+    protocol_event_free(&e);
+}
+
 static void test_event_new(void **state)
 {
     (void)state;
@@ -548,6 +603,8 @@ int main(void)
         cmocka_unit_test(test_job_decode_rejects),
         cmocka_unit_test(test_job_decode_defaults_optional),
         cmocka_unit_test(test_job_dump_fields),
+        cmocka_unit_test(test_job_reference),
+        cmocka_unit_test(test_event_nonfinite),
         cmocka_unit_test(test_event_new),
         cmocka_unit_test(test_event_timing_round_trip),
         cmocka_unit_test(test_event_parse_fields),
