@@ -62,24 +62,15 @@ static int check_element(double x, double y, int in_float, const check_policy *p
     return fails;
 }
 
-/* check_element for two finite-or-not floats, inlined for the loops over float tensors; the same
- * outcome and maxima as check_element(x, y, 1, ...). */
-static inline int check_float(float x, float y, float atol, float rtol, check_stats *st)
+/* check_element for two floats, inlined for the loops over float tensors: the same outcome
+ * and maxima, NaN and infinities handed to check_element. */
+static inline int check_float(float x, float y, const check_policy *p, float atol, float rtol, check_stats *st)
 {
-    if (isnan(x) || isnan(y)) {
-        st->nonfinite += isnan(x) != 0;
-        return 1;
-    }
-    if (isinf(x) || isinf(y)) {
-        int same = x == y;
-        st->nonfinite += !same && isinf(x);
-        return !same;
-    }
+    if (!isfinite(x) || !isfinite(y))
+        return check_element(x, y, 1, p, st);
     float a = fabsf(x - y), r = a / (fabsf(y) + 1e-8f);
-    if (a > st->max_abs)
-        st->max_abs = a;
-    if (r > st->max_rel)
-        st->max_rel = r;
+    st->max_abs = worst(st->max_abs, a);
+    st->max_rel = worst(st->max_rel, r);
     return a > atol && r > rtol;
 }
 
@@ -99,10 +90,8 @@ static int block_clean(const float *x, const float *y, size_t m, float atol, flo
     }
     if (fails | odd)
         return 0;
-    if (ma > st->max_abs)
-        st->max_abs = ma;
-    if (mr > st->max_rel)
-        st->max_rel = mr;
+    st->max_abs = worst(st->max_abs, ma);
+    st->max_rel = worst(st->max_rel, mr);
     return 1;
 }
 
@@ -128,7 +117,7 @@ static void check_floats(const void *out, const void *ref, kwb_dtype t, size_t n
         if (block_clean(x, y, m, atol, rtol, st))
             continue;  /* every element finite and within tolerance: only the maxima changed */
         for (size_t k = 0; k < m; k++)
-            if (check_float(x[k], y[k], atol, rtol, st)) {
+            if (check_float(x[k], y[k], p, atol, rtol, st)) {
                 if (st->fails == 0)
                     st->first_fail = i0 + k;
                 st->fails++;
