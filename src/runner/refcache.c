@@ -13,6 +13,7 @@
 
 #include "paths.h"
 #include "sha256.h"
+#include "strbuf.h"
 #include "xalloc.h"
 
 static const char MAGIC[8] = "KWBREF1\n";
@@ -58,7 +59,8 @@ static void evict(const char *dir, double need)
     }
 }
 
-void refcache_open(refcache *c, const char *cache_dir, const char *kind, const char *reference_so)
+void refcache_open(refcache *c, const char *cache_dir, const char *kind, const char *reference_so,
+                   const char *definition_path, const char *dataset_root)
 {
     memset(c, 0, sizeof *c);
     const char *env = getenv("KWB_REF_CACHE");
@@ -71,14 +73,20 @@ void refcache_open(refcache *c, const char *cache_dir, const char *kind, const c
         return;
     }
     struct stat rb = {0};
-    if (reference_so && stat(reference_so, &rb) != 0) {
+    size_t dlen = 0;
+    char *def = definition_path ? strbuf_read_file(definition_path, &dlen) : NULL, dhash[65];
+    if ((reference_so && stat(reference_so, &rb) != 0) || !def) {
+        free(def);
         c->mode = REFCACHE_OFF;
         return;
     }
-    char *id = xasprintf("%llu:%llu:%lld:%lld.%09ld:%s:%s:%lld:%lld.%09ld", (unsigned long long)sb.st_dev,
+    sha256_buffer_hex(def, dlen, dhash);
+    free(def);
+    char *id = xasprintf("%llu:%llu:%lld:%lld.%09ld:%s:%s:%lld:%lld.%09ld:%s:%s", (unsigned long long)sb.st_dev,
                          (unsigned long long)sb.st_ino, (long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
                          (long)sb.st_mtim.tv_nsec, kind, reference_so ? reference_so : "", (long long)rb.st_size,
-                         (long long)rb.st_mtim.tv_sec, (long)rb.st_mtim.tv_nsec);
+                         (long long)rb.st_mtim.tv_sec, (long)rb.st_mtim.tv_nsec, dhash,
+                         dataset_root ? dataset_root : "");
     sha256_buffer_hex(id, strlen(id), c->ident);
     free(id);
     c->dir = xasprintf("%s/references", cache_dir);

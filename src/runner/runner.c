@@ -1077,7 +1077,8 @@ static int setup(runner_ctx *r, kwb_error *err)
     json_decref(facts);
     if (load_reference(r, err) != 0)
         return -1;
-    refcache_open(&r->refs, r->job.cache_dir, r->dev->ops->kind, r->job.reference.so_path);
+    refcache_open(&r->refs, r->job.cache_dir, r->dev->ops->kind, r->job.reference.so_path, r->job.definition_path,
+                  r->job.dataset_root);
     r->nargs = r->def->ninputs + r->def->noutputs;
     r->args = xcalloc((size_t)r->nargs, sizeof *r->args);
     if (r->job.dump_dir) {  /* a dump calls the reference alone */

@@ -72,6 +72,11 @@ expect_code 0 "$?" "second evaluation (another candidate)"
 [ "$(runs "$TMP/c3.json" | cut -d' ' -f1)" -ge 5 ] && pass "another seed: other inputs, computed again" || fail "seed 2: $(runs "$TMP/c3.json")"
 KWB_REF_CACHE=off "$KWB" eval "${args[@]}" --solution "$KERNELS/fast" --json --quiet >"$TMP/c4.json" 2>/dev/null
 [ "$(runs "$TMP/c4.json")" = "6 0" ] && pass "KWB_REF_CACHE=off: computed" || fail "off: $(runs "$TMP/c4.json")"
+# Another definition text (it says how inputs are made) is another key.
+echo >>"$TMP/ds/definitions/$DEF.json"
+"$KWB" eval "${args[@]}" --solution "$KERNELS/fast" --json --quiet >"$TMP/c6.json" 2>/dev/null
+[ "$(runs "$TMP/c6.json" | cut -d' ' -f1)" -ge 5 ] && pass "the definition changed: computed again" ||
+    fail "definition changed: $(runs "$TMP/c6.json")"
 # A cache file that does not match (truncated) is not used.
 for f in "$TMP"/cache/references/*.bin; do head -c 20 "$f" >"$f.t" && mv "$f.t" "$f"; done
 "$KWB" eval "${args[@]}" --solution "$KERNELS/fast" --json --quiet >"$TMP/c5.json" 2>/dev/null
