@@ -242,7 +242,7 @@ static int run_dump(const dump_args *a, const definition *d, const char *root, w
         return 2;
     }
     job.reference = refsel_job_entry(&ref);
-    runclient client = {.runner_path = runner, .timeout_s = a->timeout_s, .job = &job, .progress = report,
+    runclient client = {.runner_path = runner, .timeout_s = a->timeout_s, .job = &job, .keep_going = 1, .progress = report,
                         .progress_ctx = &prog};
     wl_result *res = xcalloc((size_t)set->count, sizeof *res);
     kwb_error err = {{0}};

@@ -61,6 +61,8 @@ typedef struct eval_args {
     scan_mode scan;         /* --scan warn|block|off */
     int held_out;           /* --held-out: the definition's held-out workloads instead */
     int no_defences;        /* --no-defences (or KWB_NO_DEFENCES): timed calls unchecked, for benches */
+    int sandbox_off;        /* --sandbox off: candidate code runs without the runner's sandbox */
+    int keep_going;         /* --keep-going: after a TIMEOUT or a crash, run the remaining workloads */
 } eval_args;
 
 _Static_assert(sizeof(scan_mode) == sizeof(int), "scan_mode is recorded as an int");
@@ -89,6 +91,8 @@ static const evalopts_field eval_fields[] = {
     OPT("scan", INT, scan),
     OPT("held-out", INT, held_out),
     OPT("no-defences", INT, no_defences),
+    OPT("sandbox-off", INT, sandbox_off),
+    OPT("keep-going", INT, keep_going),
 };
 #define N_EVAL_FIELDS ((int)(sizeof eval_fields / sizeof *eval_fields))
 
@@ -100,6 +104,7 @@ static void eval_usage(FILE *f)
           "                [--graph N] [--seed N]\n"
           "                [--atol X] [--rtol X] [--matched-ratio R] [--reference DIR|torch]\n"
           "                [--json] [--traces FILE] [--scan warn|block|off] [--held-out] [--no-defences]\n"
+          "                [--sandbox on|off] [--keep-going]\n"
           "                [--quiet] [--workspace DIR] [--session NAME [--parent CAND] [--name NAME]\n"
           "                [--direction TEXT] | --session NAME --candidate NAME | --session NAME --resume]\n"
           "       (--against DIR is --baseline DIR: paired timing with a verdict per workload)\n",
@@ -122,7 +127,7 @@ static eval_args eval_defaults(void)
 {
     return (eval_args){.device = "cpu",
                        .trials = 3,
-                       .timeout_s = 300,
+                       .timeout_s = 0, /* from the reference (runclient_timeout_for) */
                        .max_time_s = -1,
                        .min_time_s = -1,
                        .precision = -1,
@@ -152,6 +157,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         {"matched-ratio", required_argument, NULL, 'x'},
         {"scan", required_argument, NULL, 'K'},       {"held-out", no_argument, NULL, 'O'},
         {"no-defences", no_argument, NULL, 'Z'},     {"reference", required_argument, NULL, 'F'},
+        {"sandbox", required_argument, NULL, 'B'},   {"keep-going", no_argument, NULL, 'k'},
         {"precision", required_argument, NULL, 'p'},
         {NULL, 0, NULL, 0},
     };
@@ -216,6 +222,14 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         case 'O': a->held_out = 1; break;
         case 'Z': a->no_defences = 1; break;
         case 'F': a->reference = optarg; break;
+        case 'B':
+            if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0) {
+                fprintf(stderr, "kwb eval: --sandbox: '%s' is not on or off\n", optarg);
+                return -1;
+            }
+            a->sandbox_off = strcmp(optarg, "off") == 0;
+            break;
+        case 'k': a->keep_going = 1; break;
         case 'h': eval_usage(stdout); exit(0);
         default: suggest_bad_option("eval", argv, opts); eval_usage(stderr); return -1;
         }
@@ -302,7 +316,7 @@ static void mark_compile_error(wl_result *res, const workload_set *set, const bu
 
 static job_solution job_entry(const char *role, const solution *s, const build_result *br)
 {
-    job_solution j = {(char *)role, s->name, br->so_path, s->entry_symbol};
+    job_solution j = {(char *)role, s->name, br->so_path, s->entry_symbol, s->dir};
     return j;
 }
 
@@ -349,6 +363,23 @@ static void set_policy(const eval_args *a, const definition *d, const char *devi
     job->trials = a->trials;
     job->seed = (uint64_t)a->seed;
     job->no_defences = a->no_defences;
+    job->sandbox_off = a->sandbox_off;
+}
+
+/* Says once how long a workload may take, and when the sandbox is off. */
+static void print_limits(const eval_args *a, const runner_job *job)
+{
+    if (a->sandbox_off)
+        fprintf(stderr, "kwb eval: sandbox off (--sandbox off): candidate code runs with all of this user's rights\n");
+    if (a->quiet)
+        return;
+    if (a->timeout_s > 0)
+        fprintf(stderr, "kwb eval: timeout per workload: %.3g s (--timeout)\n", a->timeout_s);
+    else
+        fprintf(stderr, "kwb eval: timeout per workload: the larger of 10 s and 50x the reference's time for its calls "
+                        "(one reference call timed before each workload), plus %.3g s of timing; e.g. %.3g s for a "
+                        "1 ms reference (--timeout S fixes it)\n",
+                runclient_timeout_for(job, 0) - 10, runclient_timeout_for(job, 1.0));
 }
 
 /* Says the timing policy in force (unless quiet) and records it with the eval run (WORDS
@@ -464,6 +495,17 @@ typedef struct eval_outcome {
     char policy[512];     /* the timing policy in words */
 } eval_outcome;
 
+/* Says once when the runner could not apply all of its sandbox or supervision here. */
+static void note_degraded(json_t *hello, int quiet)
+{
+    const char *sandbox = json_string_value(json_object_get(hello, "sandbox"));
+    const char *lifetime = json_string_value(json_object_get(hello, "lifetime"));
+    if (sandbox && strstr(sandbox, "left out"))
+        fprintf(stderr, "kwb eval: sandbox: %s\n", sandbox);
+    if (!quiet && lifetime && strstr(lifetime, "no PID namespace"))
+        fprintf(stderr, "kwb eval: runner supervision: %s\n", lifetime);
+}
+
 static void note_hello(eval_outcome *o, json_t *hello, const char *device)
 {
     if (!o->environment)
@@ -499,7 +541,10 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
             job->solutions[job->nsolutions++] = sols[s];
         job->reference = reference;
         set_policy(a, d, names[k], job);
-        runs[k].client = (runclient){.runner_path = runner, .timeout_s = a->timeout_s, .job = job};
+        runs[k].client = (runclient){.runner_path = runner, .timeout_s = a->timeout_s, .job = job,
+                                     .keep_going = a->keep_going};
+        if (k == 0)
+            print_limits(a, job);
         runs[k].client.progress = progress;
         runs[k].client.progress_ctx = &prog;
         runs[k].client.stop = &prog.stop;
@@ -514,6 +559,8 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
             *err = runs[k].err;
             rc = -1;
         }
+        if (k == 0)
+            note_degraded(runs[k].client.hello, a->quiet);
         note_hello(out, runs[k].client.hello, names[k]);
         runclient_free(&runs[k].client);
     }
@@ -798,6 +845,8 @@ int cmd_eval(int argc, char **argv)
     refsel ref = {0};
     if (a.session && !rec && evalrec_open(&rec_store, a.workspace, a.session, d->name, &err) == 0)
         rec = &rec_store;
+    if (rec)
+        rec->sandbox_off = a.sandbox_off;
     if (a.session && !rec)
         fprintf(stderr, "kwb eval: %s\n", err.msg);
     else if (a.resume && resume_only_missing(rec, &a, d, recorded, &set, &resume_dir, &err) != 0)
@@ -832,6 +881,11 @@ int cmd_eval(int argc, char **argv)
                 results_print_table(stdout, d, res, set.count);
             results_summary s = results_summarize(res, set.count);
             code = s.by_status[ST_PASSED] == s.total ? 0 : 1;
+            if (a.sandbox_off && out.environment) {
+                const char *hw = json_string_value(json_object_get(out.environment, "hardware"));
+                json_object_set_new(out.environment, "hardware",
+                                    json_sprintf("%s (kwb sandbox off)", hw ? hw : a.device));
+            }
             if (a.traces && trace_write_file(a.traces, d, out.solution_name ? out.solution_name : a.solution_dir,
                                              out.environment, res, set.count, &err) != 0) {
                 fprintf(stderr, "kwb eval: %s\n", err.msg);

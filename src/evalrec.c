@@ -172,8 +172,9 @@ int evalrec_existing(eval_recorder *r, const char *name, const build_result *br,
 
 int evalrec_begin(eval_recorder *r, const char *device, int n, const char *options, kwb_error *err)
 {
-    /* the runner and the timing policy it measured under */
-    char *runner = xasprintf("kwb-runner %s%s%s", KWB_RUNNER_VERSION, r->policy ? "; " : "", r->policy ? r->policy : "");
+    /* the runner, whether sandboxed, and the timing policy it measured under */
+    char *runner = xasprintf("kwb-runner %s%s%s%s", KWB_RUNNER_VERSION, r->sandbox_off ? " (sandbox off)" : "",
+                             r->policy ? "; " : "", r->policy ? r->policy : "");
     int rc = store_eval_begin(r->h.st, r->candidate, r->round, device, runner, n, &r->eval_run, err);
     free(runner);
     if (rc != 0)

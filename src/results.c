@@ -37,6 +37,7 @@ results_summary results_summarize(const wl_result *r, int n)
     s.min_speedup = INFINITY;
     for (int i = 0; i < n; i++) {
         s.by_status[r[i].status]++;
+        s.skipped += r[i].skipped != 0;
         if (r[i].status != ST_PASSED || !r[i].has_candidate)
             continue;
         lat += r[i].candidate.median;
@@ -146,6 +147,8 @@ void results_print_table(FILE *f, const definition *d, const wl_result *r, int n
     for (int st = 0; st < ST_COUNT; st++)
         if (s.by_status[st])
             fprintf(f, " %d %s", s.by_status[st], status_name((eval_status)st));
+    if (s.skipped)
+        fprintf(f, " (%d of them skipped after a TIMEOUT or a crash; --keep-going runs them)", s.skipped);
     if (s.by_status[ST_PASSED])
         fprintf(f, "; mean latency %.4f ms", s.mean_latency_ms);
     if (s.geomean_speedup > 0)
@@ -186,6 +189,8 @@ static json_t *result_json(const definition *d, const wl_result *r)
                           protocol_real(r->max_rel), "matched_ratio", r->matched_ratio);
     if (r->message)
         json_object_set_new(o, "message", json_string(r->message));
+    if (r->skipped)
+        json_object_set_new(o, "skipped", json_true());
     if (r->has_candidate)
         json_object_set_new(o, "latency", timing_json(&r->candidate));
     if (r->has_baseline)
@@ -233,9 +238,9 @@ void results_print_json(FILE *f, const definition *d, const wl_result *r, int n,
     for (int st = 0; st < ST_COUNT; st++)
         if (s.by_status[st])
             json_object_set_new(counts, status_name((eval_status)st), json_integer(s.by_status[st]));
-    json_t *doc = json_pack("{s:s, s:o, s:{s:i, s:o, s:f, s:f}}", "definition", d->name, "workloads", arr,
-                            "summary", "total", s.total, "statuses", counts, "mean_latency_ms",
-                            s.mean_latency_ms, "geomean_speedup", s.geomean_speedup);
+    json_t *doc = json_pack("{s:s, s:o, s:{s:i, s:o, s:f, s:f, s:i}}", "definition", d->name, "workloads", arr,
+                            "summary", "total", s.total, "statuses", counts, "mean_latency_ms", s.mean_latency_ms,
+                            "geomean_speedup", s.geomean_speedup, "skipped", s.skipped);
     if (policy && policy[0])
         json_object_set_new(doc, "policy", json_string(policy));
     json_dumpf(doc, f, JSON_INDENT(2));

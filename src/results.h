@@ -43,12 +43,14 @@ typedef struct wl_result {
     double ratio, ratio_lo, ratio_hi;   /* candidate/baseline median ratio and its interval */
     double ci_rel;              /* candidate: half-width of its median's 95 % CI / median (0: unknown) */
     wl_cost cost;               /* what the workload cost to evaluate */
+    int skipped;                /* not run: an earlier workload timed out or crashed (fail fast) */
 } wl_result;
 
 /* Summary over a set of results. */
 typedef struct results_summary {
     int total;
     int by_status[ST_COUNT];
+    int skipped;                /* workloads not run after a TIMEOUT or a crash */
     double mean_latency_ms;     /* over PASSED workloads */
     double geomean_speedup;     /* over PASSED workloads with a comparison */
     double min_speedup;

@@ -6,7 +6,9 @@
  *   kwb_check            its own output check, used instead of the element-wise tolerance rule
  *                        (a top-k whose ties may fall either way, a sampler checked by support);
  *   kwb_cost_values      the values its definition's cost model names in "from_inputs";
- *   kwb_reference_error  why its last call failed, for the runner's message.
+ *   kwb_reference_error  why its last call failed, for the runner's message;
+ *   kwb_reference_init   set-up run once before the runner's sandbox is applied (a reference
+ *                        that starts a helper process, as the PyTorch bridge does, starts it here).
  * So a definition that needs such code brings it with its reference: kwb is not rebuilt.
  */
 #ifndef KWB_REFERENCE_H
@@ -48,6 +50,9 @@ int kwb_check(const kwb_arg *args, int nargs, const kwb_arg *want, const kwb_che
 /* VALUES[i] for NAMES[i] (i < N) from one call's INPUTS (NINPUTS, host memory, scalars by
  * value). Returns 0, or -1 when a name is not one it knows. */
 int kwb_cost_values(const kwb_arg *inputs, int ninputs, const char *const *names, int n, int64_t *values);
+
+/* Set-up before the sandbox: returns 0, or non-zero with kwb_reference_error saying why. */
+int kwb_reference_init(void);
 
 /* Why the last call of kwb_entry failed ("" when it did not). */
 const char *kwb_reference_error(void);

@@ -87,6 +87,7 @@ static void full_job(runner_job *job)
         job->solutions[i].so_path = strdup(f[i][2]);
         job->solutions[i].symbol = strdup(f[i][3]);
     }
+    job->solutions[0].dir = strdup("/sols/cand v3");
     job->nsolutions = 2;
     job->trials = 7;
     job->check = (check_policy){0.5, 0.25, 0.9};
@@ -94,6 +95,10 @@ static void full_job(runner_job *job)
     job->reference_timing = (timing_policy){0.0625, 4, 0.0, 0.7, 0.1, 0, 0, 0};
     job->seed = 0xfedcba9876543210ULL;  /* above INT64_MAX */
     job->want_samples = 1;
+    job->sandbox_off = 1;
+    job->scratch = strdup("/tmp/kwb-scratch-x");
+    job->cpu_limit_s = 1234.5;
+    job->probe_reference = 1;
 }
 
 static void test_job_round_trip(void **state)
@@ -132,6 +137,8 @@ static void test_job_round_trip(void **state)
         assert_string_equal(back.solutions[i].so_path, job.solutions[i].so_path);
         assert_string_equal(back.solutions[i].symbol, job.solutions[i].symbol);
     }
+    assert_string_equal(back.solutions[0].dir, "/sols/cand v3");
+    assert_null(back.solutions[1].dir);
     assert_int_equal(back.trials, 7);
     exact(back.check.atol, 0.5);
     exact(back.check.rtol, 0.25);
@@ -140,6 +147,10 @@ static void test_job_round_trip(void **state)
     assert_policy_equal(&back.reference_timing, &job.reference_timing);
     assert_true(back.seed == 0xfedcba9876543210ULL);
     assert_int_equal(back.want_samples, 1);
+    assert_int_equal(back.sandbox_off, 1);
+    assert_string_equal(back.scratch, "/tmp/kwb-scratch-x");
+    exact(back.cpu_limit_s, 1234.5);
+    assert_int_equal(back.probe_reference, 1);
 
     /* Encoding the decoded job gives the same line. */
     char *again = protocol_job_encode(&back);
@@ -221,6 +232,10 @@ static void edit_no_optional(json_t *o)
     json_object_del(o, "seed");
     json_object_del(o, "samples");
     json_object_del(json_object_get(o, "timing"), "cold");
+    json_object_del(o, "sandbox");
+    json_object_del(o, "scratch");
+    json_object_del(o, "cpu_limit_s");
+    json_object_del(o, "probe_reference");
 }
 
 static void test_job_decode_rejects(void **state)
@@ -291,6 +306,11 @@ static void test_job_decode_defaults_optional(void **state)
     assert_int_equal(back.want_samples, 0);
     assert_int_equal(back.timing.cold, 0);
     assert_int_equal(back.reference_timing.cold, 0);
+    /* the sandbox is on unless the job says "sandbox": false */
+    assert_int_equal(back.sandbox_off, 0);
+    assert_null(back.scratch);
+    exact(back.cpu_limit_s, 0);
+    assert_int_equal(back.probe_reference, 0);
     free(line);
     protocol_job_free(&back);
 }
