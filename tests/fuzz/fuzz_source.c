@@ -1,8 +1,10 @@
-/* fuzz_source.c - a candidate's source file (agent-written): the static scan (scan_text) and
- * the tuner's `kwb:tune` knobs (tuner_scan, then every proposal in turn). */
+/* fuzz_source.c - a candidate's source file (agent-written): the static scan (scan_text), the
+ * tuner's `kwb:tune` knobs (tuner_scan, then every proposal in turn) and the prompt's clipping of
+ * a long file to a byte budget (prompt_clip). */
 #include <stdlib.h>
 
 #include "fuzz_common.h"
+#include "prompt.h"
 #include "scan.h"
 #include "tuner.h"
 
@@ -32,6 +34,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     scan_text("k.c", text, &rep);
     scan_report_free(&rep);
     tune(text, size);
+    strbuf clip;
+    strbuf_init(&clip);
+    prompt_clip(text, size / 2 + 1, &clip);
+    strbuf_free(&clip);
     free(text);
     return 0;
 }
