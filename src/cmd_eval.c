@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,16 +12,22 @@
 
 #include "build.h"
 #include "check.h"
+#include "evalopts.h"
 #include "evalrec.h"
 #include "paths.h"
+#include "devlist.h"
+#include "preflight.h"
 #include "proc.h"
+#include "refsel.h"
 #include "strbuf.h"
 #include "runclient.h"
 #include "scan.h"
 #include "solution.h"
 #include "trace.h"
 #include "traceset.h"
+#include "wlcheck.h"
 #include "xalloc.h"
+#include "suggest.h"
 
 typedef struct eval_args {
     const char *definition;
@@ -37,6 +44,7 @@ typedef struct eval_args {
     const char *name;
     const char *direction;
     const char *candidate;  /* --candidate: another eval run of this existing candidate */
+    const char *reference;  /* --reference DIR|torch; NULL: the definition's kwb.reference or the runner's */
     int resume;
     int hot;
     int trials;
@@ -51,15 +59,49 @@ typedef struct eval_args {
     scan_mode scan;         /* --scan warn|block|off */
     int held_out;           /* --held-out: the definition's held-out workloads instead */
     int no_defences;        /* --no-defences (or KWB_NO_DEFENCES): timed calls unchecked, for benches */
+    int sandbox_off;        /* --sandbox off: candidate code runs without the runner's sandbox */
+    int keep_going;         /* --keep-going: after a TIMEOUT or a crash, run the remaining workloads */
 } eval_args;
+
+_Static_assert(sizeof(scan_mode) == sizeof(int), "scan_mode is recorded as an int");
+#define OPT(name, type, field)                                                                                         \
+    {                                                                                                                  \
+        name, EVALOPT_##type, offsetof(eval_args, field)                                                               \
+    }
+/* What an eval run records of its options, and --resume repeats. */
+static const evalopts_field eval_fields[] = {
+    OPT("definition", STR, definition),
+    OPT("dataset", STR, dataset),
+    OPT("workloads", STR, filter),
+    OPT("device", STR, device),
+    OPT("devices", STR, devices),
+    OPT("baseline", STR, baseline_dir),
+    OPT("hot", INT, hot),
+    OPT("trials", INT, trials),
+    OPT("timeout", DOUBLE, timeout_s),
+    OPT("max-time", DOUBLE, max_time_s),
+    OPT("min-time", DOUBLE, min_time_s),
+    OPT("graph", INT, graph),
+    OPT("seed", LLONG, seed),
+    OPT("atol", DOUBLE, check.atol),
+    OPT("rtol", DOUBLE, check.rtol),
+    OPT("matched-ratio", DOUBLE, check.required_ratio),
+    OPT("scan", INT, scan),
+    OPT("held-out", INT, held_out),
+    OPT("no-defences", INT, no_defences),
+    OPT("sandbox-off", INT, sandbox_off),
+    OPT("keep-going", INT, keep_going),
+};
+#define N_EVAL_FIELDS ((int)(sizeof eval_fields / sizeof *eval_fields))
 
 static void eval_usage(FILE *f)
 {
     fputs("usage: kwb eval --definition NAME --solution DIR [--baseline DIR] [--dataset DIR]\n"
           "                [--workloads FILTER] [--device cpu|cuda[:N]] [--devices all|LIST] [--hot]\n"
           "                [--trials N] [--timeout S] [--min-time S] [--max-time S] [--graph N] [--seed N]\n"
-          "                [--atol X] [--rtol X] [--matched-ratio R]\n"
+          "                [--atol X] [--rtol X] [--matched-ratio R] [--reference DIR|torch]\n"
           "                [--json] [--traces FILE] [--scan warn|block|off] [--held-out] [--no-defences]\n"
+          "                [--sandbox on|off] [--keep-going]\n"
           "                [--quiet] [--workspace DIR] [--session NAME [--parent CAND] [--name NAME]\n"
           "                [--direction TEXT] | --session NAME --candidate NAME | --session NAME --resume]\n"
           "       (--against DIR is --baseline DIR: paired timing with a verdict per workload)\n",
@@ -76,6 +118,19 @@ static int parse_number(const char *opt, const char *s, double lo, double *out)
     }
     *out = v;
     return 0;
+}
+
+static eval_args eval_defaults(void)
+{
+    return (eval_args){.device = "cpu",
+                       .trials = 3,
+                       .timeout_s = 0, /* from the reference (runclient_timeout_for) */
+                       .max_time_s = -1,
+                       .min_time_s = -1,
+                       .seed = 1,
+                       .check = {NAN, NAN, NAN},
+                       .scan = SCAN_WARN,
+                       .no_defences = getenv("KWB_NO_DEFENCES") != NULL};
 }
 
 static int parse_eval_args(int argc, char **argv, eval_args *a)
@@ -97,14 +152,15 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         {"atol", required_argument, NULL, 'a'},       {"rtol", required_argument, NULL, 'r'},
         {"matched-ratio", required_argument, NULL, 'x'},
         {"scan", required_argument, NULL, 'K'},       {"held-out", no_argument, NULL, 'O'},
-        {"no-defences", no_argument, NULL, 'Z'},
+        {"no-defences", no_argument, NULL, 'Z'},     {"reference", required_argument, NULL, 'F'},
+        {"sandbox", required_argument, NULL, 'B'},   {"keep-going", no_argument, NULL, 'k'},
         {NULL, 0, NULL, 0},
     };
-    *a = (eval_args){.device = "cpu", .trials = 3, .timeout_s = 300, .max_time_s = -1, .min_time_s = -1, .seed = 1,
-                     .check = {NAN, NAN, NAN}, .scan = SCAN_WARN, .no_defences = getenv("KWB_NO_DEFENCES") != NULL};
+    *a = eval_defaults();
     double v;
     int c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'd': a->definition = optarg; break;
@@ -159,8 +215,17 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
             break;
         case 'O': a->held_out = 1; break;
         case 'Z': a->no_defences = 1; break;
+        case 'F': a->reference = optarg; break;
+        case 'B':
+            if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0) {
+                fprintf(stderr, "kwb eval: --sandbox: '%s' is not on or off\n", optarg);
+                return -1;
+            }
+            a->sandbox_off = strcmp(optarg, "off") == 0;
+            break;
+        case 'k': a->keep_going = 1; break;
         case 'h': eval_usage(stdout); exit(0);
-        default: eval_usage(stderr); return -1;
+        default: suggest_bad_option("eval", argv, opts); eval_usage(stderr); return -1;
         }
     }
     if ((a->resume || a->candidate) && !a->session) {
@@ -171,7 +236,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         fprintf(stderr, "kwb eval: --candidate names an existing candidate: not with --resume, --name or --parent\n");
         return -1;
     }
-    if (optind < argc || !a->definition || (!a->solution_dir && !a->resume)) {
+    if (optind < argc || (!a->definition && !a->resume) || (!a->solution_dir && !a->resume)) {
         fprintf(stderr, "kwb eval: %s\n", optind < argc ? "unexpected argument" : "--definition and --solution are required");
         eval_usage(stderr);
         return -1;
@@ -179,22 +244,23 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
     return 0;
 }
 
-int cmd_eval_prepare_solution(const char *dir, const char *name, const build_options *bo, solution **sol,
-                              build_result *br, kwb_error *err)
+int cmd_eval_prepare_solution(const char *cmd, const char *dir, const char *name, const build_options *bo,
+                              solution **sol, build_result *br, kwb_error *err)
 {
     *sol = solution_load(dir, err);
     if (!*sol)
         return -1;
     if (strcmp((*sol)->definition, name) != 0)
-        return kwb_error_set(err, "%s: solution is for '%s', not '%s'", (*sol)->json_path, (*sol)->definition, name);
+        return kwb_error_set(err, "%s:%d: solution is for '%s', not '%s'", (*sol)->json_path, (*sol)->definition_line,
+                             (*sol)->definition, name);
     if (build_solution(*sol, bo, br, err) != 0)
         return -1;
-    if (br->ok && br->cached)
-        fprintf(stderr, "kwb: %s: cached build %.12s\n", (*sol)->name, br->hash);
-    else if (br->ok)
-        fprintf(stderr, "kwb: %s: built %.12s in %.2f s\n", (*sol)->name, br->hash, br->seconds);
-    else
-        fprintf(stderr, "kwb: %s: COMPILE_ERROR\n%s", (*sol)->name, br->log);
+    if (br->ok && !bo->quiet && br->cached)
+        fprintf(stderr, "kwb %s: %s: cached build %.12s\n", cmd, (*sol)->name, br->hash);
+    else if (br->ok && !bo->quiet)
+        fprintf(stderr, "kwb %s: %s: built %.12s in %.2f s\n", cmd, (*sol)->name, br->hash, br->seconds);
+    else if (!br->ok)
+        fprintf(stderr, "kwb %s: %s: COMPILE_ERROR\n%s", cmd, (*sol)->name, br->log);
     return br->ok;
 }
 
@@ -206,6 +272,7 @@ typedef struct progress_state {
     int total;
     int show;
     eval_recorder *rec;
+    volatile int stop; /* a result could not be recorded (a full disk): the runners stop */
 } progress_state;
 
 static void progress(void *ctx, int done, int total, const wl_result *r)
@@ -213,8 +280,10 @@ static void progress(void *ctx, int done, int total, const wl_result *r)
     progress_state *p = ctx;
     pthread_mutex_lock(&p->mu);
     p->done++;
-    if (p->rec)
+    if (p->rec) {
         evalrec_record(p->rec, r);
+        p->stop = p->rec->failed > 0;
+    }
     if (p->show) {
         fprintf(stderr, "\r\033[K[%d/%d] %.8s %s", p->done, p->total, r->wl->uuid, status_name(r->status));
         if (p->done == p->total)
@@ -247,7 +316,7 @@ static void mark_compile_error(wl_result *res, const workload_set *set, const bu
 
 static job_solution job_entry(const char *role, const solution *s, const build_result *br)
 {
-    job_solution j = {(char *)role, s->name, br->so_path, s->entry_symbol};
+    job_solution j = {(char *)role, s->name, br->so_path, s->entry_symbol, s->dir};
     return j;
 }
 
@@ -278,6 +347,10 @@ static void set_policy(const eval_args *a, const definition *d, const char *devi
         job->timing = (timing_policy){0.1, 10, 0.5, 15.0, 0.005, 1, 0};
         job->reference_timing = (timing_policy){0.0, 3, 0.0, 1.0, 0.05, 1, 0};
     }
+    /* The torch reference runs in another process: a GPU timer here would see only its copies
+     * (and its stream synchronization would wait out the timer's hold), so it is not timed. */
+    if (strncmp(device, "cuda", 4) == 0 && a->reference && strcmp(a->reference, "torch") == 0)
+        job->reference_timing.min_samples = 0;
     if (a->max_time_s >= 0)
         job->timing.max_time_s = a->max_time_s;
     if (a->min_time_s >= 0)
@@ -288,6 +361,23 @@ static void set_policy(const eval_args *a, const definition *d, const char *devi
     job->trials = a->trials;
     job->seed = (uint64_t)a->seed;
     job->no_defences = a->no_defences;
+    job->sandbox_off = a->sandbox_off;
+}
+
+/* Says once how long a workload may take, and when the sandbox is off. */
+static void print_limits(const eval_args *a, const runner_job *job)
+{
+    if (a->sandbox_off)
+        fprintf(stderr, "kwb eval: sandbox off (--sandbox off): candidate code runs with all of this user's rights\n");
+    if (a->quiet)
+        return;
+    if (a->timeout_s > 0)
+        fprintf(stderr, "kwb eval: timeout per workload: %.3g s (--timeout)\n", a->timeout_s);
+    else
+        fprintf(stderr, "kwb eval: timeout per workload: the larger of 10 s and 50x the reference's time for its calls "
+                        "(one reference call timed before each workload), plus %.3g s of timing; e.g. %.3g s for a "
+                        "1 ms reference (--timeout S fixes it)\n",
+                runclient_timeout_for(job, 0) - 10, runclient_timeout_for(job, 1.0));
 }
 
 /* One device's share of the workloads and its runner client. */
@@ -309,39 +399,43 @@ static void *device_thread(void *arg)
 }
 
 /* The devices to spread over: --devices all (every GPU the runner sees), a comma list,
- * or the single --device. Returns the count; names are malloc'd into *out. */
+ * or the single --device, each checked against what the runner sees when it is a GPU.
+ * Returns the count; names are malloc'd into *out. */
 static int resolve_devices(const eval_args *a, const char *runner, char ***out, kwb_error *err)
 {
-    char **names = NULL;
-    int n = 0;
-    if (a->devices && strcmp(a->devices, "all") == 0) {
-        char log[] = "/tmp/kwb-devices-XXXXXX";
-        int fd = mkstemp(log);
-        if (fd >= 0)
-            close(fd);
-        char *argv[] = {(char *)runner, "--list-devices", NULL};
-        if (fd < 0 || proc_run_logged(argv, NULL, log, 60, err) != 0) {
-            unlink(log);
-            return kwb_error_set(err, "cannot list devices with %s", runner);
-        }
-        char *text = strbuf_read_file(log, NULL), *save = NULL;
-        unlink(log);
-        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-            if (strncmp(line, "cuda:", 5) != 0)
-                continue;
-            names = xrealloc(names, sizeof *names * (size_t)(n + 1));
-            names[n++] = xstrndup(line, strcspn(line, " "));
-        }
-        free(text);
+    char **names = NULL, **seen = NULL;
+    int n = 0, nseen = 0;
+    const char *list = a->devices ? a->devices : a->device;
+    if (strstr(list, "cuda") || strcmp(list, "all") == 0) {
+        nseen = devlist_runner(runner, &seen, err);
+        if (nseen < 0)
+            return -1;
+    }
+    if (strcmp(list, "all") == 0) {
+        for (int k = 0; k < nseen; k++)
+            if (strncmp(seen[k], "cuda:", 5) == 0) {
+                names = xrealloc(names, sizeof *names * (size_t)(n + 1));
+                names[n++] = xstrdup(seen[k]);
+            }
         if (n == 0)
-            return kwb_error_set(err, "--devices all: the runner sees no GPU");
+            kwb_error_set(err, "--devices all: the runner sees no GPU");
     } else {
-        char *list = xstrdup(a->devices ? a->devices : a->device), *save = NULL;
-        for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *copy = xstrdup(list), *save = NULL;
+        for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
             names = xrealloc(names, sizeof *names * (size_t)(n + 1));
             names[n++] = xstrdup(tok);
         }
-        free(list);
+        free(copy);
+    }
+    int rc = n > 0 && devlist_usable(names, n, seen, nseen, err) == 0 ? n : -1;
+    for (int k = 0; k < nseen; k++)
+        free(seen[k]);
+    free(seen);
+    if (rc < 0) {
+        for (int k = 0; k < n; k++)
+            free(names[k]);
+        free(names);
+        return -1;
     }
     *out = names;
     return n;
@@ -379,19 +473,30 @@ static void gather(device_run *runs, int ndev, const workload_set *set, wl_resul
 }
 
 typedef struct eval_outcome {
-    char *hardware;
+    json_t *environment;  /* the traces' environment, from the first runner's hello */
+    char *solution_name;  /* the candidate's name, as traces name it */
 } eval_outcome;
+
+/* Says once when the runner could not apply all of its sandbox or supervision here. */
+static void note_degraded(json_t *hello, int quiet)
+{
+    const char *sandbox = json_string_value(json_object_get(hello, "sandbox"));
+    const char *lifetime = json_string_value(json_object_get(hello, "lifetime"));
+    if (sandbox && strstr(sandbox, "left out"))
+        fprintf(stderr, "kwb eval: sandbox: %s\n", sandbox);
+    if (!quiet && lifetime && strstr(lifetime, "no PID namespace"))
+        fprintf(stderr, "kwb eval: runner supervision: %s\n", lifetime);
+}
 
 static void note_hello(eval_outcome *o, json_t *hello, const char *device)
 {
-    if (o->hardware)
-        return;
-    const char *hw = json_string_value(json_object_get(hello, "device"));
-    o->hardware = xstrdup(hw ? hw : device);
+    if (!o->environment)
+        o->environment = trace_environment(hello, device);
 }
 
 static int run_devices(const eval_args *a, const definition *d, workload_set *set, wl_result *res,
-                       job_solution *sols, int nsols, eval_recorder *rec, eval_outcome *out, kwb_error *err)
+                       job_solution *sols, int nsols, job_solution reference, eval_recorder *rec, eval_outcome *out,
+                       kwb_error *err)
 {
     char *runner = paths_runner(), **names = NULL;
     int ndev = resolve_devices(a, runner, &names, err);
@@ -403,7 +508,7 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
         ndev = set->count;
     device_run *runs = xcalloc((size_t)ndev, sizeof *runs);
     pthread_t *threads = xcalloc((size_t)ndev, sizeof *threads);
-    progress_state prog = {PTHREAD_MUTEX_INITIALIZER, 0, set->count, !a->quiet && isatty(STDERR_FILENO), rec};
+    progress_state prog = {PTHREAD_MUTEX_INITIALIZER, 0, set->count, !a->quiet && isatty(STDERR_FILENO), rec, 0};
     char *def_path = abs_path(d->path), *root = abs_path(a->dataset), *cache = paths_cache_dir();
     deal(runs, ndev, set, res);
     for (int k = 0; k < ndev; k++) {
@@ -415,10 +520,15 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
         job->cache_dir = cache;
         for (int s = 0; s < nsols; s++)
             job->solutions[job->nsolutions++] = sols[s];
+        job->reference = reference;
         set_policy(a, d, names[k], job);
-        runs[k].client = (runclient){.runner_path = runner, .timeout_s = a->timeout_s, .job = job};
+        runs[k].client = (runclient){.runner_path = runner, .timeout_s = a->timeout_s, .job = job,
+                                     .keep_going = a->keep_going};
+        if (k == 0)
+            print_limits(a, job);
         runs[k].client.progress = progress;
         runs[k].client.progress_ctx = &prog;
+        runs[k].client.stop = &prog.stop;
         pthread_create(&threads[k], NULL, device_thread, &runs[k]);
     }
     int rc = 0;
@@ -428,6 +538,8 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
             *err = runs[k].err;
             rc = -1;
         }
+        if (k == 0)
+            note_degraded(runs[k].client.hello, a->quiet);
         note_hello(out, runs[k].client.hello, names[k]);
         runclient_free(&runs[k].client);
     }
@@ -446,7 +558,7 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
 
 /* The static scan of SOL's sources: each finding on stderr as FILE:LINE; returns the count and,
  * when there is one, the first as *first (the caller frees it). */
-static int scan_solution(const solution *sol, char **first)
+static int scan_solution(const solution *sol, int quiet, char **first)
 {
     scan_report rep = {0};
     for (int i = 0; i < sol->nsources; i++) {
@@ -454,8 +566,8 @@ static int scan_solution(const solution *sol, char **first)
         scan_text(name, sol->sources[i].content ? sol->sources[i].content : "", &rep);
         free(name);
     }
-    for (int i = 0; i < rep.n; i++)
-        fprintf(stderr, "kwb: scan: %s:%d: %s: %s\n", rep.items[i].file, rep.items[i].line, rep.items[i].rule,
+    for (int i = 0; i < rep.n && !quiet; i++)
+        fprintf(stderr, "kwb eval: scan: %s:%d: %s: %s\n", rep.items[i].file, rep.items[i].line, rep.items[i].rule,
                 rep.items[i].text);
     *first = rep.n ? xasprintf("%s:%d: %s: %s%s", rep.items[0].file, rep.items[0].line, rep.items[0].rule,
                                rep.items[0].text, rep.n > 1 ? " (and more: see the scan's findings)" : "")
@@ -477,34 +589,60 @@ static void mark_scan_blocked(wl_result *res, const workload_set *set, const cha
     free(msg);
 }
 
+/* The options of A and the planned workloads of SET as JSON text (paths absolute), for --resume. */
+static char *options_text(const eval_args *a, const workload_set *set)
+{
+    eval_args abs = *a;
+    char *dataset = abs_path(a->dataset), *baseline = a->baseline_dir ? abs_path(a->baseline_dir) : NULL;
+    abs.dataset = dataset;
+    abs.baseline_dir = baseline;
+    json_t *o = evalopts_encode(&abs, eval_fields, N_EVAL_FIELDS), *planned = json_array();
+    for (int i = 0; i < set->count; i++)
+        json_array_append_new(planned, json_string(set->items[i].uuid));
+    json_object_set_new(o, "planned", planned);
+    char *text = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    free(dataset);
+    free(baseline);
+    return text;
+}
+
 /* Records the candidate (archive, round, build) and starts its eval run. */
 static int record_start(const eval_args *a, eval_recorder *rec, const solution *sol, const build_result *br,
-                        int n, kwb_error *err)
+                        const workload_set *set, int n, kwb_error *err)
 {
     if (!rec)
         return 0;
     if (a->candidate ? evalrec_existing(rec, a->candidate, br, err) != 0
                      : !a->resume && evalrec_candidate(rec, sol, a->parent, a->name, a->direction, br, err) != 0)
         return -1;
-    return a->resume ? 0 : evalrec_begin(rec, a->device, n, err);
+    if (a->resume)
+        return 0;
+    char *options = options_text(a, set);
+    int rc = evalrec_begin(rec, a->device, n, options, err);
+    free(options);
+    return rc;
 }
 
 static int run_eval(const eval_args *a, const char *solution_dir, const definition *d, workload_set *set,
-                    wl_result *res, eval_recorder *rec, eval_outcome *out, kwb_error *err)
+                    const refsel *ref, wl_result *res, eval_recorder *rec, eval_outcome *out, kwb_error *err)
 {
     build_options bo;
     build_options_default(&bo);
+    bo.quiet = a->quiet;
     solution *sol = NULL, *base = NULL;
     build_result br = {0}, bbr = {0};
-    int rc = cmd_eval_prepare_solution(solution_dir, d->name, &bo, &sol, &br, err);
+    int rc = cmd_eval_prepare_solution("eval", solution_dir, d->name, &bo, &sol, &br, err);
+    if (sol && !out->solution_name)
+        out->solution_name = xstrdup(sol->name);
     if (rc == 1 && a->baseline_dir)
-        rc = cmd_eval_prepare_solution(a->baseline_dir, d->name, &bo, &base, &bbr, err) == 1 ? 1 : -1;
-    if (rc >= 0 && record_start(a, rec, sol, &br, set->count, err) != 0)
+        rc = cmd_eval_prepare_solution("eval", a->baseline_dir, d->name, &bo, &base, &bbr, err) == 1 ? 1 : -1;
+    if (rc >= 0 && record_start(a, rec, sol, &br, set, set->count, err) != 0)
         rc = -1;
     char *finding = NULL;
-    int findings = rc >= 0 && a->scan != SCAN_OFF ? scan_solution(sol, &finding) : 0;
-    if (findings)
-        fprintf(stderr, "kwb: scan: %d finding(s) in %s%s\n", findings, sol->name,
+    int findings = rc >= 0 && a->scan != SCAN_OFF ? scan_solution(sol, a->quiet, &finding) : 0;
+    if (findings && !a->quiet)
+        fprintf(stderr, "kwb eval: scan: %d finding(s) in %s%s\n", findings, sol->name,
                 a->scan == SCAN_BLOCK ? ": blocked (--scan block)" : " (--scan block would reject it)");
     if (rc == 1 && findings && a->scan == SCAN_BLOCK) {
         mark_scan_blocked(res, set, finding);
@@ -521,7 +659,7 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
         job_solution sols[2] = {job_entry("candidate", sol, &br)};
         if (base)
             sols[1] = job_entry("baseline", base, &bbr);
-        rc = run_devices(a, d, set, res, sols, base ? 2 : 1, rec, out, err) == 0 ? 1 : -1;
+        rc = run_devices(a, d, set, res, sols, base ? 2 : 1, refsel_job_entry(ref), rec, out, err) == 0 ? 1 : -1;
     }
     if (rc == 1 && base && !bbr.ok)
         rc = -1;
@@ -535,28 +673,70 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
     return rc < 0 ? -1 : 0;
 }
 
-/* For --resume: the interrupted run's candidate in *dir, and SET cut to what it lacks. */
-static int resume_only_missing(eval_recorder *rec, const definition *d, workload_set *set, char **dir,
-                               kwb_error *err)
+/* For --resume: opens the session and finds its newest interrupted eval run, whose recorded
+ * options replace A's (*recorded holds their strings; the caller frees it). */
+static int resume_options(eval_args *a, eval_recorder *rec, json_t **recorded, kwb_error *err)
+{
+    char *text = NULL;
+    *recorded = NULL;
+    if (evalrec_open(rec, a->workspace, a->session, a->definition, err) != 0)
+        return -1;
+    if (evalrec_resume_find(rec, &text, err) != 0) {
+        evalrec_close(rec);
+        return -1;
+    }
+    if (!a->definition)
+        a->definition = rec->definition;
+    if (!text) /* recorded before schema version 3: the command line's options */
+        return 0;
+    json_error_t je;
+    eval_args given = *a, defaults = eval_defaults();
+    *recorded = json_loads(text, 0, &je);
+    free(text);
+    int rc = *recorded ? evalopts_apply(a, eval_fields, N_EVAL_FIELDS, *recorded, err)
+                       : kwb_error_set(err, "the interrupted run's recorded options: %s", je.text);
+    if (rc == 0)
+        evalopts_note_overridden("kwb eval: --resume:", &given, &defaults, a, eval_fields, N_EVAL_FIELDS);
+    else
+        evalrec_close(rec);
+    return rc;
+}
+
+/* Whether UUID is in the JSON array of strings LIST. */
+static int listed(json_t *list, const char *uuid)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(list, i, v) if (json_is_string(v) && strcmp(json_string_value(v), uuid) == 0) return 1;
+    return 0;
+}
+
+/* For --resume: the interrupted run's candidate in *dir, and SET cut to what it planned (the
+ * RECORDED options' "planned" workloads, else the filter) and does not have yet. */
+static int resume_only_missing(eval_recorder *rec, const eval_args *a, const definition *d, json_t *recorded,
+                               workload_set *set, char **dir, kwb_error *err)
 {
     char **done = NULL;
     int ndone = 0;
     if (evalrec_resume(rec, dir, &done, &ndone, err) != 0)
         return -1;
+    json_t *planned = json_object_get(recorded, "planned");
+    if (!json_is_array(planned) && a->filter)
+        workload_set_filter(set, d, a->filter);
     int kept = 0;
     for (int i = 0; i < set->count; i++) {
-        int seen = 0;
-        for (int k = 0; k < ndone && !seen; k++)
-            seen = strcmp(done[k], set->items[i].uuid) == 0;
-        if (seen)
+        int skip = json_is_array(planned) && !listed(planned, set->items[i].uuid);
+        for (int k = 0; k < ndone && !skip; k++)
+            skip = strcmp(done[k], set->items[i].uuid) == 0;
+        if (skip)
             workload_free(&set->items[i]);
         else
             set->items[kept++] = set->items[i];
     }
     set->count = kept;
-    fprintf(stderr, "kwb: resuming: %d workload(s) recorded before, %d to go\n", ndone, kept);
+    if (!a->quiet)
+        fprintf(stderr, "kwb eval: resuming: %d workload(s) recorded before, %d to go\n", ndone, kept);
     store_strings_free(done, ndone);
-    (void)d;
     return 0;
 }
 
@@ -573,14 +753,59 @@ static int load_held_out(const char *dataset, const definition *d, workload_set 
     return rc;
 }
 
+/* Every workload of SET checked against D, and D's reference run alone on the smallest, before
+ * any candidate is built or run (wlcheck.h, preflight.h). */
+/* The GPUs named by --device or --devices, checked against what the runner sees (devlist.h)
+ * before anything runs. */
+static int check_devices(const eval_args *a, kwb_error *err)
+{
+    char *runner = paths_runner(), **names = NULL;
+    int n = resolve_devices(a, runner, &names, err);
+    for (int k = 0; k < n; k++)
+        free(names[k]);
+    free(names);
+    free(runner);
+    return n < 0 ? -1 : 0;
+}
+
+/* The reference the evaluation checks against (refsel.h), chosen and built into *REF; then
+ * the workloads checked (wlcheck.h) and that reference run alone on the smallest (preflight.h). */
+static int check_workloads(const eval_args *a, const definition *d, const workload_set *set, refsel *ref,
+                           kwb_error *err)
+{
+    build_options bo;
+    build_options_default(&bo);
+    bo.quiet = a->quiet;
+    int rc = refsel_prepare(a->reference, d, a->devices ? "cuda" : a->device, &bo, ref, err);
+    build_options_free(&bo);
+    if (rc != 0)
+        return -1;
+    char *label =
+        a->held_out ? traceset_held_out_path(a->dataset, d->name) : traceset_workloads_path(a->dataset, d->name, err);
+    rc = label ? wlcheck_set(d, set, a->dataset, label, wlcheck_memory_limit(), err) : -1;
+    job_solution entry = refsel_job_entry(ref);
+    if (rc == 0)
+        rc = preflight_reference(d, set, a->dataset, label, a->device, &entry, a->timeout_s, err);
+    free(label);
+    return rc;
+}
+
 int cmd_eval(int argc, char **argv)
 {
     eval_args a;
     if (parse_eval_args(argc, argv, &a) != 0)
         return 2;
+    kwb_error err = {{0}};
+    eval_recorder rec_store, *rec = NULL;
+    json_t *recorded = NULL;
+    if (a.resume && resume_options(&a, &rec_store, &recorded, &err) != 0) {
+        fprintf(stderr, "kwb eval: %s\n", err.msg);
+        return 2;
+    }
+    if (a.resume)
+        rec = &rec_store;
     char *dataset = a.dataset ? xstrdup(a.dataset) : paths_dataset();
     a.dataset = dataset;
-    kwb_error err = {{0}};
     definition *d = NULL;
     workload_set set = {0};
     if (traceset_load(dataset, a.definition, &d, &set, &err) != 0 ||
@@ -588,16 +813,21 @@ int cmd_eval(int argc, char **argv)
         fprintf(stderr, "kwb eval: %s\n", err.msg);
         workload_set_free(&set);
         free(dataset);
+        if (rec)
+            evalrec_close(rec);
+        json_decref(recorded);
         return 2;
     }
     int code = 2;
-    eval_recorder rec_store, *rec = NULL;
     char *resume_dir = NULL;
-    if (a.session && evalrec_open(&rec_store, a.workspace, a.session, d->name, &err) == 0)
+    refsel ref = {0};
+    if (a.session && !rec && evalrec_open(&rec_store, a.workspace, a.session, d->name, &err) == 0)
         rec = &rec_store;
+    if (rec)
+        rec->sandbox_off = a.sandbox_off;
     if (a.session && !rec)
         fprintf(stderr, "kwb eval: %s\n", err.msg);
-    else if (a.resume && resume_only_missing(rec, d, &set, &resume_dir, &err) != 0)
+    else if (a.resume && resume_only_missing(rec, &a, d, recorded, &set, &resume_dir, &err) != 0)
         fprintf(stderr, "kwb eval: %s\n", err.msg);
     else if (a.resume && set.count == 0) {
         /* Killed after its last result but before it closed the run: close it now. */
@@ -605,45 +835,60 @@ int cmd_eval(int argc, char **argv)
         if (code)
             fprintf(stderr, "kwb eval: %s\n", err.msg);
         else
-            fprintf(stderr, "kwb: nothing left to run: the evaluation is complete (kwb show lists it)\n");
+            fprintf(stderr, "kwb eval: nothing left to run: the evaluation is complete (kwb show lists it)\n");
     } else if (a.filter && workload_set_filter(&set, d, a.filter) == 0)
         fprintf(stderr, "kwb eval: no workload of %s matches '%s'\n", d->name, a.filter);
     else if (set.count == 0)
         fprintf(stderr, "kwb eval: %s has no workloads left to evaluate in %s\n", d->name, dataset);
+    else if (check_devices(&a, &err) != 0 || check_workloads(&a, d, &set, &ref, &err) != 0)
+        fprintf(stderr, "kwb eval: %s\n", err.msg);
     else {
         wl_result *res = xcalloc((size_t)set.count, sizeof *res);
         eval_outcome out = {0};
-        int rc = run_eval(&a, resume_dir ? resume_dir : a.solution_dir, d, &set, res, rec, &out, &err);
-        if (rc == 0 && rec && evalrec_finish(rec, res, set.count, &err) != 0)
-            rc = -1;
+        int rc = run_eval(&a, resume_dir ? resume_dir : a.solution_dir, d, &set, &ref, res, rec, &out, &err);
+        kwb_error rerr = {{0}}; /* a result not recorded (a full disk): the table still shows what ran */
+        int unrecorded = rc == 0 && rec && evalrec_finish(rec, res, set.count, &rerr) != 0;
         if (rc != 0)
             fprintf(stderr, "kwb eval: %s\n", err.msg);
         else {
-            char *hardware = out.hardware;
+            if (!out.environment)
+                out.environment = trace_environment(NULL, a.device);
             if (a.json)
                 results_print_json(stdout, d, res, set.count);
             else
                 results_print_table(stdout, d, res, set.count);
             results_summary s = results_summarize(res, set.count);
             code = s.by_status[ST_PASSED] == s.total ? 0 : 1;
-            if (a.traces && trace_write_file(a.traces, d, a.solution_dir, hardware ? hardware : a.device, res,
-                                             set.count, &err) != 0) {
+            if (a.sandbox_off && out.environment) {
+                const char *hw = json_string_value(json_object_get(out.environment, "hardware"));
+                json_object_set_new(out.environment, "hardware",
+                                    json_sprintf("%s (kwb sandbox off)", hw ? hw : a.device));
+            }
+            if (a.traces && trace_write_file(a.traces, d, out.solution_name ? out.solution_name : a.solution_dir,
+                                             out.environment, res, set.count, &err) != 0) {
                 fprintf(stderr, "kwb eval: %s\n", err.msg);
+                code = 2;
+            }
+            if (unrecorded) {
+                fprintf(stderr, "kwb eval: stopped early: %s\n", rerr.msg);
                 code = 2;
             }
         }
         for (int i = 0; i < set.count; i++)
             results_free(&res[i]);
         free(res);
-        free(out.hardware);
+        json_decref(out.environment);
+        free(out.solution_name);
     }
     if (rec)
         evalrec_close(rec);
     if (resume_dir)
         paths_remove_tree(resume_dir);
     free(resume_dir);
+    refsel_free(&ref);
     workload_set_free(&set);
     definition_free(d);
     free(dataset);
+    json_decref(recorded);
     return code;
 }

@@ -21,6 +21,10 @@ char *paths_skills(void);
 /* The workbench's themes folder: $KWB_THEMES_DIR, else ../themes from the executable, else the
  * installed data folder. The caller frees the result. */
 char *paths_themes(void);
+/* The PyTorch reference's bridge (a solution folder with kwb-torch-reference.py beside):
+ * $KWB_TORCH_REFERENCE, else ../libexec/torch-reference from the executable, else the installed
+ * data folder's torch-reference. */
+char *paths_torch_reference(void);
 /* Build cache folder: $KWB_CACHE_DIR, else $XDG_CACHE_HOME/kwb, else ~/.cache/kwb, else
  * /tmp/kwb-cache-UID. Created when missing. The caller frees the result. */
 char *paths_cache_dir(void);
@@ -33,6 +37,9 @@ int paths_write_file(const char *path, const void *data, size_t len);
 
 /* Removes PATH and everything below it (no error when it is not there). */
 void paths_remove_tree(const char *path);
+/* PATH with "//" collapsed and "." and "dir/.." components taken out, lexically ("././a" -> "a",
+ * "a/../b" -> "b", "a/../../b" -> "../b", "" or "." -> "."); the caller frees it. */
+char *paths_normalise(const char *path);
 /* True when PATH is relative and has no ".." component (it stays below its root). */
 int paths_is_safe_relative(const char *path);
 
