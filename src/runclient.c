@@ -544,6 +544,12 @@ static int pump(runclient *rc, launch *l, const workload_set *set, wl_result *re
         if (rc->stop && *rc->stop)
             return 2;
         double left = l->deadline - proc_now();
+        if (left <= 0 && rc->remote && proc_now() - l->last_byte > rc->remote->silence_s / 2) {
+            /* no heartbeat either (three missed): the worker is gone, not the candidate hung */
+            snprintf(rc->remote->why, sizeof rc->remote->why, "no word from the worker for %.0f s",
+                     proc_now() - l->last_byte);
+            return 3;
+        }
         if (left <= 0)
             return 1;
         if (rc->remote && l->refused)
