@@ -172,8 +172,9 @@ int evalrec_existing(eval_recorder *r, const char *name, const build_result *br,
 
 int evalrec_begin(eval_recorder *r, const char *device, int n, const char *options, kwb_error *err)
 {
-    if (store_eval_begin(r->h.st, r->candidate, r->round, device, "kwb-runner " KWB_RUNNER_VERSION, n, &r->eval_run,
-                         err) != 0)
+    const char *runner =
+        r->sandbox_off ? "kwb-runner " KWB_RUNNER_VERSION " (sandbox off)" : "kwb-runner " KWB_RUNNER_VERSION;
+    if (store_eval_begin(r->h.st, r->candidate, r->round, device, runner, n, &r->eval_run, err) != 0)
         return -1;
     return options ? store_eval_set_options(r->h.st, r->eval_run, options, err) : 0;
 }

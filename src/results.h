@@ -26,12 +26,14 @@ typedef struct wl_result {
     double roofline;            /* candidate: roofline floor / median, in (0, 1]; 0 when unknown */
     char verdict[16];           /* paired gate against the baseline: faster/same/slower/unclear */
     double ratio, ratio_lo, ratio_hi;   /* candidate/baseline median ratio and its interval */
+    int skipped;                /* not run: an earlier workload timed out or crashed (fail fast) */
 } wl_result;
 
 /* Summary over a set of results. */
 typedef struct results_summary {
     int total;
     int by_status[ST_COUNT];
+    int skipped;                /* workloads not run after a TIMEOUT or a crash */
     double mean_latency_ms;     /* over PASSED workloads */
     double geomean_speedup;     /* over PASSED workloads with a comparison */
     double min_speedup;

@@ -79,6 +79,11 @@ device *device_open(const char *spec, const char *cache_dir, kwb_error *err);
 void device_list(FILE *f);
 /* The GPUs the cuda device sees, one "cuda:N NAME" line each (device_cuda.c). */
 void device_cuda_list(FILE *f);
+/* The copy bandwidth of the cpu device D (GB/s, bytes read + written) over a working set of
+ * BYTES, whichever of caches and memory holds it: measured once per size (powers of two), or
+ * AGAIN (keeping the best: a busy machine measures low), never under the memory's; the
+ * roofline's peak for warm timing. */
+double device_cpu_copy_peak(device *d, double bytes, int again);
 /* The cpu device (device_cpu.c); CACHE_DIR keeps its measured copy bandwidth (may be NULL). */
 device *device_cpu_open(const char *cache_dir, kwb_error *err);
 /* The cuda device on GPU ORDINAL (device_cuda.c; only when built with CUDA). CACHE_DIR

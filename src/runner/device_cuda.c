@@ -294,6 +294,11 @@ static void cuda_describe(device *d, json_t *hello)
 {
     cuda_priv *p = priv(d);
     json_object_set_new(hello, "device", json_sprintf("cuda:%d %s", p->ordinal, p->name));
+    int drv = 0, rt = 0;
+    if (cudaDriverGetVersion(&drv) == cudaSuccess && drv > 0)
+        json_object_set_new(hello, "cuda_driver", json_sprintf("%d.%d", drv / 1000, drv % 1000 / 10));
+    if (cudaRuntimeGetVersion(&rt) == cudaSuccess && rt > 0)
+        json_object_set_new(hello, "cuda_runtime", json_sprintf("%d.%d", rt / 1000, rt % 1000 / 10));
     json_object_set_new(hello, "gpu", json_string(p->name));
     json_object_set_new(hello, "uuid", json_string(p->uuid));
     json_object_set_new(hello, "sms", json_integer(p->sms));

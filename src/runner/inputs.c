@@ -1,8 +1,10 @@
 #include "runner/inputs.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "costexpr.h"
 #include "dtype.h"
 #include "rng.h"
 #include "safetensors.h"
@@ -92,6 +94,81 @@ static int fill_input(device *dev, const kwb_arg *arg, input_gen_fn gen, size_t 
     return dev->ops->sync(dev, err);
 }
 
+static int by_value(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The value of expression E under workload W, as a whole number; -1 with *err set when it is not
+ * one (a division by zero, say). */
+static int eval_whole(const costexpr *e, const workload *w, int64_t *out, kwb_error *err)
+{
+    double v = costexpr_eval(e, w->axis_value);
+    if (!isfinite(v) || v != floor(v) || fabs(v) > 9e15)
+        return kwb_error_set(err, "'%s' is %g under this workload, not a whole number", costexpr_text(e), v);
+    *out = (int64_t)v;
+    return 0;
+}
+
+/* Fills HOST, N elements of T, by the definition's declared generator G under workload W, from
+ * KEY ("kwb": {"inputs": ...}). */
+static int declared_fill(void *host, kwb_dtype t, size_t n, const def_input_gen *g, const workload *w, uint64_t key,
+                         kwb_error *err)
+{
+    int64_t lo = 0, hi = 0;
+    if ((g->lo && eval_whole(g->lo, w, &lo, err) != 0) || (g->hi && eval_whole(g->hi, w, &hi, err) != 0))
+        return -1;
+    int64_t *v = xcalloc(n + 1, sizeof *v);
+    if (g->kind == DEF_GEN_RANGE) {
+        if (lo > hi) {
+            free(v);
+            return kwb_error_set(err, "range [%lld, %lld] is empty under this workload", (long long)lo, (long long)hi);
+        }
+        for (size_t j = 0; j < n; j++)
+            v[j] = rng_uniform(key, j, lo, hi + 1);
+    } else if (g->kind == DEF_GEN_OFFSETS) {
+        if (hi < 0) {
+            free(v);
+            return kwb_error_set(err, "offsets up to %lld: the total must be >= 0", (long long)hi);
+        }
+        for (size_t j = 1; j + 1 < n; j++)
+            v[j] = rng_uniform(key, j, 0, hi + 1);
+        if (n > 2)
+            qsort(v + 1, n - 2, sizeof *v, by_value);
+        if (n > 1)
+            v[n - 1] = hi;
+    } else {  /* a permutation of 0..n-1, Fisher-Yates */
+        for (size_t j = 0; j < n; j++)
+            v[j] = (int64_t)j;
+        for (size_t j = n; j-- > 1;) {
+            size_t k = (size_t)rng_uniform(key, j, 0, (int64_t)j + 1);
+            int64_t tmp = v[j];
+            v[j] = v[k];
+            v[k] = tmp;
+        }
+    }
+    for (size_t j = 0; j < n; j++)
+        dtype_store(host, t, j, (double)v[j]);
+    free(v);
+    return 0;
+}
+
+/* Makes input I by its declared generator when the definition has one for it: 1 when made (the
+ * host copy filled and uploaded), 0 when it has none, -1 with *err set. */
+static int make_declared(tensor_buf *b, device *dev, const definition *d, int i, const workload *w, uint64_t key,
+                         kwb_error *err)
+{
+    const def_input_gen *g = d->input_gen ? &d->input_gen[i] : NULL;
+    if (!g || g->kind == DEF_GEN_NONE || w->inputs[i].kind == WL_SAFETENSORS)
+        return 0;
+    kwb_dtype t = d->inputs[i].dtype;
+    if (declared_fill(b->host, t, b->nbytes / dtype_size(t), g, w, key, err) != 0 ||
+        dev->ops->upload(dev, b->dev, b->host, b->nbytes, err) != 0)
+        return -1;
+    return 1;
+}
+
 static int make_input(trial_inputs *in, int i, device *dev, const definition *d, const workload *w, const char *root,
                       uint64_t key, kwb_error *err)
 {
@@ -117,6 +194,9 @@ static int make_input(trial_inputs *in, int i, device *dev, const definition *d,
             return -1;
         return dev->ops->upload(dev, b->dev, b->host, b->nbytes, err);
     }
+    int declared = make_declared(b, dev, d, i, w, key, err);
+    if (declared != 0)
+        return declared < 0 ? -1 : 0;
     /* Generated where it lives; the host keeps the pristine copy the checks compare with. */
     size_t n = b->nbytes / dtype_size(t->dtype);
     input_gen_fn gen = references_find_generator(dev->ops->kind, d->name, t->name);
@@ -156,6 +236,13 @@ int inputs_refill(trial_inputs *in, device *dev, const definition *d, const work
         }
         if (w->inputs[i].kind == WL_SAFETENSORS || !b->nbytes)
             continue;  /* a blob's values are what they are */
+        int declared = make_declared(b, dev, d, i, w, key, err);
+        if (declared < 0) {
+            kwb_error_prefix(err, "input '%s'", d->inputs[i].name);
+            return -1;
+        }
+        if (declared)
+            continue;
         size_t n = b->nbytes / dtype_size(arg->dtype);
         input_gen_fn gen = references_find_generator(dev->ops->kind, d->name, d->inputs[i].name);
         if (fill_input(dev, arg, gen, n, key, err) != 0 || dev->ops->download(dev, b->host, b->dev, b->nbytes, err) != 0) {
