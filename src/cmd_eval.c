@@ -21,6 +21,7 @@
 #include "refsel.h"
 #include "strbuf.h"
 #include "runclient.h"
+#include "sweepprog.h"
 #include "scan.h"
 #include "solution.h"
 #include "trace.h"
@@ -51,6 +52,7 @@ typedef struct eval_args {
     double timeout_s;
     double max_time_s;
     double min_time_s;
+    double precision;       /* --precision: the median's CI half-width target (share); < 0: default */
     int graph;
     check_policy check;     /* --atol, --rtol, --matched-ratio; NAN where not given */
     long long seed;
@@ -98,7 +100,8 @@ static void eval_usage(FILE *f)
 {
     fputs("usage: kwb eval --definition NAME --solution DIR [--baseline DIR] [--dataset DIR]\n"
           "                [--workloads FILTER] [--device cpu|cuda[:N]] [--devices all|LIST] [--hot]\n"
-          "                [--trials N] [--timeout S] [--min-time S] [--max-time S] [--graph N] [--seed N]\n"
+          "                [--trials N] [--timeout S] [--min-time S] [--max-time S] [--precision P]\n"
+          "                [--graph N] [--seed N]\n"
           "                [--atol X] [--rtol X] [--matched-ratio R] [--reference DIR|torch]\n"
           "                [--json] [--traces FILE] [--scan warn|block|off] [--held-out] [--no-defences]\n"
           "                [--sandbox on|off] [--keep-going]\n"
@@ -127,6 +130,7 @@ static eval_args eval_defaults(void)
                        .timeout_s = 0, /* from the reference (runclient_timeout_for) */
                        .max_time_s = -1,
                        .min_time_s = -1,
+                       .precision = -1,
                        .seed = 1,
                        .check = {NAN, NAN, NAN},
                        .scan = SCAN_WARN,
@@ -154,6 +158,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         {"scan", required_argument, NULL, 'K'},       {"held-out", no_argument, NULL, 'O'},
         {"no-defences", no_argument, NULL, 'Z'},     {"reference", required_argument, NULL, 'F'},
         {"sandbox", required_argument, NULL, 'B'},   {"keep-going", no_argument, NULL, 'k'},
+        {"precision", required_argument, NULL, 'p'},
         {NULL, 0, NULL, 0},
     };
     *a = eval_defaults();
@@ -185,6 +190,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         case 'T': if (parse_number("--timeout", optarg, 0.001, &v)) return -1; a->timeout_s = v; break;
         case 'm': if (parse_number("--max-time", optarg, 0, &v)) return -1; a->max_time_s = v; break;
         case 'M': if (parse_number("--min-time", optarg, 0, &v)) return -1; a->min_time_s = v; break;
+        case 'p': if (parse_number("--precision", optarg, 0, &v)) return -1; a->precision = v; break;
         case 'G':
             if (parse_number("--graph", optarg, 1, &v))
                 return -1;
@@ -264,13 +270,11 @@ int cmd_eval_prepare_solution(const char *cmd, const char *dir, const char *name
     return br->ok;
 }
 
-/* Progress on a terminal, shared by the runners of several devices. */
-/* Each final result: recorded in the session (when there is one), shown on a terminal. */
+/* Each final result: recorded in the session (when there is one), shown as progress; shared
+ * by the runners of several devices. */
 typedef struct progress_state {
     pthread_mutex_t mu;
-    int done;
-    int total;
-    int show;
+    sweep_progress show;
     eval_recorder *rec;
     volatile int stop; /* a result could not be recorded (a full disk): the runners stop */
 } progress_state;
@@ -278,17 +282,13 @@ typedef struct progress_state {
 static void progress(void *ctx, int done, int total, const wl_result *r)
 {
     progress_state *p = ctx;
+    (void)done, (void)total;
     pthread_mutex_lock(&p->mu);
-    p->done++;
     if (p->rec) {
         evalrec_record(p->rec, r);
         p->stop = p->rec->failed > 0;
     }
-    if (p->show) {
-        fprintf(stderr, "\r\033[K[%d/%d] %.8s %s", p->done, p->total, r->wl->uuid, status_name(r->status));
-        if (p->done == p->total)
-            fputc('\n', stderr);
-    }
+    sweep_progress_add(&p->show, r);
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -337,15 +337,15 @@ static check_policy check_for(const eval_args *a, const definition *d)
     return p;
 }
 
-/* The timing policy of DEVICE: DESIGN.md section 7 on a GPU (cold L2, 0.5% noise after 10
- * samples and 0.5 s of GPU time, at most 15 s), a lighter one on the CPU; options override.
- * The check policy: check_for(). */
+/* The timing policy of DEVICE: stop by precision (the median's 95 % CI within +-0.5 %, a
+ * paired verdict decided) after 20 samples on a GPU with cold L2, at most 5 s; a lighter one
+ * on the CPU (protocol_job_defaults); options override. The check policy: check_for(). */
 static void set_policy(const eval_args *a, const definition *d, const char *device, runner_job *job)
 {
     job->check = check_for(a, d);
     if (strncmp(device, "cuda", 4) == 0) {
-        job->timing = (timing_policy){0.1, 10, 0.5, 15.0, 0.005, 1, 0};
-        job->reference_timing = (timing_policy){0.0, 3, 0.0, 1.0, 0.05, 1, 0};
+        job->timing = (timing_policy){0.02, 20, 0.0, 5.0, 0, 1, 0, 0.005};
+        job->reference_timing = (timing_policy){0.0, 5, 0.0, 0.5, 0, 1, 0, 0.02};
     }
     /* The torch reference runs in another process: a GPU timer here would see only its copies
      * (and its stream synchronization would wait out the timer's hold), so it is not timed. */
@@ -355,6 +355,8 @@ static void set_policy(const eval_args *a, const definition *d, const char *devi
         job->timing.max_time_s = a->max_time_s;
     if (a->min_time_s >= 0)
         job->timing.min_time_s = a->min_time_s;
+    if (a->precision >= 0)
+        job->timing.ci_target = a->precision;
     if (a->hot || a->graph > 0)  /* a replay's calls after the first find warm caches anyway */
         job->timing.cold = job->reference_timing.cold = 0;
     job->timing.graph = a->graph;
@@ -378,6 +380,21 @@ static void print_limits(const eval_args *a, const runner_job *job)
                         "(one reference call timed before each workload), plus %.3g s of timing; e.g. %.3g s for a "
                         "1 ms reference (--timeout S fixes it)\n",
                 runclient_timeout_for(job, 0) - 10, runclient_timeout_for(job, 1.0));
+}
+
+/* Says the timing policy in force (unless quiet) and records it with the eval run (WORDS
+ * holds it while REC lives). */
+static void announce_policy(const eval_args *a, const definition *d, eval_recorder *rec, char *words, size_t cap)
+{
+    runner_job job;
+    protocol_job_defaults(&job);
+    const char *dev = a->devices ? (strcmp(a->devices, "all") == 0 ? "cuda" : a->devices) : a->device;
+    set_policy(a, d, dev, &job);
+    timing_policy_describe(&job.timing, words, cap);
+    if (!a->quiet)
+        fprintf(stderr, "kwb eval: timing: %s\n", words);
+    if (rec)
+        rec->policy = words;
 }
 
 /* One device's share of the workloads and its runner client. */
@@ -475,6 +492,7 @@ static void gather(device_run *runs, int ndev, const workload_set *set, wl_resul
 typedef struct eval_outcome {
     json_t *environment;  /* the traces' environment, from the first runner's hello */
     char *solution_name;  /* the candidate's name, as traces name it */
+    char policy[512];     /* the timing policy in words */
 } eval_outcome;
 
 /* Says once when the runner could not apply all of its sandbox or supervision here. */
@@ -508,8 +526,9 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
         ndev = set->count;
     device_run *runs = xcalloc((size_t)ndev, sizeof *runs);
     pthread_t *threads = xcalloc((size_t)ndev, sizeof *threads);
-    progress_state prog = {PTHREAD_MUTEX_INITIALIZER, 0, set->count, !a->quiet && isatty(STDERR_FILENO), rec, 0};
+    progress_state prog = {PTHREAD_MUTEX_INITIALIZER, {0}, rec, 0};
     char *def_path = abs_path(d->path), *root = abs_path(a->dataset), *cache = paths_cache_dir();
+    sweep_progress_start(&prog.show, stderr, a->quiet, d, set->count);
     deal(runs, ndev, set, res);
     for (int k = 0; k < ndev; k++) {
         runner_job *job = &runs[k].job;
@@ -534,6 +553,8 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
     int rc = 0;
     for (int k = 0; k < ndev; k++) {
         pthread_join(threads[k], NULL);
+        if (k == ndev - 1)
+            sweep_progress_end(&prog.show);
         if (runs[k].status != 0 && rc == 0) {
             *err = runs[k].err;
             rc = -1;
@@ -637,6 +658,7 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
         out->solution_name = xstrdup(sol->name);
     if (rc == 1 && a->baseline_dir)
         rc = cmd_eval_prepare_solution("eval", a->baseline_dir, d->name, &bo, &base, &bbr, err) == 1 ? 1 : -1;
+    announce_policy(a, d, rec, out->policy, sizeof out->policy);
     if (rc >= 0 && record_start(a, rec, sol, &br, set, set->count, err) != 0)
         rc = -1;
     char *finding = NULL;
@@ -854,7 +876,7 @@ int cmd_eval(int argc, char **argv)
             if (!out.environment)
                 out.environment = trace_environment(NULL, a.device);
             if (a.json)
-                results_print_json(stdout, d, res, set.count);
+                results_print_json(stdout, d, res, set.count, out.policy);
             else
                 results_print_table(stdout, d, res, set.count);
             results_summary s = results_summarize(res, set.count);

@@ -13,9 +13,24 @@ void protocol_job_defaults(runner_job *job)
     memset(job, 0, sizeof *job);
     job->trials = 3;
     job->check = check_policy_default();
-    job->timing = (timing_policy){0.02, 10, 0.05, 0.3, 0.02, 0, 0};
-    job->reference_timing = (timing_policy){0.0, 3, 0.0, 0.3, 0.05, 0, 0};
+    job->timing = (timing_policy){0.02, 10, 0.0, 0.3, 0, 0, 0, 0.005};
+    job->reference_timing = (timing_policy){0.0, 5, 0.0, 0.3, 0, 0, 0, 0.02};
     job->seed = 1;
+}
+
+void timing_policy_describe(const timing_policy *p, char *buf, size_t cap)
+{
+    char ci[64] = "", rsd[48] = "", floor[48] = "";
+    if (p->ci_target > 0)
+        snprintf(ci, sizeof ci, "the median's 95%% CI within +-%g%%, ", 100 * p->ci_target);
+    if (p->rsd_target > 0)
+        snprintf(rsd, sizeof rsd, "rsd under %g%%, ", 100 * p->rsd_target);
+    if (p->min_time_s > 0)
+        snprintf(floor, sizeof floor, "%g s of device time, ", p->min_time_s);
+    snprintf(buf, cap, "%s; warm-up %g s; stop at %s%s%sat least %d samples (a paired verdict: decided at +-%g%%), "
+             "or at %g s",
+             p->graph > 0 ? "graph replay" : p->cold ? "cold L2" : "warm", p->warmup_s, ci, rsd, floor, p->min_samples,
+             100 * PROTOCOL_GATE_THRESHOLD, p->max_time_s);
 }
 
 static json_t *policy_json(const timing_policy *p)
@@ -25,6 +40,8 @@ static json_t *policy_json(const timing_policy *p)
                           "cold", p->cold);
     if (p->graph > 0)
         json_object_set_new(o, "graph", json_integer(p->graph));
+    if (p->ci_target > 0)
+        json_object_set_new(o, "ci_target", json_real(p->ci_target));
     return o;
 }
 
@@ -76,9 +93,10 @@ static int policy_decode(json_t *o, timing_policy *p, const char *what, kwb_erro
 {
     json_error_t jerr;
     int cold = 0, graph = 0;
-    if (json_unpack_ex(o, &jerr, 0, "{s:F, s:i, s:F, s:F, s:F, s?b, s?i}", "warmup_s", &p->warmup_s, "min_samples",
-                       &p->min_samples, "min_time_s", &p->min_time_s, "max_time_s", &p->max_time_s,
-                       "rsd_target", &p->rsd_target, "cold", &cold, "graph", &graph) != 0)
+    p->ci_target = 0;
+    if (json_unpack_ex(o, &jerr, 0, "{s:F, s:i, s:F, s:F, s:F, s?b, s?i, s?F}", "warmup_s", &p->warmup_s,
+                       "min_samples", &p->min_samples, "min_time_s", &p->min_time_s, "max_time_s", &p->max_time_s,
+                       "rsd_target", &p->rsd_target, "cold", &cold, "graph", &graph, "ci_target", &p->ci_target) != 0)
         return kwb_error_set(err, "job: '%s': %s", what, jerr.text);
     if (graph < 0 || graph > TIMING_GRAPH_MAX_CALLS)
         return kwb_error_set(err, "job: '%s': graph must be 0 to %d calls per replay", what, TIMING_GRAPH_MAX_CALLS);

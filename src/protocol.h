@@ -41,7 +41,15 @@ typedef struct timing_policy {
     int cold;             /* flush caches before every sample */
     int graph;            /* > 0: each sample replays a CUDA graph of this many back-to-back
                            * calls and reports the time per call (warm caches); 0: off */
+    double ci_target;     /* > 0: also until the median's 95 % CI is within +-this share of it
+                           * (order statistics over the plain samples); 0: off */
 } timing_policy;
+
+/* The practical threshold of the paired verdict that ends a paired timing (runner/timing.h). */
+#define PROTOCOL_GATE_THRESHOLD 0.01
+
+/* The policy P in words (for the user and the records), into BUF. */
+void timing_policy_describe(const timing_policy *p, char *buf, size_t cap);
 
 /* The most calls one graph replay may hold. */
 #define TIMING_GRAPH_MAX_CALLS 1000

@@ -158,6 +158,20 @@ void results_print_table(FILE *f, const definition *d, const wl_result *r, int n
     fputc('\n', f);
 }
 
+void results_line(char *buf, size_t cap, const definition *d, const wl_result *r)
+{
+    char axes[128], lat[32], ci[24] = "", cmp[64] = "";
+    workload_axes_string(r->wl, d, axes, sizeof axes);
+    format_ms(lat, sizeof lat, r->has_candidate, r->candidate.median);
+    if (r->ci_rel > 0 && r->has_candidate)
+        snprintf(ci, sizeof ci, " +-%.2f%%", 100.0 * r->ci_rel);
+    double s = results_speedup(r);
+    if (s > 0)
+        snprintf(cmp, sizeof cmp, "  %.2fx vs %s%s%s", s, r->has_baseline ? "baseline" : "reference",
+                 r->verdict[0] ? " " : "", r->verdict);
+    snprintf(buf, cap, "%-8.8s  %s  %s  %s%s%s", r->wl->uuid, axes, status_name(r->status), lat, ci, cmp);
+}
+
 static json_t *timing_json(const stats_summary *s)
 {
     return json_pack("{s:f, s:f, s:f, s:f, s:f, s:I}", "median_ms", s->median, "mean_ms", s->mean, "min_ms", s->min,
@@ -193,13 +207,28 @@ static json_t *result_json(const definition *d, const wl_result *r)
         json_object_set_new(o, "tflops", json_real(r->tflops));
     if (r->roofline > 0)
         json_object_set_new(o, "roofline", json_real(r->roofline));
+    if (r->ci_rel > 0 && r->has_candidate)
+        json_object_set_new(json_object_get(o, "latency"), "ci_rel", json_real(r->ci_rel));
+    if (r->cost.wall_s > 0)
+        json_object_set_new(o, "cost", json_pack("{s:f, s:f, s:I, s:f, s:f, s:f, s:i, s:i, s:i}", "wall_s",
+                                                 r->cost.wall_s, "sampled_ms", r->cost.sampled_ms, "samples",
+                                                 (json_int_t)r->cost.samples, "trials_s", r->cost.trials_s,
+                                                 "timing_s", r->cost.timing_s, "reference_timing_s",
+                                                 r->cost.reference_timing_s, "reference_runs", r->cost.reference_runs,
+                                                 "reference_cached", r->cost.reference_cached, "reference_fresh",
+                                                 r->cost.reference_fresh));
+    if (r->cost.wall_s > 0)
+        json_object_update_new(json_object_get(o, "cost"),
+                               json_pack("{s:f, s:f, s:f, s:f, s:f}", "flush_ms", r->cost.flush_ms, "warmup_s",
+                                         r->cost.warmup_s, "sampling_s", r->cost.sampling_s, "hooks_s",
+                                         r->cost.hooks_s, "runner_start_s", r->cost.runner_start_s));
     if (r->verdict[0])
         json_object_set_new(o, "verdict", json_pack("{s:s, s:f, s:f, s:f}", "kind", r->verdict, "ratio", r->ratio,
                                                     "lo", r->ratio_lo, "hi", r->ratio_hi));
     return o;
 }
 
-void results_print_json(FILE *f, const definition *d, const wl_result *r, int n)
+void results_print_json(FILE *f, const definition *d, const wl_result *r, int n, const char *policy)
 {
     json_t *arr = json_array();
     for (int i = 0; i < n; i++)
@@ -212,6 +241,8 @@ void results_print_json(FILE *f, const definition *d, const wl_result *r, int n)
     json_t *doc = json_pack("{s:s, s:o, s:{s:i, s:o, s:f, s:f, s:i}}", "definition", d->name, "workloads", arr,
                             "summary", "total", s.total, "statuses", counts, "mean_latency_ms", s.mean_latency_ms,
                             "geomean_speedup", s.geomean_speedup, "skipped", s.skipped);
+    if (policy && policy[0])
+        json_object_set_new(doc, "policy", json_string(policy));
     json_dumpf(doc, f, JSON_INDENT(2));
     fputc('\n', f);
     json_decref(doc);

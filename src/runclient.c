@@ -35,6 +35,9 @@ typedef struct launch {
     double deadline;
     double spawned;       /* when this runner was started (parent's clock) */
     double timed_ms;      /* the sum of every sample it has reported */
+    double sampled_ms;    /* the sum and count of the samples of the last timing event */
+    long samples;
+    double started;       /* when the workload in flight started (parent's clock) */
     char key[CHANNEL_KEY_HEX + 1];   /* the channel's key for this runner */
     unsigned long seq;    /* the next event's sequence number */
     int forged;           /* the channel carried a line the runner did not seal */
@@ -181,6 +184,8 @@ static char *check_timing(const runclient *rc, launch *l, const runner_event *ev
     for (size_t i = 0; i < n; i++)
         sum += v[i];
     l->timed_ms += sum;
+    l->sampled_ms = sum;
+    l->samples = (long)n;
     marked mp = marked_of(v, mark, n, MARK_PLAIN, MARK_PLAIN), mf = marked_of(v, mark, n, MARK_FRESH, MARK_FRESH);
     marked mr = marked_of(v, mark, n, MARK_CHECKED, MARK_CHECKED), mc = marked_of(v, mark, n, MARK_CHECKED, MARK_FRESH);
     size_t np = mp.n, nf = mf.n, nr = mr.n, nc = mc.n;
@@ -224,8 +229,16 @@ static void on_timing(runclient *rc, launch *l, wl_result *r, int i, runner_even
         return;
     stats_summary mine = ev->timing;
     int pattern = 0, enough = 1;
+    l->sampled_ms = 0, l->samples = 0;
     char *why = check_timing(rc, l, ev, &mine, &pattern, &enough);
     ev->timing = mine;
+    r->cost.sampled_ms += l->sampled_ms;
+    r->cost.samples += l->samples;
+    r->cost.flush_ms += 1e3 * json_number_value(json_object_get(ev->json, "flush_s"));
+    json_t *loop = json_object_get(ev->json, "loop");
+    r->cost.warmup_s += json_number_value(json_object_get(loop, "warmup_s"));
+    r->cost.sampling_s += json_number_value(json_object_get(loop, "sampling_s"));
+    r->cost.hooks_s += json_number_value(json_object_get(loop, "hooks_s"));
     if (rc->confirming && !enough && strcmp(ev->role, "reference") != 0)
         rc->conclusive = 0;
     if (why && pattern && rc->suspect && strcmp(ev->role, "reference") != 0) {
@@ -244,6 +257,7 @@ static void on_timing(runclient *rc, launch *l, wl_result *r, int i, runner_even
         r->gbps = ev->gbps;
         r->tflops = ev->tflops;
         r->roofline = ev->roofline;
+        r->ci_rel = json_number_value(json_object_get(ev->json, "ci_rel"));
         snprintf(r->timer, sizeof r->timer, "%s", ev->timer ? ev->timer : "");
     } else if (strcmp(ev->role, "baseline") == 0) {
         r->baseline = ev->timing;
@@ -270,6 +284,13 @@ static void on_workload_end(wl_result *r, const runner_event *ev)
         r->ratio_lo = json_number_value(json_object_get(ev->json, "ratio_lo"));
         r->ratio_hi = json_number_value(json_object_get(ev->json, "ratio_hi"));
     }
+    json_t *cost = json_object_get(ev->json, "cost");
+    r->cost.trials_s = json_number_value(json_object_get(cost, "trials_s"));
+    r->cost.timing_s = json_number_value(json_object_get(cost, "timing_s"));
+    r->cost.reference_timing_s = json_number_value(json_object_get(cost, "reference_timing_s"));
+    r->cost.reference_runs = (int)json_integer_value(json_object_get(cost, "reference_runs"));
+    r->cost.reference_cached = (int)json_integer_value(json_object_get(cost, "reference_cached"));
+    r->cost.reference_fresh = (int)json_integer_value(json_object_get(cost, "reference_fresh"));
     const char *bs = json_string_value(json_object_get(ev->json, "baseline_status"));
     if (bs && status_from_name(bs, &r->baseline_status) == 0)
         r->has_baseline_status = 1;
@@ -300,6 +321,9 @@ static int on_event(runclient *rc, launch *l, const workload_set *set, wl_result
             return -1;
         l->limit_s = rc->timeout_s > 0 ? rc->timeout_s : PROBE_WAIT_S;
         l->deadline = proc_now() + l->limit_s;
+        if (l->started == 0)  /* the runner's first workload: what its start-up cost */
+            results[l->current].cost.runner_start_s = proc_now() - l->spawned;
+        l->started = proc_now();
         break;
     case EV_PROBE:
         if (i >= 0 && rc->timeout_s <= 0) {
@@ -315,6 +339,7 @@ static int on_event(runclient *rc, launch *l, const workload_set *set, wl_result
         if (i < 0)
             return -1;
         on_workload_end(&results[i], ev);
+        results[i].cost.wall_s = proc_now() - l->started;
         flag_for_human(&results[i]);
         finish(rc, l, set, results, i);
         break;

@@ -9,6 +9,7 @@
 #include "proc.h"
 #include "protocol.h"
 #include "rng.h"
+#include "digest_formula.h"
 #include "runner/device.h"
 #include "runner/peaks_cache.h"
 #include "xalloc.h"
@@ -346,6 +347,14 @@ static void cpu_close(device *d)
     free(d);
 }
 
+/* Host memory: the digest computed in place. */
+static int cpu_digest(device *d, const void *p, size_t n, uint64_t key, uint64_t *out, kwb_error *err)
+{
+    (void)d, (void)err;
+    *out = digest_host(p, n, key);
+    return 0;
+}
+
 static const device_ops cpu_ops = {
     .kind = "cpu",
     .alloc = cpu_alloc,
@@ -359,6 +368,7 @@ static const device_ops cpu_ops = {
     .broken = cpu_broken,
     .stream = cpu_stream,
     .reference = cpu_reference,
+    .digest = cpu_digest,
     .flush = cpu_flush,
     .describe = cpu_describe,
     .close = cpu_close,

@@ -3,10 +3,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "costexpr.h"
 #include "dtype.h"
 #include "rng.h"
+#include "rng_formula.h"
 #include "safetensors.h"
 #include "traceset.h"
 #include "xalloc.h"
@@ -207,10 +210,31 @@ static int make_input(trial_inputs *in, int i, device *dev, const definition *d,
     return check_generator(b->host, arg, n, key, gen ? references_find_generator("cpu", d->name, t->name) : NULL, err);
 }
 
+int inputs_seal(trial_inputs *in, device *dev, kwb_error *err)
+{
+    if (!in->digest_key) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        in->digest_key = rng_bits((uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32), (uint64_t)ts.tv_sec) | 1;
+    }
+    for (int i = 0; i < in->n; i++) {
+        tensor_buf *b = &in->bufs[i];
+        b->has_digest = 0;
+        if (!b->nbytes || !dev->ops->digest)
+            continue;
+        int rc = dev->ops->digest(dev, b->dev, b->nbytes, in->digest_key, &b->digest, err);
+        if (rc < 0)
+            return -1;
+        b->has_digest = rc == 0;
+    }
+    return 0;
+}
+
 int inputs_make(trial_inputs *in, device *dev, const definition *d, const workload *w, const char *root,
                 uint64_t seed, int trial, kwb_error *err)
 {
     in->n = d->ninputs;
+    in->digest_key = 0;
     in->bufs = xcalloc((size_t)d->ninputs, sizeof *in->bufs);
     in->args = xcalloc((size_t)d->ninputs, sizeof *in->args);
     for (int i = 0; i < d->ninputs; i++) {
@@ -220,7 +244,7 @@ int inputs_make(trial_inputs *in, device *dev, const definition *d, const worklo
             return -1;
         }
     }
-    return 0;
+    return inputs_seal(in, dev, err);
 }
 
 int inputs_refill(trial_inputs *in, device *dev, const definition *d, const workload *w, uint64_t seed, int trial,
@@ -250,7 +274,7 @@ int inputs_refill(trial_inputs *in, device *dev, const definition *d, const work
             return -1;
         }
     }
-    return 0;
+    return inputs_seal(in, dev, err);
 }
 
 void inputs_free(trial_inputs *in, device *dev)
@@ -264,16 +288,35 @@ void inputs_free(trial_inputs *in, device *dev)
     memset(in, 0, sizeof *in);
 }
 
+/* A staging buffer for read-backs, kept and grown: a fresh allocation of the size of the inputs
+ * after every checked call costs page faults by the hundred thousand on a large workload. */
+static void *scratch(size_t n)
+{
+    static void *buf;
+    static size_t cap;
+    if (n > cap) {
+        free(buf);
+        buf = xmalloc(n);
+        cap = n;
+    }
+    return buf;
+}
+
 int inputs_changed(const trial_inputs *in, device *dev, const char **name, kwb_error *err)
 {
     for (int i = 0; i < in->n; i++) {
         const tensor_buf *b = &in->bufs[i];
         if (!b->nbytes)
             continue;
-        void *now = xmalloc(b->nbytes);
+        uint64_t digest = 0;
+        int rc0 = b->has_digest ? dev->ops->digest(dev, b->dev, b->nbytes, in->digest_key, &digest, err) : 1;
+        if (rc0 < 0)
+            return -1;
+        if (rc0 == 0 && digest == b->digest)
+            continue;  /* as it was: nothing read back */
+        void *now = scratch(b->nbytes);
         int rc = dev->ops->download(dev, now, b->dev, b->nbytes, err);
         int changed = rc == 0 && memcmp(now, b->host, b->nbytes) != 0;
-        free(now);
         if (rc != 0)
             return -1;
         if (changed) {
@@ -311,43 +354,68 @@ void outputs_free(output_set *out, device *dev)
     memset(out, 0, sizeof *out);
 }
 
-/* The poison pattern: KEY's random bytes for the whole block of output I. */
+/* The poison pattern of output I under KEY. On the cpu the block is filled in place from
+ * rng_bits, 8 bytes at a time; on a GPU by the device's own generator as random bytes
+ * (rng_fill's int8 draw, full entropy), so that no pattern is made or copied on the host: only
+ * the guard zones' bytes are computed there, to compare. */
+static uint64_t pattern_key(uint64_t key, int i)
+{
+    return key ^ ((uint64_t)(i + 1) << 40);
+}
+
 static void fill_pattern(unsigned char *p, size_t n, uint64_t key, int i)
 {
-    uint64_t k = key ^ ((uint64_t)(i + 1) << 40);
+    uint64_t k = pattern_key(key, i);
     for (size_t j = 0; j < n; j += 8) {
         uint64_t bits = rng_bits(k, j / 8);
         memcpy(p + j, &bits, n - j < 8 ? n - j : 8);
     }
 }
 
+/* Byte J of output I's block as poisoned: on the cpu, of fill_pattern's words; elsewhere, of
+ * the device's int8 draw. */
+static unsigned char pattern_byte(int cpu, uint64_t key, int i, size_t j)
+{
+    if (!cpu)
+        return (unsigned char)rng_formula_value(KWB_I8, pattern_key(key, i), j);
+    uint64_t bits = rng_bits(pattern_key(key, i), j / 8);
+    unsigned char b[8];
+    memcpy(b, &bits, 8);
+    return b[j % 8];
+}
+
+static int on_cpu(const device *dev)
+{
+    return strcmp(dev->ops->kind, "cpu") == 0;
+}
+
 int outputs_poison(output_set *out, device *dev, uint64_t key, kwb_error *err)
 {
     for (int i = 0; i < out->n; i++) {
         size_t total = out->bufs[i].nbytes + 2 * INPUTS_GUARD;
-        if (strcmp(dev->ops->kind, "cpu") == 0) {  /* host memory: in place, no staging buffer to pollute caches */
+        if (on_cpu(dev))  /* host memory: in place, no staging buffer to pollute caches */
             fill_pattern(out->bufs[i].dev, total, key, i);
-            continue;
-        }
-        unsigned char *pattern = xmalloc(total);
-        fill_pattern(pattern, total, key, i);
-        int rc = dev->ops->upload(dev, out->bufs[i].dev, pattern, total, err);
-        free(pattern);
-        if (rc != 0)
+        else if (dev->ops->fill_random(dev, out->bufs[i].dev, KWB_I8, total, pattern_key(key, i), err) != 0)
             return -1;
     }
     return 0;
 }
 
-/* Offset from the data start of the first changed guard byte, or 0 when intact. */
-static long long guard_damage(const unsigned char *block, const unsigned char *pattern, size_t nbytes)
+/* Offset from the data start of the first changed guard byte, or 0 when intact. HEAD and TAIL
+ * are the guard zones as read back; byte J of the block should be PATTERN(J). */
+static long long guard_damage(const unsigned char *head, const unsigned char *tail, size_t nbytes, uint64_t key,
+                              int i, int cpu)
 {
+    unsigned char want[2][INPUTS_GUARD];
+    for (size_t j = 0; j < INPUTS_GUARD; j++) {
+        want[0][j] = pattern_byte(cpu, key, i, j);
+        want[1][j] = pattern_byte(cpu, key, i, INPUTS_GUARD + nbytes + j);
+    }
     for (size_t j = 0; j < INPUTS_GUARD; j++)
-        if (block[j] != pattern[j])
+        if (head[j] != want[0][j])
             return (long long)j - INPUTS_GUARD;
-    size_t tail = INPUTS_GUARD + nbytes;
     for (size_t j = 0; j < INPUTS_GUARD; j++)
-        if (block[tail + j] != pattern[tail + j])
+        if (tail[j] != want[1][j])
             return (long long)(nbytes + j);
     return 0;
 }
@@ -357,23 +425,18 @@ int outputs_fetch(output_set *out, device *dev, uint64_t key, int *which, long l
     int damaged = 0;
     for (int i = 0; i < out->n; i++) {
         tensor_buf *b = &out->bufs[i];
-        size_t total = b->nbytes + 2 * INPUTS_GUARD;
-        unsigned char *block = xmalloc(total), *pattern = xmalloc(total);
-        int rc = dev->ops->download(dev, block, b->dev, total, err);
-        if (rc == 0) {
-            fill_pattern(pattern, total, key, i);
-            memcpy(b->host, block + INPUTS_GUARD, b->nbytes);
-            long long off = guard_damage(block, pattern, b->nbytes);
-            if (off != 0 && !damaged) {
-                damaged = 1;
-                *which = i;
-                *offset = off;
-            }
-        }
-        free(block);
-        free(pattern);
-        if (rc != 0)
+        unsigned char head[INPUTS_GUARD], tail[INPUTS_GUARD];
+        /* the data straight into its host copy, the guards beside it: no staging copy of the block */
+        if (dev->ops->download(dev, head, b->dev, INPUTS_GUARD, err) != 0 ||
+            (b->nbytes && dev->ops->download(dev, b->host, b->dev + INPUTS_GUARD, b->nbytes, err) != 0) ||
+            dev->ops->download(dev, tail, b->dev + INPUTS_GUARD + b->nbytes, INPUTS_GUARD, err) != 0)
             return -1;
+        long long off = guard_damage(head, tail, b->nbytes, key, i, on_cpu(dev));
+        if (off != 0 && !damaged) {
+            damaged = 1;
+            *which = i;
+            *offset = off;
+        }
     }
     return damaged;
 }

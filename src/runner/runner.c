@@ -23,6 +23,7 @@
 #include "runner/device.h"
 #include "runner/inputs.h"
 #include "runner/integrity.h"
+#include "runner/refcache.h"
 #include "runner/lifetime.h"
 #include "runner/sandbox.h"
 #include "runner/timing.h"
@@ -44,6 +45,7 @@ typedef struct callee {
     check_stats stats;
     eval_status trial_before;  /* status before the trial in flight */
     int called;                /* the trial's call went through: its outputs await the check */
+    int inputs_clean;          /* the trial's call was seen to leave the inputs as they were */
     char interposed[640];      /* why its library is rejected at load (integrity), or "" */
 } callee;
 
@@ -71,6 +73,9 @@ typedef struct runner_ctx {
     unsigned long seq;         /* events sent so far (the sealed channel's sequence) */
     int threads0;              /* the runner's threads once set up: no call may leave more */
     int restart;               /* the harness failed: stop here, a fresh runner takes the rest */
+    refcache refs;             /* the reference's outputs on disk */
+    int ref_runs, ref_cached;  /* the workload in flight's trials: reference calls, cache hits */
+    int ref_fresh;             /* reference calls on the timed calls' fresh inputs */
     char sandbox[768];         /* the sandbox in force, in words (the hello's "sandbox") */
     char *own_scratch;         /* the scratch folder this runner made (no "scratch" in the job) */
 } runner_ctx;
@@ -233,7 +238,7 @@ static void call_solution(runner_ctx *r, callee *c, int who, int trial)
     const char *changed = NULL;
     char why[512];
     c->trial_before = c->status;
-    c->called = 0;
+    c->called = c->inputs_clean = 0;
     int threads = r->job.no_defences ? -1 : r->threads0;
     int rc = outputs_poison(&c->out, r->dev, key, &err) == 0 ? invoke(r, c, &err) : -1;
     if (sandbox_refused(why, sizeof why))
@@ -254,7 +259,7 @@ static void call_solution(runner_ctx *r, callee *c, int who, int trial)
         else if (inputs_changed(&r->in, r->dev, &changed, &err) > 0)
             fail(c, ST_REJECTED_INTEGRITY, "modified input '%s' (inputs are read-only)", changed);
         else
-            c->called = 1;
+            c->called = c->inputs_clean = 1;
     }
 }
 
@@ -279,21 +284,43 @@ static void finish_check(runner_ctx *r, callee *c, int trial)
     emit(r, ev);
 }
 
-/* Runs the reference on this trial's inputs into its outputs. */
+/* Trials from here on (the timed calls' fresh inputs) are many and seen once: their reference
+ * outputs are not cached. */
+enum { FIRST_UNCACHED_TRIAL = 1000 };
+
+/* The reference's outputs of this trial's inputs in its outputs' host copies: from the cache
+ * when it has them, else computed on the device (and cached when worth it). */
 static int run_reference(runner_ctx *r, int trial, kwb_error *err)
 {
+    char *path = trial < FIRST_UNCACHED_TRIAL ? refcache_path(&r->refs, r->def->name, r->wl, r->job.seed, trial) : NULL;
+    if (path && refcache_load(&r->refs, path, &r->ref.out)) {
+        r->ref_cached++;
+        free(path);
+        return 0;
+    }
     uint64_t key = poison_key(r, trial, 0);
     int which;
     long long off;
-    if (outputs_poison(&r->ref.out, r->dev, key, err) != 0)
+    double t0 = proc_now();
+    if (trial < FIRST_UNCACHED_TRIAL)
+        r->ref_runs++;
+    else
+        r->ref_fresh++;
+    if (outputs_poison(&r->ref.out, r->dev, key, err) != 0) {
+        free(path);
         return -1;
+    }
     if (invoke(r, &r->ref, err) != 0) {
         const char *why = r->ref_error ? r->ref_error() : NULL;
         if (why && *why)
             kwb_error_set(err, "%s", why);
+        free(path);
         return -1;
     }
     int g = outputs_fetch(&r->ref.out, r->dev, key, &which, &off, err);
+    if (g == 0)
+        refcache_store(&r->refs, path, &r->ref.out, proc_now() - t0);
+    free(path);
     if (g > 0)
         return kwb_error_set(err, "the reference wrote outside output '%s'", r->def->outputs[which].name);
     return g;
@@ -339,14 +366,16 @@ static int scale_inputs(runner_ctx *r, kwb_error *err)
         if (r->dev->ops->upload(r->dev, b->dev, b->host, b->nbytes, err) != 0)
             return -1;
     }
-    return 0;
+    return inputs_seal(&r->in, r->dev, err);  /* the scaled values are this trial's pristine ones */
 }
 
 /* One trial: fresh inputs; each solution's call; then the reference on the pristine inputs
  * (so that no answer is in memory while a solution runs); then the checks. */
 static int trial_run(runner_ctx *r, int trial, kwb_error *err)
 {
-    if (inputs_make(&r->in, r->dev, r->def, r->wl, r->job.dataset_root, r->job.seed, trial, err) != 0)
+    /* the last trial's buffers take this one's values: no allocation per trial */
+    if (r->in.n ? inputs_refill(&r->in, r->dev, r->def, r->wl, r->job.seed, trial, err)
+                : inputs_make(&r->in, r->dev, r->def, r->wl, r->job.dataset_root, r->job.seed, trial, err))
         return -1;
     if (trial == MAGNITUDE_TRIAL && scale_inputs(r, err) != 0)
         return -1;
@@ -356,7 +385,8 @@ static int trial_run(runner_ctx *r, int trial, kwb_error *err)
             continue;
         ran[s] = 1;
         call_solution(r, &r->sols[s], s + 1, trial);
-        restore_inputs(r, err);
+        if (!r->sols[s].inputs_clean)  /* not looked at, or changed: put the pristine copies back */
+            restore_inputs(r, err);
     }
     if (run_reference(r, trial, err) != 0) {
         kwb_error_prefix(err, "reference");
@@ -392,6 +422,7 @@ typedef struct timed_ctx {
     int ref_stale;            /* the reference's outputs are not yet those of the current inputs */
     int threads;              /* threads of the runner before timing */
     int audits;               /* checked calls so far */
+    int seen[2][2];           /* per callee, timed calls marked checked [0] and fresh [1] */
     trial_inputs spare;       /* the other input set: refreshes alternate between two */
 } timed_ctx;
 
@@ -519,6 +550,8 @@ static int timed_after(void *ctx, int which, int *mark, kwb_error *err)
                                                                                                  : MARK_PLAIN;
     if (checked && audit_timed_call(t, which, err) != 0)
         return -1;
+    if (checked)
+        t->seen[which][*mark == MARK_FRESH]++;
     if (c->status != ST_PASSED)
         return kwb_error_set(err, "%s", c->message);
     t->after_check[which] = checked;
@@ -539,6 +572,23 @@ static int timed_after(void *ctx, int which, int *mark, kwb_error *err)
         nanosleep(&nap, NULL);
     }
     return 0;
+}
+
+/* Checked calls of each kind (on repeated inputs, on fresh ones) per callee before sampling may
+ * stop for precision: twice what the parent's comparisons need at the least (runclient's
+ * MARKED_MIN), since with that few an honest small kernel's first calls on fresh inputs (cold
+ * caches) were taken for a cache's misses. */
+enum { EVIDENCE_MIN = 16 };
+
+/* Whether every callee has made EVIDENCE_MIN checked calls of each kind: until then sampling
+ * does not stop for precision alone. */
+static int timed_enough(void *ctx)
+{
+    timed_ctx *t = ctx;
+    for (int i = 0; i < t->n; i++)
+        if (t->seen[i][0] < EVIDENCE_MIN || t->seen[i][1] < EVIDENCE_MIN)
+            return 0;
+    return 1;
 }
 
 /* The timed calls' schedule; the first call of each callee is checked. */
@@ -612,7 +662,8 @@ static void set_roofline(runner_ctx *r, json_t *ev, double median_ms, int cold)
         json_object_set_new(ev, "roofline", json_real(pt.share));
 }
 
-static void emit_timing(runner_ctx *r, const char *role, const timing_series *s, const timing_policy *p)
+/* LOOP: the event carries the sampling loop's wall times (one series of each measure does). */
+static void emit_timing(runner_ctx *r, const char *role, const timing_series *s, const timing_policy *p, int loop)
 {
     json_t *ev = protocol_event_new("timing");
     json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
@@ -622,7 +673,13 @@ static void emit_timing(runner_ctx *r, const char *role, const timing_series *s,
     else
         json_object_set_new(ev, "timer", json_string(r->dev->ops->timer(r->dev)));
     protocol_event_set_timing(ev, &s->summary);
+    if (s->ci_rel > 0 && s->ci_rel < 1e9)
+        json_object_set_new(ev, "ci_rel", json_real(s->ci_rel));
     json_object_set_new(ev, "device_s", json_real(s->device_s));
+    json_object_set_new(ev, "flush_s", json_real(s->flush_s));
+    if (loop)
+        json_object_set_new(ev, "loop", json_pack("{s:f, s:f, s:f}", "warmup_s", s->warmup_s, "sampling_s", s->loop_s,
+                                                  "hooks_s", s->hooks_s));
     set_roofline(r, ev, s->summary.median, p->cold && p->graph == 0);
     if (s->event_summary.n > 0) {
         json_object_set_new(ev, "events_median_ms", json_real(s->event_summary.median));
@@ -654,7 +711,7 @@ static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy 
     if (r->job.no_defences || who[0] == &r->ref)  /* the reference is trusted */
         rc = timing_measure(r->dev, p, n, timed_call, &t, series, n == 2 ? &r->gate : NULL, err);
     else {
-        timing_hooks hooks = {timed_after, 0};
+        timing_hooks hooks = {timed_after, 0, timed_enough};
         rc = timed_start(&t, err);
         hooks.extra_warmup = (int)(draw(&t) % EXTRA_WARMUP_MAX);
         if (rc == 0)
@@ -668,14 +725,16 @@ static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy 
         r->has_gate = rc == 0;
     for (int i = 0; i < n; i++) {
         if (rc == 0)
-            emit_timing(r, who[i]->role, &series[i], p);
+            emit_timing(r, who[i]->role, &series[i], p, i == 0);
         timing_series_free(&series[i]);
     }
     return rc;
 }
 
-static void time_workload(runner_ctx *r)
+/* Times the solutions, then the reference; PHASES gets the seconds each took. */
+static void time_workload(runner_ctx *r, double phases[2])
 {
+    double t0 = proc_now();
     kwb_error err = {{0}};
     callee *who[2];
     int n = 0;
@@ -693,15 +752,21 @@ static void time_workload(runner_ctx *r)
         fail(&r->sols[0], ST_REJECTED_INTEGRITY, "while timing: %s", why);
     if (rc != 0)
         fail(&r->sols[0], ST_RUNTIME_ERROR, "while timing: %s", err.msg);
+    phases[0] = proc_now() - t0;
     callee *ref = &r->ref;
     if (r->job.reference_timing.min_samples > 0 && time_callees(r, &ref, 1, &r->job.reference_timing, &err) != 0)
         emit_error(r, err.msg);
+    phases[1] = proc_now() - t0 - phases[0];
 }
 
-static void emit_workload_end(runner_ctx *r)
+static void emit_workload_end(runner_ctx *r, const double phases[3])
 {
     callee *c = &r->sols[0];
     json_t *ev = protocol_event_new("workload-end");
+    json_object_set_new(ev, "cost", json_pack("{s:f, s:f, s:f, s:i, s:i, s:i}", "trials_s", phases[0], "timing_s",
+                                              phases[1], "reference_timing_s", phases[2], "reference_runs",
+                                              r->ref_runs, "reference_cached", r->ref_cached, "reference_fresh",
+                                              r->ref_fresh));
     json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
     json_object_set_new(ev, "status", json_string(status_name(c->status)));
     json_object_set_new(ev, "max_abs", protocol_real(c->stats.max_abs));
@@ -920,8 +985,9 @@ static void check_workload(runner_ctx *r, int ok, kwb_error *err)
         ok = probe_reference(r, err) == 0;
     /* The adversarial-magnitude trial first, so that timing runs on a regular trial's inputs. */
     int first = r->def->input_scale ? -1 : 0;
+    double phases[3] = {0, 0, 0}, t0 = proc_now();
     for (int t = first; ok && t < r->job.trials && r->sols[0].status == ST_PASSED; t++) {
-        if (t > first)
+        if (t == 0 && first < 0)  /* after the scaled trial: blobs too are made afresh */
             inputs_free(&r->in, r->dev);
         ok = trial_run(r, t < 0 ? MAGNITUDE_TRIAL : t, err) == 0;
     }
@@ -929,9 +995,13 @@ static void check_workload(runner_ctx *r, int ok, kwb_error *err)
         fail(&r->sols[0], ST_RUNTIME_ERROR, "harness: %s", err->msg);
         r->restart = 1;  /* the process is suspect (memory taken, state damaged): a fresh runner goes on */
     }
-    else if (r->sols[0].status == ST_PASSED)
-        time_workload(r);
-    emit_workload_end(r);
+    else if (r->sols[0].status == ST_PASSED) {
+        phases[0] = proc_now() - t0;
+        time_workload(r, phases + 1);
+    }
+    if (phases[0] == 0)
+        phases[0] = proc_now() - t0;
+    emit_workload_end(r, phases);
 }
 
 static void run_workload(runner_ctx *r, json_t *wobj)
@@ -948,6 +1018,7 @@ static void run_workload(runner_ctx *r, json_t *wobj)
     emit(r, ev);
     reset_callee(&r->ref);
     r->has_gate = 0;
+    r->ref_runs = r->ref_cached = r->ref_fresh = 0;
     for (int s = 0; s < r->nsols; s++) {
         reset_callee(&r->sols[s]);
         if (r->sols[s].interposed[0])
@@ -1108,6 +1179,8 @@ static int setup(runner_ctx *r, kwb_error *err)
     json_decref(facts);
     if (load_reference(r, err) != 0)
         return -1;
+    refcache_open(&r->refs, r->job.cache_dir, r->dev->ops->kind, r->job.reference.so_path, r->job.definition_path,
+                  r->job.dataset_root);
     r->nargs = r->def->ninputs + r->def->noutputs;
     r->args = xcalloc((size_t)r->nargs, sizeof *r->args);
     if (r->job.dump_dir) {  /* a dump calls the reference alone */
@@ -1132,6 +1205,7 @@ static void teardown(runner_ctx *r)
     if (r->dev)
         r->dev->ops->close(r->dev);
     definition_free(r->def);
+    refcache_close(&r->refs);
     free(r->args);
     free(r->own_scratch);
     protocol_job_free(&r->job);

@@ -128,6 +128,7 @@ typedef struct tui_app {
     char cand_name[160], cand_dir[1024];
     char eval_json[1024];
     char verdict_reason[512];
+    char sweep[160];         /* the running evaluation's counts from its progress lines ("" when none) */
     int verdict_promote;
     char last_undo[256];               /* what `u` would undo: "direction N" or "candidate NAME" */
     int progress_done, progress_total; /* the running evaluation's workloads */

@@ -567,6 +567,53 @@ static void test_merge(void **state)
     exact(acc.max_abs, 7.0);
 }
 
+/* Large tensors are checked a block at a time, the clean blocks without branches: a failure,
+ * a NaN and an infinity deep in later blocks are found with the same counts, first index and
+ * maxima as elsewhere, in float32 and bfloat16 alike. */
+static void test_large_blocks(void **state)
+{
+    (void)state;
+    enum { N = 3 * 4096 + 123 };
+    static float out[N], ref[N];
+    static uint16_t out16[N], ref16[N];
+    for (int i = 0; i < N; i++) {
+        ref[i] = 1.0f + (float)(i % 7);
+        out[i] = ref[i] + 0.001f;  /* within atol everywhere */
+    }
+    out[9001] = ref[9001] + 5.0f;     /* fails: 5 > atol and 5 / ref > rtol */
+    out[12000] = NAN;                 /* fails, and counts as non-finite */
+    ref[12100] = out[12100] = INFINITY;  /* equal infinities pass */
+    check_policy p = check_policy_default();
+    check_stats st;
+    check_tolerance(out, ref, KWB_F32, N, &p, &st);
+    exact(st.fails, 2);
+    exact(st.first_fail, 9001);
+    exact(st.nonfinite, 1);
+    assert_true(isnan(st.max_abs) && isnan(st.max_rel));  /* the solution's NaN, as FlashInfer-Bench says it */
+    out[12000] = ref[12000];
+    check_tolerance(out, ref, KWB_F32, N, &p, &st);
+    exact(st.fails, 1);
+    exact(st.first_fail, 9001);
+    exact(st.max_abs, (float)5.0f);
+    exact(st.max_rel, (float)(5.0f / ((float)ref[9001] + 1e-8f)));
+    out[12000] = NAN;
+    for (int i = 0; i < N; i++) {
+        out16[i] = dtype_f32_to_bf16(out[i]);
+        ref16[i] = dtype_f32_to_bf16(ref[i]);
+    }
+    check_tolerance(out16, ref16, KWB_BF16, N, &p, &st);
+    exact(st.fails, 2);
+    exact(st.first_fail, 9001);
+    exact(st.nonfinite, 1);
+    /* all clean: only the maxima */
+    out[9001] = ref[9001], out[12000] = ref[12000];
+    check_tolerance(out, ref, KWB_F32, N, &p, &st);
+    exact(st.fails, 0);
+    exact(st.nonfinite, 0);
+    exact(st.matched_ratio, 1.0);
+    assert_true(st.max_abs > 0 && st.max_abs < 0.0011);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -584,6 +631,7 @@ int main(void)
         cmocka_unit_test(test_int32),
         cmocka_unit_test(test_first_fail),
         cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_large_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

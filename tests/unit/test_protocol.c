@@ -36,6 +36,7 @@ static void assert_policy_equal(const timing_policy *a, const timing_policy *b)
     exact(a->max_time_s, b->max_time_s);
     exact(a->rsd_target, b->rsd_target);
     assert_int_equal(a->cold, b->cold);
+    exact(a->ci_target, b->ci_target);
 }
 
 static void test_job_defaults(void **state)
@@ -53,8 +54,8 @@ static void test_job_defaults(void **state)
     exact(job.check.atol, 1e-2);
     exact(job.check.rtol, 1e-2);
     exact(job.check.required_ratio, 1.0);
-    timing_policy t = {0.02, 10, 0.05, 0.3, 0.02, 0, 0};
-    timing_policy r = {0.0, 3, 0.0, 0.3, 0.05, 0, 0};
+    timing_policy t = {0.02, 10, 0.0, 0.3, 0, 0, 0, 0.005};
+    timing_policy r = {0.0, 5, 0.0, 0.3, 0, 0, 0, 0.02};
     assert_policy_equal(&job.timing, &t);
     assert_policy_equal(&job.reference_timing, &r);
     assert_true(job.seed == 1);
@@ -90,8 +91,8 @@ static void full_job(runner_job *job)
     job->nsolutions = 2;
     job->trials = 7;
     job->check = (check_policy){0.5, 0.25, 0.9};
-    job->timing = (timing_policy){0.125, 12, 0.2, 1.5, 0.03, 1, 0};
-    job->reference_timing = (timing_policy){0.0625, 4, 0.0, 0.7, 0.1, 0, 0};
+    job->timing = (timing_policy){0.125, 12, 0.2, 1.5, 0.03, 1, 0, 0.0075};
+    job->reference_timing = (timing_policy){0.0625, 4, 0.0, 0.7, 0.1, 0, 0, 0};
     job->seed = 0xfedcba9876543210ULL;  /* above INT64_MAX */
     job->want_samples = 1;
     job->sandbox_off = 1;
