@@ -133,6 +133,8 @@ static void scan_value(scanner *s)
         scan_container(s, '}');
     else if (*s->p == '[')
         scan_container(s, ']');
+    else if (*s->p == ']' || *s->p == '}' || *s->p == '\0')
+        s->p++; /* another container's closing bracket, or a NUL byte: step over it, or callers loop forever */
     else
         while (s->p < s->end && !strchr(",]} \t\r\n", *s->p))
             s->p++;

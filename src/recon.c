@@ -125,7 +125,8 @@ static pcre2_code *compile(char *const *kw, int n, kwb_error *err)
     for (int i = 0; i < n; i++) {
         strbuf_printf(&p, "%s(", i ? "|" : "");
         for (const char *c = kw[i]; *c; c++) {
-            if (!isalnum((unsigned char)*c) && *c != '_' && *c != ' ')
+            /* ASCII punctuation only: a backslash inside a UTF-8 sequence made the pattern invalid */
+            if (!isalnum((unsigned char)*c) && *c != '_' && *c != ' ' && (unsigned char)*c < 0x80)
                 strbuf_puts(&p, "\\");
             strbuf_add(&p, c, 1);
         }
@@ -250,8 +251,10 @@ int recon_search(const char *const *dirs, int ndirs, char *const *keywords, int 
     if (nkeywords == 0)
         return 0;
     pcre2_code *re = compile(keywords, nkeywords, err);
-    if (!re)
+    if (!re) {
+        recon_result_free(out);
         return -1;
+    }
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
     file_hits *files = NULL;
     int nfiles = 0;
@@ -280,7 +283,8 @@ int recon_search(const char *const *dirs, int ndirs, char *const *keywords, int 
         }
         ftree_list_free(list, n);
     }
-    qsort(files, (size_t)nfiles, sizeof *files, by_rank);
+    if (nfiles > 1) /* files is NULL when nothing matched, which qsort may not be given */
+        qsort(files, (size_t)nfiles, sizeof *files, by_rank);
     for (int f = 0; f < nfiles; f++) {
         for (int h = 0; h < files[f].nhits; h++) {
             if (out->nhits < l.max_hits) {

@@ -55,8 +55,10 @@ static int parse_scalar(json_t *v, const def_tensor *t, wl_input *in, const char
         in->i = json_is_true(v);
     else if (json_is_integer(v))
         in->i = json_integer_value(v);
-    else if (json_is_real(v))
-        in->i = (int64_t)json_real_value(v);
+    else if (json_is_real(v)) /* saturated: casting a real beyond int64 is undefined */
+        in->i = json_real_value(v) >= 0x1p63   ? INT64_MAX
+                : json_real_value(v) < -0x1p63 ? INT64_MIN
+                                               : (int64_t)json_real_value(v);
     else
         return wl_fail(err, label, line, "input '%s': scalar 'value' must be a number or bool", t->name);
     in->f = json_is_real(v) ? json_real_value(v) : (double)in->i;

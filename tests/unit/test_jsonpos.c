@@ -205,6 +205,17 @@ static void test_unicode_escaped_key(void **state)
     assert_int_equal(line_of(text, "/x\ty"), 3);
 }
 
+/* Text that is not JSON after a point (a NUL byte, where jansson stops reading; a stray closing
+ * bracket) is stepped over: the scan ends (it once looped forever: tests/fuzz/regressions). */
+static void test_nul_and_stray_brackets_end(void **state)
+{
+    (void)state;
+    static const char text[] = "{\"a\": [1, }\n\"b\": {\"c\": ]\n\0\n\"d\": 1}\n";
+    assert_int_equal(jsonpos_line(text, sizeof text - 1, "/d"), 1);
+    assert_int_equal(jsonpos_line(text, sizeof text - 1, "/a/5"), 1);
+    assert_int_equal(jsonpos_line(text, sizeof text - 1, "/b/x"), 1); /* inside the unclosed array */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -218,6 +229,7 @@ int main(void)
         cmocka_unit_test(test_crlf_and_tabs),
         cmocka_unit_test(test_single_line),
         cmocka_unit_test(test_unicode_escaped_key),
+        cmocka_unit_test(test_nul_and_stray_brackets_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -107,6 +107,28 @@ static void test_search(void **state)
     free(missing);
 }
 
+/* A keyword with letters beyond ASCII is searched (its bytes were once escaped one by one, which
+ * split the UTF-8 and made the pattern invalid), and a search with no hit returns no files. */
+static void test_search_utf8_and_no_hit(void **state)
+{
+    const char *dir = *state;
+    write_at(dir, "lib/k.c", "// Gr\u00f6\u00dfe der Bl\u00f6cke\n");
+    char *lib = testutil_path(dir, "lib");
+    const char *dirs[] = {lib};
+    char *kw[] = {"gr\u00f6\u00dfe"}, *none[] = {"zzqqxx"};
+    recon_result r;
+    kwb_error err = {{0}};
+    assert_int_equal(recon_search(dirs, 1, kw, 1, NULL, &r, &err), 0);
+    assert_int_equal(r.nhits, 1);
+    assert_int_equal(r.hits[0].line, 1);
+    recon_result_free(&r);
+    assert_int_equal(recon_search(dirs, 1, none, 1, NULL, &r, &err), 0);
+    assert_int_equal(r.nhits, 0);
+    assert_int_equal(r.files_scanned, 1);
+    recon_result_free(&r);
+    free(lib);
+}
+
 static void test_skill_references(void **state)
 {
     (void)state;
@@ -128,6 +150,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keywords),
         cmocka_unit_test_setup_teardown(test_search, setup, testutil_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_search_utf8_and_no_hit, setup, testutil_tmpdir_teardown),
         cmocka_unit_test(test_skill_references),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -409,14 +409,16 @@ static void test_scalar_values(void **state)
         " \"inputs\": {\"alpha\": {\"type\": \"scalar\", \"value\": 3}, \"flag\": {\"type\": \"scalar\", \"value\": true}}}}\n"
         "{\"definition\": \"tiny_axpy\", \"workload\": {\"uuid\": \"s2\", \"axes\": {\"n\": 5, \"m\": 7, \"d\": 4},"
         " \"inputs\": {\"alpha\": {\"type\": \"scalar\", \"value\": -2.75}, \"flag\": {\"type\": \"scalar\", \"value\": false},"
-        " \"y\": {\"type\": \"safetensors\", \"path\": \"./blob/y.safetensors\", \"tensor_key\": \"y.w\"}}}}\n";
+        " \"y\": {\"type\": \"safetensors\", \"path\": \"./blob/y.safetensors\", \"tensor_key\": \"y.w\"}}}}\n"
+        "{\"definition\": \"tiny_axpy\", \"workload\": {\"uuid\": \"s3\", \"axes\": {\"n\": 1, \"m\": 1},"
+        " \"inputs\": {\"alpha\": {\"type\": \"scalar\", \"value\": 1e300}, \"flag\": {\"type\": \"scalar\", \"value\": -1e19}}}}\n";
     const char *path = write_file(dir, "tiny.jsonl", text);
     workload_set set = {0};
     kwb_error err = {{0}};
     int rc = workload_load_file(path, d, &set, &err);
     if (rc != 0)
         fail_msg("%s", err.msg);
-    assert_int_equal(set.count, 2);
+    assert_int_equal(set.count, 3);
     const workload *w = &set.items[0];
     assert_int_equal(w->axis_value[0], 3);
     assert_int_equal(w->axis_value[1], 4);
@@ -443,6 +445,12 @@ static void test_scalar_values(void **state)
     assert_int_equal(shape[0], 5);
     assert_int_equal(shape[1], 4);
     assert_int_equal(workload_numel(w, &d->inputs[4]), 1);  /* rank 0 */
+    /* reals beyond int64 keep their value and saturate as integers (the cast was undefined) */
+    w = &set.items[2];
+    assert_true(w->inputs[2].f == 1e300);
+    assert_true(w->inputs[2].i == INT64_MAX);
+    assert_true(w->inputs[3].f == -1e19);
+    assert_true(w->inputs[3].i == INT64_MIN);
     workload_set_free(&set);
     definition_free(d);
 }
