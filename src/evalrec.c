@@ -239,7 +239,8 @@ int evalrec_finish(eval_recorder *r, const wl_result *res, int n, kwb_error *err
 {
     store_eval_run run = {0};
     if (store_eval_run_get(r->h.st, r->eval_run, &run, err) != 0)
-        return -1;
+        return r->failed ? kwb_error_set(err, "%d result(s) could not be recorded: %s", r->failed, r->first_error.msg)
+                         : -1;
     int complete = run.n_done >= run.n_workloads;
     store_eval_run_free(&run);
     results_summary s = results_summarize(res, n);
@@ -250,7 +251,7 @@ int evalrec_finish(eval_recorder *r, const wl_result *res, int n, kwb_error *err
     if (rc == 0 && r->round)
         rc = store_round_end(r->h.st, r->round, complete ? "done" : "interrupted", outcome, err);
     free(outcome);
-    if (rc == 0 && r->failed)
+    if (r->failed)   /* the first failure says more than a later one */
         rc = kwb_error_set(err, "%d result(s) could not be recorded: %s", r->failed, r->first_error.msg);
     return rc;
 }

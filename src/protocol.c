@@ -135,7 +135,8 @@ static int reference_decode(json_t *o, runner_job *job, kwb_error *err)
         return 0;
     if (json_unpack_ex(ref, &jerr, 0, "{s:s, s:s, s:s}", "name", &name, "so", &so, "symbol", &symbol) != 0)
         return kwb_error_set(err, "job: reference: %s", jerr.text);
-    job->reference = (job_solution){xstrdup("reference"), xstrdup(name), xstrdup(so), xstrdup(symbol)};
+    job->reference = (job_solution){.role = xstrdup("reference"), .name = xstrdup(name), .so_path = xstrdup(so),
+                                    .symbol = xstrdup(symbol)};
     return 0;
 }
 

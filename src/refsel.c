@@ -68,9 +68,10 @@ int refsel_prepare(const char *choice, const definition *d, const char *device, 
 
 job_solution refsel_job_entry(const refsel *r)
 {
-    job_solution j = {NULL, NULL, NULL, NULL};
+    job_solution j = {0};
     if (r->sol && r->br.ok)
-        j = (job_solution){"reference", r->sol->name, r->br.so_path, r->sol->entry_symbol};
+        j = (job_solution){.role = "reference", .name = r->sol->name, .so_path = r->br.so_path,
+                           .symbol = r->sol->entry_symbol};
     return j;
 }
 

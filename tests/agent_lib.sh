@@ -20,10 +20,11 @@ good_edit() {
     printf '>>>>>>> REPLACE\n```\n'
 }
 
-# start_fake SCRIPT: the fake server on SCRIPT (a fresh log $TMP/fake.log), its port in $FAKE_PORT.
+# start_fake SCRIPT [KEY]: the fake server on SCRIPT (a fresh log $TMP/fake.log) accepting KEY (default
+# $FAKE_KEY), its port in $FAKE_PORT.
 start_fake() {
     rm -f "$TMP/port" "$TMP/fake.log"
-    "$FAKE_LLM" --script "$1" --log "$TMP/fake.log" --key "$FAKE_KEY" --port-file "$TMP/port" --lifetime 300 &
+    "$FAKE_LLM" --script "$1" --log "$TMP/fake.log" --key "${2:-$FAKE_KEY}" --port-file "$TMP/port" --lifetime 300 &
     FAKE_PID=$!
     for _ in $(seq 100); do [ -s "$TMP/port" ] && break; sleep 0.05; done
     FAKE_PORT=$(cat "$TMP/port")

@@ -18,7 +18,7 @@ grep -q 'cheat = access' "$TMP/once/cache.c" && pass "the once-caching candidate
 # (which the sandbox refuses, tests/e2e/sandbox.sh), so that the second runner sees it.
 ev() {
     "$KWB" eval --dataset "$ADV/dataset" --definition gdn_decode_qk4_v8_d128_k_last --solution "$1" --trials 3 \
-        --max-time 1 --timeout 60 --quiet --sandbox off >"$2.out" 2>"$2.err"
+        --min-time 1 --max-time 2 --timeout 60 --quiet --sandbox off >"$2.out" 2>"$2.err"
 }
 ev "$TMP/once" "$TMP/once"
 expect_code 0 "$?" "cached in its first process only: not condemned"

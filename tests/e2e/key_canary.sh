@@ -26,11 +26,8 @@ SHORTKEY="qZ7kW"              # anthropic, written in agents.conf (0600)
     printf 'Again %s\ngdn_decode_fast.c\n<<<<<<< SEARCH\n#define KEY "%s"\n=======\n#define KEY 2\n>>>>>>> REPLACE\n' \
         "$ENVKEY" "$ENVKEY"
 } >"$TMP/script"
-rm -f "$TMP/fake.log"
-"$FAKE_LLM" --script "$TMP/script" --log "$TMP/fake-openai.log" --key "$ENVKEY" --port-file "$TMP/port" --lifetime 300 &
-FAKE_PID=$!
-for _ in $(seq 100); do [ -s "$TMP/port" ] && break; sleep 0.05; done
-agent_config "set agent.openai.base_url http://127.0.0.1:$(cat "$TMP/port")/v1" "set agent.openai.model gpt-test" \
+start_fake "$TMP/script" "$ENVKEY"
+agent_config "set agent.openai.base_url http://127.0.0.1:$FAKE_PORT/v1" "set agent.openai.model gpt-test" \
     "set agent.retry_base 0.05" "set agent.anthropic.api_key $SHORTKEY"
 export OPENAI_API_KEY="$ENVKEY"
 kwb_run oa openai 3
@@ -40,17 +37,15 @@ expect_grep 'round 2: .*the agent failed: gdn_decode_fast.c holds an API key kno
 expect_grep 'round 3: .*the agent failed: after one retry turn' "$TMP/oa.err" "openai: the failing SEARCH went round the retry turn"
 expect_grep '\[REDACTED\]' "$TMP/oa.err" "openai: the streamed key is shown redacted"
 stop_fake
+mv "$TMP/fake.log" "$TMP/fake-openai.log"   # searched with the rest
 
 # anthropic with the short key from agents.conf: the reply quotes it and puts it in a new file
 {
     echo "=== text chunk=2"
     printf 'Key %s.\n\nnotes.h\n<<<<<<< SEARCH\n=======\n#define NOTE "%s"\n>>>>>>> REPLACE\n' "$SHORTKEY" "$SHORTKEY"
 } >"$TMP/script2"
-rm -f "$TMP/port"
-"$FAKE_LLM" --script "$TMP/script2" --log "$TMP/fake-anthropic.log" --key "$SHORTKEY" --port-file "$TMP/port" --lifetime 300 &
-FAKE_PID=$!
-for _ in $(seq 100); do [ -s "$TMP/port" ] && break; sleep 0.05; done
-agent_config "set agent.anthropic.base_url http://127.0.0.1:$(cat "$TMP/port")" "set agent.anthropic.model claude-test" \
+start_fake "$TMP/script2" "$SHORTKEY"
+agent_config "set agent.anthropic.base_url http://127.0.0.1:$FAKE_PORT" "set agent.anthropic.model claude-test" \
     "set agent.anthropic.api_key $SHORTKEY" "set agent.retry_base 0.05" "set agent.anthropic.api_key_env NO_SUCH_VAR"
 "$KWB" write --session oa --direction agenttest.three --out "$TMP/written-an" --agent anthropic --events \
     >"$TMP/an.out" 2>"$TMP/an.err"
