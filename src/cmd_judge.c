@@ -18,14 +18,15 @@
 typedef struct judge_args {
     const char *definition, *session, *workspace, *solution, *name, *direction;
     const char *device, *filter, *max_time, *dataset;
-    int json, quiet;
+    int json, quiet, again;
 } judge_args;
 
 static void judge_usage(FILE *f)
 {
     fputs("usage: kwb judge --session NAME --solution DIR --name NAME [--direction TEXT]\n"
           "                 [--definition NAME] [--device cpu|cuda[:N]] [--workloads FILTER]\n"
-          "                 [--max-time S] [--dataset DIR] [--json] [--quiet] [--workspace DIR]\n",
+          "                 [--max-time S] [--dataset DIR] [--again] [--json] [--quiet]\n"
+          "                 [--workspace DIR]\n",
           f);
 }
 
@@ -38,6 +39,7 @@ static int parse_judge_args(int argc, char **argv, judge_args *a)
         {"device", required_argument, NULL, 'v'},     {"workloads", required_argument, NULL, 'w'},
         {"max-time", required_argument, NULL, 'm'},   {"dataset", required_argument, NULL, 'D'},
         {"json", no_argument, NULL, 'j'},             {"quiet", no_argument, NULL, 'q'},
+        {"again", no_argument, NULL, 'g'},
         {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
     };
     *a = (judge_args){.device = "cpu", .direction = "human"};
@@ -57,6 +59,7 @@ static int parse_judge_args(int argc, char **argv, judge_args *a)
         case 'D': a->dataset = optarg; break;
         case 'j': a->json = 1; break;
         case 'q': a->quiet = 1; break;
+        case 'g': a->again = 1; break;
         case 'h': judge_usage(stdout); exit(0);
         default: judge_usage(stderr); return -1;
         }
@@ -107,13 +110,18 @@ int cmd_judge(int argc, char **argv)
     store_candidate best = {0};
     char *folder = NULL;
     int code = 2, have_best = 0;
-    if (wsopen_session(&h, a.session, &session, &err) != 0 || store_session_get(h.st, session, &s, &err) != 0)
+    /* a session that does not exist yet is started by this judgement (the start: no best) */
+    int found = a.definition ? store_session_find(h.st, a.session, &session, &err) : 1;
+    if (found < 0 || (found && (wsopen_session(&h, a.session, &session, &err) != 0 ||
+                                store_session_get(h.st, session, &s, &err) != 0)))
         goto out;
+    if (!found)
+        s.definition = xstrdup(a.definition);
     if (a.definition && strcmp(a.definition, s.definition) != 0) {
         kwb_error_set(&err, "session %s is for %s, not %s", a.session, s.definition, a.definition);
         goto out;
     }
-    have_best = store_candidate_promoted(h.st, session, &best_id, NULL, &err);
+    have_best = found ? store_candidate_promoted(h.st, session, &best_id, NULL, &err) : 0;
     if (have_best < 0 || (have_best && store_candidate_get(h.st, best_id, &best, &err) != 0))
         goto out;
     if (have_best && !best.solution_dir) {
@@ -130,7 +138,7 @@ int cmd_judge(int argc, char **argv)
         .device = a.device, .filter = a.filter, .max_time = a.max_time,
         .name = a.name, .dir = a.solution, .direction = a.direction,
         .best_name = have_best ? best.name : NULL, .best_dir = have_best ? best.solution_dir : NULL,
-        .st = h.st, .best_id = best_id, .folder = folder,
+        .st = h.st, .best_id = best_id, .folder = folder, .again = a.again,
     };
     judge_verdict v;
     if (!a.quiet)

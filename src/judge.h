@@ -48,6 +48,7 @@ typedef struct judge_request {
     store *st;                /* for the best's latencies (regime weights); may be NULL */
     int64_t best_id;          /* the best's candidate id in ST; 0: equal weights */
     const char *folder;       /* where the children's JSON outputs go (NAME.gate.json, ...) */
+    int again;                /* NAME is recorded already: measure it again (`--candidate`) */
 } judge_request;
 
 typedef struct judge_verdict {
