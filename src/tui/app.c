@@ -175,7 +175,7 @@ static int wait_events(tui_app *a, int stdin_fd, int timeout_ms)
     k += job_pollfds(a->jobs, JOB_MAX, pfd + k, 2 * JOB_MAX);
     int rc = poll(pfd, (nfds_t)k, timeout_ms);
     job_service(a->jobs, JOB_MAX, flow_job_line, flow_job_done, a);
-    if (a->step == STEP_EVALUATING && proc_now() - a->progress_polled > 0.25) {
+    if (a->eng.step == ROUND_JUDGING && proc_now() - a->progress_polled > 0.25) {
         model_poll_progress(a);
         a->progress_polled = proc_now();
     }
@@ -291,7 +291,6 @@ static void app_free(tui_app *a)
 /* The start: config, workspace, session; the first job of the round. */
 static int app_start(tui_app *a, kwb_error *err)
 {
-    config_load(&a->cfg);
     if (a->cfg.nerrors)
         for (char *l = strtok(a->cfg.errors.s, "\n"); l; l = strtok(NULL, "\n"))
             app_log(a, TC_LOG_ERROR, "config: %s", l);
@@ -333,6 +332,11 @@ int cmd_tui(int argc, char **argv)
     if (check_config) {
         config_init(&a->cfg);
         config_load(&a->cfg);
+        strbuf loaded;
+        strbuf_init(&loaded);
+        config_describe(&a->cfg, &loaded);
+        fputs(loaded.s, stdout);
+        strbuf_free(&loaded);
         fputs(a->cfg.errors.s, stderr);
         code = a->cfg.nerrors ? 1 : 0;
         config_free(&a->cfg);
@@ -346,6 +350,7 @@ int cmd_tui(int argc, char **argv)
         return code;
     }
     config_init(&a->cfg);
+    config_load(&a->cfg); /* before the terminal starts: theme, line graphics and mouse come from it */
     input_on_resize = on_resize;
     kwb_error err = {{0}};
     if (script && *script) {

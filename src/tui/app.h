@@ -15,6 +15,7 @@
 #include "tui/request.h"
 #include "tui/surface.h"
 #include "tui/theme.h"
+#include "round.h"
 #include "wsopen.h"
 
 /* The options of `kwb tui`. */
@@ -52,20 +53,6 @@ typedef struct history_point {
     double best_ms;
     char title[64];
 } history_point;
-
-/* The steps of a round (DESIGN.md section 1). */
-typedef enum round_step {
-    STEP_IDLE,       /* nothing loaded yet */
-    STEP_STARTING,   /* evaluating the starting solution of a new session */
-    STEP_PROPOSING,  /* kwb propose in flight */
-    STEP_CHOOSE,     /* the engineer picks or rejects a direction */
-    STEP_WRITING,    /* kwb write in flight */
-    STEP_REVIEW,     /* the diff: accept, reject, edit */
-    STEP_EVALUATING, /* kwb eval (build, gate, sweep) in flight */
-    STEP_CONFIRM,    /* promote? */
-    STEP_DECIDING,   /* kwb decide in flight */
-    STEP_DONE        /* nothing left to propose */
-} round_step;
 
 /* The text field at the bottom (":" prompt, "/" search, reject reason, a yes/no question). */
 typedef enum prompt_kind { PROMPT_NONE, PROMPT_COMMAND, PROMPT_SEARCH, PROMPT_REASON, PROMPT_QUIT } prompt_kind;
@@ -120,16 +107,11 @@ typedef struct tui_app {
     diff_doc diff;
     int diff_mode; /* 0 auto, 1 side by side, 2 unified */
 
-    /* the round in progress */
-    round_step step;
-    int round_no;     /* the round being played: the store's round count when it was proposed */
-    int store_rounds; /* rounds in the store at the last reload */
+    /* the round in progress: the engine (round.h) holds its step, candidate and verdict */
+    round_engine eng;
     int chosen; /* index into props */
-    char cand_name[160], cand_dir[1024];
-    char eval_json[1024];
-    char verdict_reason[512];
-    int verdict_promote;
-    char last_undo[256];               /* what `u` would undo: "direction N" or "candidate NAME" */
+    int reason_overrule; /* the reason prompt is for overruling the verdict (else a rejection) */
+    char said[600];      /* the last decision, kept in the status line beside the next proposals */
     int progress_done, progress_total; /* the running evaluation's workloads */
     double progress_polled;
     job jobs[JOB_MAX];

@@ -168,7 +168,7 @@ void input_request(tui_app *a, int req)
     case REQ_PANE_LEFT: side_focus(a, -1); break;
     case REQ_PANE_RIGHT: side_focus(a, 1); break;
     case REQ_ENTER:
-        if (pane == PANE_PROPOSALS && a->step == STEP_CHOOSE)
+        if (pane == PANE_PROPOSALS && a->eng.step == ROUND_CHOOSE)
             flow_accept(a);
         else if (a->diff.nlines > 0)
             focus_pane(a, PANE_DIFF);
@@ -189,6 +189,9 @@ void input_request(tui_app *a, int req)
     case REQ_REJECT: flow_reject(a); break;
     case REQ_EDIT: flow_edit(a, term_suspend, term_resume); break;
     case REQ_UNDO: flow_undo(a); break;
+    case REQ_REDO: flow_redo(a); break;
+    case REQ_OVERRULE: flow_overrule(a); break;
+    case REQ_AGAIN: flow_again(a); break;
     case REQ_PROFILE: flow_profile(a); break;
     case REQ_REFRESH:
         model_reload(a);
@@ -196,7 +199,7 @@ void input_request(tui_app *a, int req)
         break;
     case REQ_REDRAW: a->full_redraw = a->dirty = 1; break;
     case REQ_CONFIRM:
-        if (a->step == STEP_CONFIRM)
+        if (a->eng.step == ROUND_VERDICT)
             flow_accept(a);
         break;
     case REQ_CANCEL:
@@ -312,18 +315,18 @@ void input_key(tui_app *a, int key)
 static void dump_model(tui_app *a, FILE *f)
 {
     static const char *const steps[] = {"idle",   "starting",   "proposing", "choose",   "writing",
-                                        "review", "evaluating", "confirm",   "deciding", "done"};
+                                        "review", "judging",    "verdict",   "deciding", "done"};
     fprintf(f, "size %dx%d%s\nfocus %s\nstep %s\nround %d\n", a->scr.cols, a->scr.rows,
             a->lay.too_small ? " too-small"
             : a->lay.wide    ? " wide"
                              : " narrow",
-            layout_pane_names[a->focus], steps[a->step], a->round_no);
+            layout_pane_names[a->focus], steps[a->eng.step], a->eng.number);
     for (int p = 1; p < PANE_COUNT; p++)
         fprintf(f, "pane %s rows %d sel %d top %d hscroll %d%s\n", layout_pane_names[p], pane_rows(a, p), a->ps[p].sel,
                 a->ps[p].top, a->ps[p].hscroll, a->lay.pane[p].visible ? "" : " hidden");
     fprintf(f, "sort %s%s\nfilter %s\nsearch %s\n", model_column_name(a->sort_col), a->sort_desc ? " desc" : "",
             a->filter, a->search);
-    fprintf(f, "best %s\ncandidate %s\ndiff %s lines %d\n", a->best_name, a->cand_name,
+    fprintf(f, "best %s\ncandidate %s\ndiff %s lines %d\n", a->best_name, a->eng.cand_name,
             pane_diff_side_by_side(a) ? "side-by-side" : "unified", a->diff.nlines);
     for (int i = 0; i < a->nprops; i++)
         fprintf(f, "proposal %s %s%s%s\n", a->props[i].state, a->props[i].id, a->props[i].reason[0] ? " : " : "",
@@ -522,6 +525,10 @@ void input_command(tui_app *a, const char *line, int *failed)
         rc = config_apply_line(&a->cfg, ":", copy, 0, &err);
         if (rc == 0 && !strcmp(w[0], "set") && n > 1 && !strcmp(w[1], "diff-mode"))
             a->diff_mode = !strcmp(a->cfg.diff_mode, "side-by-side") ? 1 : !strcmp(a->cfg.diff_mode, "unified") ? 2 : 0;
+        if (rc == 0) { /* applied now, not at the next start */
+            term_apply_config(a);
+            app_status(a, TC_NORMAL, ":%s: applied", line);
+        }
     } else {
         rc = kwb_error_set(&err, "unknown command '%s' (? lists the requests)", w[0]);
     }

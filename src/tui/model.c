@@ -146,8 +146,8 @@ static void load_table(tui_app *a)
     merge_table(a, base ? base : best, 0);
     merge_table(a, best, 1);
     int64_t show = 0;
-    if (a->cand_name[0] && a->step >= STEP_EVALUATING && a->step <= STEP_DECIDING &&
-        store_candidate_find(a->h.st, a->session, a->cand_name, &c, &err) == 1) {
+    if (a->eng.cand_name[0] && a->eng.step >= ROUND_JUDGING && a->eng.step <= ROUND_DECIDING &&
+        store_candidate_find(a->h.st, a->session, a->eng.cand_name, &c, &err) == 1) {
         show = c.id; /* the candidate under decision, beside the best it was timed against */
         store_candidate_free(&c);
     } else if (cur != best && store_candidate_get(a->h.st, cur, &c, &err) == 0) {
@@ -242,9 +242,6 @@ static void load_history(tui_app *a)
         h->best_ms = r[i].best_mean_ms;
         snprintf(h->title, sizeof h->title, "%s", r[i].title ? r[i].title : "");
     }
-    a->store_rounds = n;
-    if (a->round_no == 0)
-        a->round_no = n;
     store_round_list_free(r, n);
 }
 

@@ -11,12 +11,12 @@
 
 static const char *const step_names[] = {
     "idle",          "starting",           "proposing",          "choose a direction",
-    "agent writing", "review the diff",    "build and judge", "confirm promotion",
+    "agent writing", "review the diff",    "build and judge", "the judge's verdict",
     "deciding",      "nothing left to try"};
 
 const char *fmt_ms(double ms, char *buf, size_t cap)
 {
-    if (ms <= 0)
+    if (!(ms > 0)) /* none, or NaN */
         snprintf(buf, cap, "-");
     else
         snprintf(buf, cap, ms < 1 ? "%.4f" : ms < 100 ? "%.3f" : "%.1f", ms);
@@ -244,7 +244,7 @@ static void draw_diff(tui_app *a)
     const layout_rect *r = &a->lay.pane[PANE_DIFF];
     int sbs = pane_diff_side_by_side(a);
     char extra[300];
-    snprintf(extra, sizeof extra, "%s %s%s", a->cand_name[0] ? a->cand_name : "(no candidate)",
+    snprintf(extra, sizeof extra, "%s %s%s", a->eng.cand_name[0] ? a->eng.cand_name : "(no candidate)",
              sbs ? "side by side" : "unified", a->ps[PANE_DIFF].hscroll ? " >>" : "");
     draw_title(a, PANE_DIFF, extra);
     int top = scroll_top(a, PANE_DIFF), h = pane_height(a, PANE_DIFF);
@@ -257,7 +257,7 @@ static void draw_log(tui_app *a)
 {
     const layout_rect *r = &a->lay.pane[PANE_LOG];
     char extra[160] = "";
-    if (a->step == STEP_EVALUATING && a->progress_total > 0) { /* the sweep's progress bar */
+    if (a->eng.step == ROUND_JUDGING && a->progress_total > 0) { /* the sweep's progress bar */
         int w = 20, fill = a->progress_done * w / a->progress_total;
         char bar[64];
         for (int i = 0; i < w; i++)
@@ -304,8 +304,11 @@ static void draw_bars(tui_app *a)
     const layout *l = &a->lay;
     surface *s = &a->scr;
     char line[600], ms[32];
+    char step[64];
+    snprintf(step, sizeof step, "%s%s", step_names[a->eng.step],
+             a->eng.step != ROUND_VERDICT ? "" : a->eng.verdict_promote ? ": promote advised" : ": reject advised");
     snprintf(line, sizeof line, " kwb %s | round %d: %s | best %s %s ms | %s", a->opt.session ? a->opt.session : "-",
-             a->round_no, step_names[a->step], a->best_name[0] ? a->best_name : "-", fmt_ms(a->best_ms, ms, sizeof ms),
+             a->eng.number, step, a->best_name[0] ? a->best_name : "-", fmt_ms(a->best_ms, ms, sizeof ms),
              a->definition);
     surface_fill(s, l->title_row, 0, l->cols, ' ', TC_STATUS_LINE);
     surface_text(s, l->title_row, 0, l->cols, 0, line, TC_STATUS_LINE);

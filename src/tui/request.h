@@ -28,10 +28,13 @@
     X(SORT_PREV, "sort-prev", "sort the table by the previous column", "<")                                            \
     X(HELP, "help", "this help", "? <F1>")                                                                             \
     X(PROMPT, "prompt", "command prompt (the commands of script mode)", ":")                                           \
-    X(ACCEPT, "accept", "accept: choose the direction, evaluate the candidate, confirm the promotion", "a")            \
+    X(ACCEPT, "accept", "accept: choose the direction, judge the candidate, decide as the judge advises", "a")            \
     X(REJECT, "reject", "reject the direction or candidate, with a reason", "x d")                                     \
     X(EDIT, "edit", "edit the candidate in $VISUAL or $EDITOR", "e")                                                   \
-    X(UNDO, "undo", "undo the last decision where it can be undone", "u z")                                            \
+    X(UNDO, "undo", "undo the last decision (store and archive)", "u z")                                               \
+    X(REDO, "redo", "redo the last undone decision", "U")                                                              \
+    X(OVERRULE, "overrule", "overrule the judge's verdict, with a reason", "o")                                        \
+    X(AGAIN, "measure-again", "measure the judged candidate again (gate and sweep)", "m")                              \
     X(PROFILE, "profile", "profile the selected workload (kwb profile)", "p")                                          \
     X(REFRESH, "refresh", "reload from the store", "R <F5>")                                                           \
     X(REDRAW, "redraw", "clear and repaint the screen", "<C-l>")                                                       \

@@ -50,10 +50,10 @@ expect_grep '^focus diff' "$D/review.model" "the diff has the focus"
 expect_grep '^\+#define LANES 2|LANES 2' "$D/review-80x24.txt" "the diff shows the knob turned"
 expect_grep 'diff-del-emph' "$D/review-160x48.attrs" "side by side: changed words marked (deleted)"
 expect_grep 'diff-add-emph' "$D/review-160x48.attrs" "side by side: changed words marked (added)"
-expect_grep '^step confirm' "$D/confirm.model" "gate and sweep done: confirm"
+expect_grep '^step verdict' "$D/confirm.model" "gate and sweep done: the verdict"
 expect_grep 'gate passed on( <n>|[0-9]+) representative\(s\) \([0-9a-f]{8}\): faster on' "$D/confirm-80x24.txt" "the verdict: the gate passed"
 expect_grep '^proposal accepted tune\.LANES=2' "$D/final.model" "the direction is accepted"
-expect_grep '^best r1-tune-LANES-2' "$D/final.model" "the candidate is the best"
+expect_grep '^best r2-tune-LANES-2' "$D/final.model" "the candidate is the best"
 n_rows=$(grep -cE '^[0-9a-f]{8} batch_size=16 ' "$D/final-160x48.txt")
 [ "$n_rows" -eq 7 ] && [ "$(grep -cE '^[0-9a-f]{8} batch_size=16 <n> <n> - ' "$D/final-160x48.txt")" -eq "$n_rows" ] &&
     pass "after the promotion: the best column holds the new best, no candidate beside it" ||
@@ -61,9 +61,9 @@ n_rows=$(grep -cE '^[0-9a-f]{8} batch_size=16 ' "$D/final-160x48.txt")
 db="$TMP/ws/kwb.db"
 [ "$(sqlite3 "$db" "SELECT count(*) FROM decisions WHERE reason LIKE 'gate passed on 1 representative(s) (%): faster on 1; sweep: all 7 PASSED; faster on %, slower on none; mean %'")" -ge 1 ] &&
     pass "store: the decision's reason has the gate and the sweep" || fail "store: gate and sweep in the reason"
-[ "$(sqlite3 "$db" "SELECT group_concat(n_workloads) FROM (SELECT r.n_workloads FROM eval_runs r JOIN candidates c ON c.id = r.candidate_id WHERE c.name = 'r1-tune-LANES-2' ORDER BY r.id)")" = "1,7" ] &&
+[ "$(sqlite3 "$db" "SELECT group_concat(n_workloads) FROM (SELECT r.n_workloads FROM eval_runs r JOIN candidates c ON c.id = r.candidate_id WHERE c.name = 'r2-tune-LANES-2' ORDER BY r.id)")" = "1,7" ] &&
     pass "store: the candidate's gate (1 workload) and sweep (7)" || fail "store: gate and sweep eval runs"
-[ "$(sqlite3 "$db" "SELECT state FROM candidates WHERE name = 'r1-tune-LANES-2'")" = promoted ] &&
+[ "$(sqlite3 "$db" "SELECT state FROM candidates WHERE name = 'r2-tune-LANES-2'")" = promoted ] &&
     pass "store: the candidate is promoted" || fail "store: promotion"
 [ "$(sqlite3 "$db" "SELECT count(*) FROM directions WHERE title = 'tune.LANES=1' AND state = 'rejected'")" -eq 1 ] &&
     pass "store: going back to LANES=1 is barred (cycle)" || fail "store: cycle bar"
