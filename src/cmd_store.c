@@ -363,9 +363,12 @@ static json_t *candidate_json(ws_handle *h, int64_t id, double mean_ms)
     kwb_error err;
     if (store_candidate_get(h->st, id, &c, &err) != 0)
         return NULL;
-    json_t *o = json_pack("{s:I, s:s, s:o, s:s, s:s?, s:s, s:o}", "id", (json_int_t)c.id, "name", c.name, "parent",
-                          c.parent ? json_integer(c.parent) : json_null(), "origin", c.origin, "commit", c.commit,
-                          "state", c.state, "mean_ms", num_or_null(mean_ms));
+    char *reason = NULL;
+    store_candidate_reason(h->st, id, &reason, &err);
+    json_t *o = json_pack("{s:I, s:s, s:o, s:s, s:s?, s:s, s:o, s:s?}", "id", (json_int_t)c.id, "name", c.name,
+                          "parent", c.parent ? json_integer(c.parent) : json_null(), "origin", c.origin, "commit",
+                          c.commit, "state", c.state, "mean_ms", num_or_null(mean_ms), "decision_reason", reason);
+    free(reason);
     store_candidate_free(&c);
     return o;
 }
