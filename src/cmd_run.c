@@ -494,11 +494,10 @@ static int start(run_state *r, kwb_error *err)
     int resumed = round_resume(e, err);
     if (resumed < 0)
         return -1;
-    if (resumed && e->step == ROUND_JUDGING) {
+    if (resumed)
         note(r, "resuming: %s (round %d) is judged again", e->cand_name, e->number);
-        if (judge_and_decide(r, err) < 0)
-            return -1;
-    }
+    if (resumed && e->step == ROUND_JUDGING && judge_and_decide(r, err) < 0)
+        return -1;
     if (!round_needs_start(e)) {
         double mean = NAN;
         int64_t id = 0;

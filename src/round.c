@@ -134,7 +134,8 @@ void round_begin_start(round_engine *e, const char *dir)
     e->step = ROUND_STARTING;
 }
 
-/* The round title (the direction id) of the round that evaluated CANDIDATE into OUT. */
+/* The round title (the direction id) of the round that evaluated CANDIDATE into OUT, its number
+ * into e->number. */
 static void round_title_of(round_engine *e, int64_t candidate, char *out, size_t cap)
 {
     store_round *r = NULL;
@@ -144,8 +145,10 @@ static void round_title_of(round_engine *e, int64_t candidate, char *out, size_t
     if (store_trajectory(e->h->st, e->session, 0, &r, &n, &ignored) != 0)
         return;
     for (int i = n - 1; i >= 0 && !out[0]; i--)
-        if (r[i].candidate == candidate)
+        if (r[i].candidate == candidate) {
             snprintf(out, cap, "%s", r[i].title ? r[i].title : "");
+            e->number = r[i].number;
+        }
     store_round_list_free(r, n);
 }
 
@@ -175,13 +178,22 @@ int round_resume(round_engine *e, kwb_error *err)
     int rc = store_candidate_undecided(e->h->st, e->session, &id, err);
     if (rc <= 0)
         return rc;
+    /* what a killed kwb left running is interrupted (unless a live kwb holds the session) */
+    kwb_error held = {{0}};
+    if (store_session_acquire(e->h->st, e->session, getpid(), &held) == 0) {
+        if (store_session_mark_interrupted(e->h->st, e->session, NULL, NULL, err) != 0)
+            return -1;
+        store_session_release(e->h->st, e->session, getpid(), &held);
+    }
     store_candidate c;
     if (store_candidate_get(e->h->st, id, &c, err) != 0)
         return -1;
     char direction[160], skill[64] = "tuner", title[200] = "";
     round_title_of(e, id, direction, sizeof direction);
     if (strcmp(c.name, "start") == 0) {
+        int number = e->number;
         round_begin_start(e, c.solution_dir ? c.solution_dir : "");
+        e->number = number;
     } else {
         int64_t row = 0;
         char s2[200] = "", t2[200] = "";

@@ -256,7 +256,7 @@ static const char *const migrations[] = {
       "UPDATE rounds SET state = ?, outcome = ?, ended_at = ?, best_mean_ms = ?,"                  \
       " best_candidate_id = ? WHERE id = ? AND state IN ('running', 'interrupted')")               \
     X(ROUND_REOPEN,                                                                                \
-      "UPDATE rounds SET state = 'running', ended_at = NULL WHERE id = ? AND state = 'done'")       \
+      "UPDATE rounds SET state = 'running', ended_at = NULL WHERE id = ? AND state IN ('done', 'interrupted')") \
     X(ROUND_LIST,                                                                                  \
       "SELECT " ROUND_COLS " FROM rounds WHERE session_id = ? ORDER BY number DESC LIMIT ?")       \
     X(DIR_ADD,                                                                                     \
@@ -989,6 +989,20 @@ static int pid_start_time(pid_t pid, char *buf, size_t cap)
     return 0;
 }
 
+/* 1 when PID has ended and waits to be reaped (state Z or X in /proc/PID/stat). */
+static int pid_zombie(pid_t pid)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char *got = fgets(line, sizeof line, f);
+    fclose(f);
+    const char *p = got ? strrchr(line, ')') : NULL;
+    return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
 /* 1 when the holder recorded as PID (started at START, may be NULL) on HOST still runs. WAL
  * needs shared memory, so every process using the file runs on this host: a holder recorded
  * on another host (a copied file, a renamed host) is stale. */
@@ -998,6 +1012,8 @@ static int holder_alive(const store *st, int64_t pid, const char *host, const ch
         return 0;
     if (kill((pid_t)pid, 0) != 0 && errno != EPERM)
         return 0;
+    if (pid_zombie((pid_t)pid))
+        return 0;   /* killed, not yet reaped (its parent was killed with it): it holds nothing */
     char now_start[32];
     if (start && pid_start_time((pid_t)pid, now_start, sizeof now_start) == 0 && strcmp(now_start, start) != 0)
         return 0;   /* the pid was reused by another process */

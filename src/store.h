@@ -98,7 +98,7 @@ int store_round_begin(store *st, int64_t session, const char *title, int64_t *id
                       kwb_error *err);
 /* Sets the candidate that round ROUND produced. */
 int store_round_set_candidate(store *st, int64_t round, int64_t candidate, kwb_error *err);
-/* Runs ROUND again after it ended "done" (the next step of the same candidate, such as the
+/* Runs ROUND again after it ended "done" or was interrupted (the next step of the same candidate, such as the
  * sweep after the gate), logged with WHY; -1 when it is not a finished round. */
 int store_round_reopen(store *st, int64_t round, const char *why, kwb_error *err);
 /* Ends ROUND as STATE ("done", "rejected", "interrupted") with OUTCOME (may be NULL) and

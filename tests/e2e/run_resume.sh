@@ -4,19 +4,13 @@
 # judges the undecided candidate again (kwb eval --candidate: no "File exists", no second start),
 # decides it and goes on; the store ends with every candidate decided and one start.
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/tui_lib.sh" # descendants
 export KWB_WORKSPACE="$TMP/ws"
 "$KWB" init "$TMP/ws" >/dev/null 2>&1 || fail "init"
 cp -r "$KERNELS/fast" "$TMP/start"
 sed -i 's/^#define LANES 8 /#define LANES 1 /' "$TMP/start/gdn_decode_fast.c"
 db="$TMP/ws/kwb.db"
 sql() { sqlite3 "$db" "$1" 2>/dev/null; }
-descendants() {
-    local c
-    for c in $(ps -o pid= --ppid "$1"); do
-        echo "$c"
-        descendants "$c"
-    done
-}
 run() {
     "$KWB" run --definition "$DEF" --solution "$TMP/start" --session s --workloads batch_size=16 --max-time 0.3 \
         --auto "$@"
