@@ -27,40 +27,6 @@
 #include "tui/words.h"
 #include "xalloc.h"
 
-#define LOG_KEEP 4000
-
-void app_log(tui_app *a, int cls, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *text = NULL;
-    if (vasprintf(&text, fmt, ap) < 0)
-        text = xstrdup("?");
-    va_end(ap);
-    if (a->nlog == LOG_KEEP) {
-        free(a->log[0].text);
-        memmove(a->log, a->log + 1, (LOG_KEEP - 1) * sizeof *a->log);
-        a->nlog--;
-        a->ps[PANE_LOG].sel -= a->ps[PANE_LOG].sel > 0;
-    }
-    int follow = a->ps[PANE_LOG].sel >= a->nlog - 1;
-    a->log = xrealloc(a->log, (size_t)(a->nlog + 1) * sizeof *a->log);
-    a->log[a->nlog++] = (log_line){text, cls};
-    if (follow)
-        a->ps[PANE_LOG].sel = a->nlog - 1;
-    a->dirty = 1;
-}
-
-void app_status(tui_app *a, int cls, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(a->status, sizeof a->status, fmt, ap);
-    va_end(ap);
-    a->status_cls = cls;
-    a->dirty = 1;
-}
-
 static void tui_usage(FILE *f)
 {
     fputs("usage: kwb tui [--session NAME] [--definition NAME --solution DIR] [--workspace DIR]\n"
@@ -276,6 +242,7 @@ static void app_free(tui_app *a)
     for (int i = 0; i < a->nlog; i++)
         free(a->log[i].text);
     free(a->log);
+    free(a->detail);
     free(a->rows);
     free(a->order);
     free(a->props);

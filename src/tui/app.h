@@ -72,6 +72,7 @@ typedef struct tui_app {
     int focus;
     pane_state ps[PANE_COUNT];
     int help_open, help_top;
+    char *detail; /* with help_open: the full text of a log line, proposal or row instead of the help */
     int dirty;       /* something changed: repaint */
     int full_redraw; /* clear the terminal first (resize, Ctrl-L) */
     int quit;
@@ -125,9 +126,9 @@ typedef struct tui_app {
     int status_cls;
 } tui_app;
 
-/* Appends a line to the log pane (keeps the newest few thousand). */
+/* Appends a line to the log pane (keeps the newest few thousand); defined in model.c. */
 void app_log(tui_app *a, int cls, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* Sets the status line. */
+/* Sets the status line; defined in model.c. */
 void app_status(tui_app *a, int cls, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

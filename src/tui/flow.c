@@ -295,6 +295,8 @@ void flow_job_done(void *ctx, job *j)
             code);
     kwb_error err = {{0}};
     a->dirty = 1;
+    if (j->cancelled && j->kind == JOB_PROPOSE) /* asked again (undo, redo): the new answer counts */
+        return;
     if (j->cancelled && j->kind != JOB_PROFILE) {
         if (j->kind == JOB_WRITE || j->kind == JOB_EVAL)
             a->eng.step = ROUND_CHOOSE;
@@ -540,7 +542,7 @@ void flow_edit(tui_app *a, void (*suspend)(void), void (*resume)(void))
 static void undo_redo(tui_app *a, int redo)
 {
     if (a->eng.step != ROUND_CHOOSE && a->eng.step != ROUND_DONE && a->eng.step != ROUND_VERDICT &&
-        a->eng.step != ROUND_REVIEW) {
+        a->eng.step != ROUND_REVIEW && a->eng.step != ROUND_PROPOSING) { /* proposals are asked again */
         app_status(a, TC_WARNING, "%s waits until the work in flight is done", redo ? "redo" : "undo");
         return;
     }

@@ -9,10 +9,12 @@
 #include <time.h>
 
 #include "tui/flow.h"
+#include "tui/help.h"
 #include "tui/model.h"
 #include "tui/panes.h"
 #include "tui/term.h"
 #include "tui/words.h"
+#include "xalloc.h"
 
 void (*input_on_resize)(tui_app *a, int rows, int cols);
 
@@ -108,11 +110,54 @@ static void search_step(tui_app *a, int dir)
         app_status(a, TC_WARNING, "/%s: no match in %s", a->search, layout_pane_names[a->focus]);
 }
 
+/* Closes the help or the detail view. */
+static void close_overlay(tui_app *a)
+{
+    a->help_open = 0;
+    free(a->detail);
+    a->detail = NULL;
+    a->full_redraw = a->dirty = 1;
+}
+
+/* Enter: the selected line of the focused pane in full (log line, proposal, workload row). */
+static void open_detail(tui_app *a, int pane)
+{
+    int i = a->ps[pane].sel;
+    char *text = NULL;
+    if (pane == PANE_LOG && i < a->nlog) {
+        text = xstrdup(a->log[i].text);
+    } else if (pane == PANE_PROPOSALS && i < a->nprops) {
+        const proposal *p = &a->props[i];
+        text = xasprintf("direction %s (%s)\nstate: %s\ntitle: %s\nreason: %s\nwhy: %s\npredicted: %s", p->id, p->source,
+                         p->state, p->title, p->reason[0] ? p->reason : "-", p->rationale[0] ? p->rationale : "-",
+                         p->predicted[0] ? p->predicted : "-");
+    } else if (pane == PANE_WORKLOADS && i < a->norder) {
+        const wl_line *w = &a->rows[a->order[i]];
+        text = xasprintf("workload %s\naxes: %s\nbaseline %.4f ms, best %.4f ms, candidate %.4f ms\nspeedup %.3fx, "
+                         "roofline %.0f%%\nstatus: %s\nverdict: %s",
+                         w->uuid, w->axes, w->base_ms, w->best_ms, w->cand_ms, w->speedup, 100 * w->roofline, w->status,
+                         w->verdict[0] ? w->verdict : "-");
+    }
+    if (a->eng.step == ROUND_VERDICT && pane != PANE_LOG && pane != PANE_PROPOSALS) { /* the verdict in full */
+        char *v = xasprintf("%s\n\nthe judge's verdict on %s: %s at the %s:\n%s", text ? text : "", a->eng.cand_name,
+                            a->eng.verdict_promote ? "promote" : "reject", a->eng.verdict_stage,
+                            a->eng.verdict_reason);
+        free(text);
+        text = v;
+    }
+    if (!text) {
+        app_status(a, TC_WARNING, "nothing selected to open");
+        return;
+    }
+    free(a->detail);
+    a->detail = text;
+    a->help_open = 1, a->help_top = 0, a->full_redraw = a->dirty = 1;
+}
+
 static void quit(tui_app *a, int force)
 {
     if (a->help_open && !force) {
-        a->help_open = 0;
-        a->full_redraw = a->dirty = 1;
+        close_overlay(a);
         return;
     }
     if (job_count(a->jobs, JOB_MAX) > 0) {
@@ -143,9 +188,18 @@ static void diff_request(tui_app *a, int req)
 void input_request(tui_app *a, int req)
 {
     int pane = a->focus, page = pane_height(a, pane) > 1 ? pane_height(a, pane) - 1 : 1;
-    if (a->help_open && req != REQ_QUIT && req != REQ_QUIT_NOW && req != REQ_CANCEL && req != REQ_DOWN &&
-        req != REQ_UP && req != REQ_REDRAW)
-        a->help_open = 0, a->full_redraw = 1;
+    if (a->help_open) { /* the help scrolls within itself; another request closes it */
+        int step = req == REQ_PAGE_DOWN ? a->scr.rows - 3 : req == REQ_PAGE_UP ? -(a->scr.rows - 3) : 0;
+        if (req == REQ_PAGE_DOWN || req == REQ_PAGE_UP || req == REQ_FIRST || req == REQ_LAST) {
+            a->help_top = req == REQ_FIRST ? 0 : req == REQ_LAST ? 1 << 20 : a->help_top + step;
+            a->help_top = a->help_top < 0 ? 0 : a->help_top; /* the end is clamped when drawn */
+            a->dirty = 1;
+            return;
+        }
+        if (req != REQ_QUIT && req != REQ_QUIT_NOW && req != REQ_CANCEL && req != REQ_DOWN && req != REQ_UP &&
+            req != REQ_REDRAW)
+            close_overlay(a);
+    }
     switch (req) {
     case REQ_DOWN:
         if (a->help_open)
@@ -168,10 +222,13 @@ void input_request(tui_app *a, int req)
     case REQ_PANE_LEFT: side_focus(a, -1); break;
     case REQ_PANE_RIGHT: side_focus(a, 1); break;
     case REQ_ENTER:
-        if (pane == PANE_PROPOSALS && a->eng.step == ROUND_CHOOSE)
+        if (pane == PANE_PROPOSALS && a->eng.step == ROUND_CHOOSE && a->ps[pane].sel < a->nprops &&
+            strcmp(a->props[a->ps[pane].sel].state, "pending") == 0)
             flow_accept(a);
-        else if (a->diff.nlines > 0)
+        else if (pane == PANE_DIFF || pane == PANE_HISTORY || pane == PANE_BOTTLENECK)
             focus_pane(a, PANE_DIFF);
+        else
+            open_detail(a, pane);
         break;
     case REQ_SEARCH: a->prompt = PROMPT_SEARCH, a->input[0] = 0, a->input_len = 0, a->dirty = 1; break;
     case REQ_SEARCH_NEXT: search_step(a, 1); break;
@@ -183,7 +240,11 @@ void input_request(tui_app *a, int req)
         model_apply_view(a);
         break;
     }
-    case REQ_HELP: a->help_open = 1, a->help_top = 0, a->full_redraw = a->dirty = 1; break;
+    case REQ_HELP:
+        free(a->detail);
+        a->detail = NULL;
+        a->help_open = 1, a->help_top = 0, a->full_redraw = a->dirty = 1;
+        break;
     case REQ_PROMPT: a->prompt = PROMPT_COMMAND, a->input[0] = 0, a->input_len = 0, a->dirty = 1; break;
     case REQ_ACCEPT: flow_accept(a); break;
     case REQ_REJECT: flow_reject(a); break;
@@ -204,7 +265,7 @@ void input_request(tui_app *a, int req)
         break;
     case REQ_CANCEL:
         if (a->help_open)
-            a->help_open = 0, a->full_redraw = 1;
+            close_overlay(a);
         else if (flow_cancel(a))
             app_status(a, TC_WARNING, "cancelling the work in flight");
         else if (a->filter[0] && pane == PANE_WORKLOADS)
@@ -264,6 +325,14 @@ static void prompt_key(tui_app *a, int key)
         a->input[a->input_len] = '\0';
     } else if (key == 21) { /* Ctrl-U */
         a->input_len = 0, a->input[0] = '\0';
+    } else if (key == TUI_KEY_TAB && a->prompt == PROMPT_COMMAND) {
+        char choices[400];
+        int matches = help_complete(a->input, sizeof a->input, choices, sizeof choices);
+        a->input_len = (int)strlen(a->input);
+        if (matches > 1)
+            app_status(a, TC_NORMAL, "%s", choices);
+        else if (matches == 0)
+            app_status(a, TC_WARNING, "nothing completes '%s'", a->input);
     } else if (key >= 32 && key < 0x110000 && key != 127 && a->input_len + 5 < (int)sizeof a->input) {
         a->input_len += tui_utf8_encode((uint32_t)key, a->input + a->input_len);
     }

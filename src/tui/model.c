@@ -1,7 +1,9 @@
 /* model.c - the panes' data from the store (see model.h). */
+#define _GNU_SOURCE
 #include "tui/model.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +48,42 @@ void model_close(tui_app *a)
     if (a->ws_open)
         wsclose(&a->h);
     a->ws_open = 0;
+}
+
+/* The log pane and the status line are the model's too: every module may add to them without
+ * reaching back into app.c (no circle between the loop and its modules). */
+#define LOG_KEEP 4000
+
+void app_log(tui_app *a, int cls, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = NULL;
+    if (vasprintf(&text, fmt, ap) < 0)
+        text = xstrdup("?");
+    va_end(ap);
+    if (a->nlog == LOG_KEEP) {
+        free(a->log[0].text);
+        memmove(a->log, a->log + 1, (LOG_KEEP - 1) * sizeof *a->log);
+        a->nlog--;
+        a->ps[PANE_LOG].sel -= a->ps[PANE_LOG].sel > 0;
+    }
+    int follow = a->ps[PANE_LOG].sel >= a->nlog - 1;
+    a->log = xrealloc(a->log, (size_t)(a->nlog + 1) * sizeof *a->log);
+    a->log[a->nlog++] = (log_line){text, cls};
+    if (follow)
+        a->ps[PANE_LOG].sel = a->nlog - 1;
+    a->dirty = 1;
+}
+
+void app_status(tui_app *a, int cls, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->status, sizeof a->status, fmt, ap);
+    va_end(ap);
+    a->status_cls = cls;
+    a->dirty = 1;
 }
 
 /* The axes text and size key of workload UUID, from the definition's workloads (read once). */

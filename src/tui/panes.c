@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tui/help.h"
 #include "tui/model.h"
 
 static const char *const step_names[] = {
@@ -336,21 +337,31 @@ static void draw_bars(tui_app *a)
     }
 }
 
+/* The help: every request with its keys and every ':' command, grouped, scrolled within itself. */
 static void draw_help(tui_app *a)
 {
     surface *s = &a->scr;
+    char **lines;
+    int n = a->detail ? help_wrap(a->detail, s->cols - 2, &lines) : help_build(&a->cfg.keys, &lines),
+        rows = s->rows - 2 > 1 ? s->rows - 2 : 1;
+    if (a->help_top > n - rows)
+        a->help_top = n - rows > 0 ? n - rows : 0;
     surface_clear(s);
     surface_fill(s, 0, 0, s->cols, ' ', TC_TITLE_FOCUS);
-    surface_text(s, 0, 0, s->cols, 0, " kwb " PACKAGE_VERSION " help: keys from the request table (q or Esc closes)",
-                 TC_TITLE_FOCUS);
-    int y = 1;
-    for (int r = 1 + a->help_top; r < REQ_COUNT && y < s->rows; r++, y++) {
-        char keys[96], line[400];
-        keymap_keys_of(&a->cfg.keys, r, keys, sizeof keys);
-        snprintf(line, sizeof line, " %-16s %-13s %s", keys, request_name(r), request_help(r));
-        surface_text(s, y, 0, s->cols, 0, line, TC_NORMAL);
-        surface_paint(s, y, 1, 16, TC_TABLE_HEADER);
+    surface_text(s, 0, 0, s->cols, 0, a->detail ? " kwb: in full" : " kwb " PACKAGE_VERSION " help", TC_TITLE_FOCUS);
+    for (int y = 0; y < rows && a->help_top + y < n; y++) {
+        const char *line = lines[a->help_top + y];
+        int head = !a->detail && (strncmp(line, "-- ", 3) == 0 || a->help_top + y == 0);
+        surface_text(s, 1 + y, 0, s->cols, 0, line, head ? TC_TABLE_HEADER : TC_NORMAL);
+        if (!a->detail && !head && line[0] == ' ' && line[1] != ':')
+            surface_paint(s, 1 + y, 1, 16, TC_TABLE_HEADER);
     }
+    char foot[160];
+    snprintf(foot, sizeof foot, " lines %d-%d of %d: j/k, PgDn/PgUp, g/G scroll; q or Esc closes", a->help_top + 1,
+             a->help_top + rows < n ? a->help_top + rows : n, n);
+    surface_fill(s, s->rows - 1, 0, s->cols, ' ', TC_KEYBAR);
+    surface_text(s, s->rows - 1, 0, s->cols, 0, foot, TC_KEYBAR);
+    help_free(lines, n);
 }
 
 void panes_draw(tui_app *a)

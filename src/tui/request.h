@@ -20,7 +20,7 @@
     X(PREV_PANE, "prev-pane", "focus the previous pane", "<S-Tab>")                                                    \
     X(PANE_LEFT, "pane-left", "focus the pane to the left", "h")                                                       \
     X(PANE_RIGHT, "pane-right", "focus the pane to the right", "l")                                                    \
-    X(ENTER, "enter", "open: choose the direction, show the candidate's diff", "<Enter>")                              \
+    X(ENTER, "enter", "open: choose the direction; the selected line in full (log, proposal, row)", "<Enter>")        \
     X(SEARCH, "search", "search (in the workloads table: filter rows) by regular expression", "/")                     \
     X(SEARCH_NEXT, "search-next", "next match", "n")                                                                   \
     X(SEARCH_PREV, "search-prev", "previous match", "N")                                                               \

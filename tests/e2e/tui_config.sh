@@ -6,23 +6,14 @@
 # (and at the prompt by name); --check-config prints what it loaded. TERM=vt100 gets ASCII borders
 # and a clean screen after quitting.
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/tui_lib.sh"
 command -v tmux >/dev/null || fail "tmux not found (scripts/bootstrap installs it)"
 utf8=$(locale -a 2>/dev/null | grep -i -m1 -E '^c\.utf-?8$|utf-?8$')
 [ -n "$utf8" ] || utf8=C.UTF-8
 SOCK="kwbconf$$"
 trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
 
-wait_for() { # PATTERN [capture flags]
-    local i
-    for i in $(seq 600); do
-        tmux -L "$SOCK" capture-pane -p ${2:-} -t w >"$TMP/pane" 2>/dev/null
-        grep -Eq -- "$1" "$TMP/pane" && return 0
-        sleep 0.2
-    done
-    echo "    waited for '$1'; the screen:" >&2
-    sed 's/^/    | /' "$TMP/pane" >&2
-    return 1
-}
+wait_for() { tmux_wait "$1" 120 "${2:-}"; } # PATTERN [capture flags]
 starts=0
 start() { # ENV...: kwb tui in a fresh tmux server at 120x32
     tmux -L "$SOCK" kill-server 2>/dev/null
