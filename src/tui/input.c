@@ -170,6 +170,13 @@ static void quit(tui_app *a, int force)
 
 static void diff_request(tui_app *a, int req)
 {
+    if ((req == REQ_SCROLL_LEFT || req == REQ_SCROLL_RIGHT) && a->focus == PANE_LOG) { /* the log scrolls too */
+        pane_state *lp = &a->ps[PANE_LOG];
+        int step = a->lay.pane[PANE_LOG].w / 2 > 0 ? a->lay.pane[PANE_LOG].w / 2 : 1;
+        lp->hscroll = req == REQ_SCROLL_RIGHT ? lp->hscroll + step : lp->hscroll > step ? lp->hscroll - step : 0;
+        a->dirty = 1;
+        return;
+    }
     int sbs = pane_diff_side_by_side(a);
     pane_state *p = &a->ps[PANE_DIFF];
     int half = a->lay.pane[PANE_DIFF].w / (sbs ? 4 : 2);

@@ -268,6 +268,7 @@ static void load_history(tui_app *a)
     store_round *r = NULL;
     int n = 0;
     kwb_error err = {{0}};
+    int follow = a->ps[PANE_HISTORY].sel >= a->nhist - 1; /* at the newest round: stay there */
     a->nhist = 0;
     if (store_trajectory(a->h.st, a->session, 0, &r, &n, &err) != 0)
         return;
@@ -280,6 +281,8 @@ static void load_history(tui_app *a)
         h->best_ms = r[i].best_mean_ms;
         snprintf(h->title, sizeof h->title, "%s", r[i].title ? r[i].title : "");
     }
+    if (follow && a->nhist > 0)
+        a->ps[PANE_HISTORY].sel = a->nhist - 1;
     store_round_list_free(r, n);
 }
 

@@ -208,7 +208,10 @@ static void draw_proposals(tui_app *a)
 {
     const layout_rect *r = &a->lay.pane[PANE_PROPOSALS];
     char extra[64];
-    snprintf(extra, sizeof extra, "(%d)", a->nprops);
+    int pending = 0;
+    for (int i = 0; i < a->nprops; i++)
+        pending += strcmp(a->props[i].state, "pending") == 0;
+    snprintf(extra, sizeof extra, "(%d pending, %d decided)", pending, a->nprops - pending);
     draw_title(a, PANE_PROPOSALS, extra);
     int h = pane_height(a, PANE_PROPOSALS), limit = r->x + r->w;
     int detail = h >= 5 && a->nprops > 0 ? 2 : 0;
@@ -271,7 +274,8 @@ static void draw_log(tui_app *a)
     draw_title(a, PANE_LOG, extra);
     int top = scroll_top(a, PANE_LOG), h = pane_height(a, PANE_LOG);
     for (int i = 0; i < h && top + i < a->nlog; i++) {
-        surface_text(&a->scr, r->y + 1 + i, r->x, r->x + r->w, 0, a->log[top + i].text, a->log[top + i].cls);
+        surface_text(&a->scr, r->y + 1 + i, r->x, r->x + r->w, a->ps[PANE_LOG].hscroll, a->log[top + i].text,
+                     a->log[top + i].cls);
         draw_list_cursor(a, PANE_LOG, top + i, r->y + 1 + i);
     }
 }
