@@ -211,7 +211,7 @@ static void draw_proposals(tui_app *a)
     int pending = 0;
     for (int i = 0; i < a->nprops; i++)
         pending += strcmp(a->props[i].state, "pending") == 0;
-    snprintf(extra, sizeof extra, "(%d pending, %d decided)", pending, a->nprops - pending);
+    snprintf(extra, sizeof extra, "(%d pending of %d)", pending, a->nprops);
     draw_title(a, PANE_PROPOSALS, extra);
     int h = pane_height(a, PANE_PROPOSALS), limit = r->x + r->w;
     int detail = h >= 5 && a->nprops > 0 ? 2 : 0;

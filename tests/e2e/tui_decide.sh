@@ -42,6 +42,7 @@ start_tui() {
 # agree STEP: the title's verdict and the status line's say the same
 agree() {
     local t s
+    wait_for 'the judge advises (promote|reject)' 60 >/dev/null # the whole frame, not half of it
     t=$(head -1 "$TMP/pane" | grep -oE '(promote|reject) advised' | cut -d' ' -f1)
     s=$(grep -oE 'the judge advises (promote|reject)' "$TMP/pane" | head -1 | awk '{print $4}')
     [ -n "$t" ] && [ "$t" = "$s" ] && pass "$1: title and status line say '$t'" || fail "$1: title '$t', status '$s'"
