@@ -1,16 +1,21 @@
 /* agent.c - agent dispatch and the built-in tuner agent (see agent.h). */
 #include "agent.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "agent_llm.h"
 #include "agentcfg.h"
+#include "ftree.h"
 #include "paths.h"
 #include "proc.h"
+#include "secrets.h"
 #include "solution.h"
 #include "tuner.h"
+#include "xalloc.h"
 
 void agent_outcome_init(agent_outcome *o)
 {
@@ -87,14 +92,47 @@ int agent_tuner_write(const agent_task *t, agent_outcome *o, kwb_error *err)
     return rc;
 }
 
-int agent_write(const char *name, const struct agent_config *cfg, const agent_task *t, agent_outcome *o,
-                kwb_error *err)
+/* The agent's progress on its way to the caller: every line redacted; streamed text through a
+ * secrets_stream, so that a key split between pieces is caught too. */
+typedef struct redacting {
+    agent_progress_fn progress;
+    void *ctx;
+    secrets_stream text;
+} redacting;
+
+static void redact_progress(void *ctx, const char *kind, const char *text)
 {
-    struct stat st;
-    if (stat(t->out_dir, &st) == 0)
-        return kwb_error_set(err, "%s: already exists; a candidate is written into a new folder", t->out_dir);
-    if (t->cancel && *t->cancel)
-        return kwb_error_set(err, "cancelled");
+    redacting *r = ctx;
+    int streamed = strcmp(kind, "text") == 0;
+    char *clean = streamed ? secrets_stream_feed(&r->text, text, strlen(text)) : secrets_redact(text);
+    if (r->progress && (!streamed || *clean))
+        r->progress(r->ctx, kind, clean);
+    free(clean);
+}
+
+/* Refuses the candidate folder DIR when a file in it holds a key kwb knows (the file is named,
+ * never the key). */
+static int refuse_keys(const char *dir, kwb_error *err)
+{
+    char **files;
+    int n, rc = 0;
+    if (ftree_list(dir, &files, &n, err) != 0)
+        return -1;
+    for (int i = 0; i < n && rc == 0; i++) {
+        char *path = xasprintf("%s/%s", dir, files[i]), *text = strbuf_read_file(path, NULL);
+        if (text && secrets_contains_key(text))
+            rc = kwb_error_set(err, "%s holds an API key known to kwb: the candidate is refused", files[i]);
+        free(text);
+        free(path);
+    }
+    ftree_list_free(files, n);
+    return rc;
+}
+
+/* The agent NAME writing into T's folder (T->out_dir is the scratch folder). */
+static int dispatch(const char *name, const struct agent_config *cfg, const agent_task *t, agent_outcome *o,
+                    kwb_error *err)
+{
     if (strcmp(name, "tuner") == 0)
         return agent_tuner_write(t, o, err);
     if (!agent_known(name))
@@ -104,4 +142,43 @@ int agent_write(const char *name, const struct agent_config *cfg, const agent_ta
         return kwb_error_set(err, "agent '%s' needs its configuration", name);
     return strcmp(cfg->provider, "command") == 0 ? agent_command_write(cfg, t, o, err)
                                                  : agent_llm_write(cfg, t, o, err);
+}
+
+int agent_write(const char *name, const struct agent_config *cfg, const agent_task *t, agent_outcome *o, kwb_error *err)
+{
+    struct stat st;
+    if (stat(t->out_dir, &st) == 0)
+        return kwb_error_set(err, "%s: already exists; a candidate is written into a new folder", t->out_dir);
+    if (t->cancel && *t->cancel)
+        return kwb_error_set(err, "cancelled");
+    /* written under a scratch name and renamed when complete: a killed write leaves no OUT behind,
+       and its scratch folder is taken away by the next write to OUT */
+    char *partial = xasprintf("%s.partial", t->out_dir);
+    paths_remove_tree(partial);
+    redacting red = {t->progress, t->progress_ctx, {{0}}};
+    secrets_stream_init(&red.text);
+    agent_task scratch = *t;
+    scratch.out_dir = partial;
+    scratch.files_base = t->files_base ? t->files_base : t->out_dir;
+    scratch.progress = redact_progress;
+    scratch.progress_ctx = &red;
+    int rc = dispatch(name, cfg, &scratch, o, err);
+    char *rest = secrets_stream_flush(&red.text);
+    if (*rest && t->progress)
+        t->progress(t->progress_ctx, "text", rest);
+    free(rest);
+    if (rc == 0)
+        rc = refuse_keys(partial, err);
+    if (rc == 0 && rename(partial, t->out_dir) != 0)
+        rc = kwb_error_set(err, "%s: cannot move into place: %s", t->out_dir, strerror(errno));
+    if (rc != 0) {
+        paths_remove_tree(partial);
+        strbuf_free(&o->diff);
+        strbuf_init(&o->diff);
+        char *clean = secrets_redact(err->msg); /* an error may quote the reply */
+        snprintf(err->msg, sizeof err->msg, "%s", clean);
+        free(clean);
+    }
+    free(partial);
+    return rc;
 }

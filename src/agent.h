@@ -25,6 +25,7 @@ typedef struct agent_task {
     agent_progress_fn progress;     /* may be NULL */
     void *progress_ctx;
     volatile int *cancel;           /* nonzero: stop soon (may be NULL) */
+    const char *files_base;         /* prefix of the transcript, log and prompt files (NULL: out_dir) */
 } agent_task;
 
 /* What an agent did. */

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* pipe2 */
 /* agent_command.c - the `command` agent: an external CLI agent (`codex exec ...`,
  * `claude -p ...`) run from its configured argv (no shell) in a scratch copy of the best, the
  * prompt on stdin (the copy a git repository with the best as its one commit, as `codex exec`
@@ -9,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 #include "ftree.h"
 #include "paths.h"
 #include "proc.h"
+#include "secrets.h"
 #include "xalloc.h"
 
 /* The last LINES lines of the file PATH, into OUT as one line (" | " between them). */
@@ -44,7 +47,64 @@ static void tail_of(const char *path, int lines, strbuf *out)
     free(text);
 }
 
-/* Runs the configured command in WORK with the prompt file on stdin; 0, or -1 with *err set. */
+/* Moves what the child wrote to FD (a pipe) into the log LOG through S (redacted), waiting at
+ * most WAIT_MS for it: 1 at the pipe's end, 0 after some output, -1 when none came. */
+static int pump(int fd, int log, secrets_stream *s, int wait_ms)
+{
+    struct pollfd pfd = {fd, POLLIN, 0};
+    if (poll(&pfd, 1, wait_ms) <= 0)
+        return -1;
+    char buf[16384];
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return -1;
+    if (n <= 0)
+        return 1; /* the rest held back is flushed by the caller */
+    char *clean = secrets_stream_feed(s, buf, (size_t)n);
+    size_t len = strlen(clean);
+    ssize_t w = len ? write(log, clean, len) : 0; /* a log that cannot be written loses lines, not the run */
+    (void)w;
+    free(clean);
+    return 0;
+}
+
+/* Waits for PID while its output (the read end OUT) goes to LOG; ends it on cancel or past the
+ * limit. 0 with *status, or -1 with *err set. */
+static int supervise(const agent_config *cfg, const agent_task *t, const agent_prep *p, const char *prog, pid_t pid,
+                     int out, int log, int *status, kwb_error *err)
+{
+    secrets_stream s;
+    secrets_stream_init(&s);
+    double start = proc_now();
+    int ended = 0, eof = 0, rc = 0;
+    for (;;) {
+        int r = eof ? -1 : pump(out, log, &s, 200);
+        eof = eof || r == 1;
+        if (!ended)
+            ended = proc_wait(pid, eof ? 0.2 : 0, status) == 0;
+        if (ended && (eof || r == -1)) /* done, or gone with its pipe idle (held by a grandchild) */
+            break;
+        if (t->cancel && *t->cancel) {
+            proc_kill_group(pid);
+            rc = kwb_error_set(err, "cancelled");
+            break;
+        }
+        if (cfg->command_timeout_s > 0 && proc_now() - start > cfg->command_timeout_s) {
+            proc_kill_group(pid);
+            rc = kwb_error_set(err, "command agent %s: no result within %.0f s (killed); its log: %s", prog,
+                               cfg->command_timeout_s, p->log);
+            break;
+        }
+    }
+    char *rest = secrets_stream_flush(&s);
+    ssize_t w = *rest ? write(log, rest, strlen(rest)) : 0;
+    (void)w;
+    free(rest);
+    return rc;
+}
+
+/* Runs the configured command in WORK with the prompt file on stdin, its output redacted into the
+ * log; 0, or -1 with *err set. */
 static int run_command(const agent_config *cfg, const agent_task *t, const agent_prep *p, const char *work,
                        kwb_error *err)
 {
@@ -55,43 +115,35 @@ static int run_command(const agent_config *cfg, const agent_task *t, const agent
     for (int i = 0; i < cfg->command_argc; i++)
         argv[i] = (char *)cfg->command_args[i];
     argv[cfg->command_argc] = NULL;
+    if (cfg->api_key_env[0] && getenv(cfg->api_key_env))
+        secrets_register(getenv(cfg->api_key_env)); /* the key the command may read */
     int in = open(p->prompt_file, O_RDONLY | O_CLOEXEC);
     int log = open(p->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (in < 0 || log < 0) {
+    int pipefd[2] = {-1, -1};
+    if (in < 0 || log < 0 || pipe2(pipefd, O_CLOEXEC) != 0) {
+        int e = errno;
         if (in >= 0)
             close(in);
         if (log >= 0)
             close(log);
-        return kwb_error_set(err, "%s: cannot open: %s", in < 0 ? p->prompt_file : p->log, strerror(errno));
+        return kwb_error_set(err, "%s: cannot open: %s", in < 0 ? p->prompt_file : p->log, strerror(e));
     }
     proc_io io = proc_io_default();
     io.stdin_fd = in;
-    io.stdout_fd = log;
-    io.stderr_fd = log;
+    io.stdout_fd = pipefd[1];
+    io.stderr_fd = pipefd[1];
     io.cwd = work;
     char line[1024];
     snprintf(line, sizeof line, "command: %s (in a scratch copy, limit %.0f s)", argv[0], cfg->command_timeout_s);
     agent_say(t, "status", line);
     pid_t pid = proc_spawn(argv, &io, err);
     close(in);
+    close(pipefd[1]);
+    int status = 0, rc = pid < 0 ? -1 : supervise(cfg, t, p, argv[0], pid, pipefd[0], log, &status, err);
+    close(pipefd[0]);
     close(log);
-    if (pid < 0)
+    if (rc != 0)
         return -1;
-    double start = proc_now();
-    int status = 0;
-    for (;;) {
-        if (proc_wait(pid, 0.2, &status) == 0)
-            break;
-        if (t->cancel && *t->cancel) {
-            proc_kill_group(pid);
-            return kwb_error_set(err, "cancelled");
-        }
-        if (cfg->command_timeout_s > 0 && proc_now() - start > cfg->command_timeout_s) {
-            proc_kill_group(pid);
-            return kwb_error_set(err, "command agent %s: no result within %.0f s (killed); its log: %s", argv[0],
-                                 cfg->command_timeout_s, p->log);
-        }
-    }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         char how[128];
         strbuf tail;

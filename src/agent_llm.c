@@ -15,7 +15,11 @@
 #include "paths.h"
 #include "prompt.h"
 #include "proc.h"
+#include "secrets.h"
 #include "xalloc.h"
+
+/* Bytes of the model's first answer sent back in the retry turn (head and tail kept). */
+#define AGENT_RETRY_ECHO_MAX (32u << 10)
 
 /* One call with the conversation MSGS[0..N); accounts it in O, keeps it in the transcript and
  * reports it. Returns 0, or -1 with *err set. */
@@ -65,7 +69,8 @@ int agent_llm_write(const agent_config *cfg, const agent_task *t, agent_outcome 
     if (rc == 0)
         rc = ftree_copy(t->best_dir, t->out_dir, err);
     snprintf(o->transcript, sizeof o->transcript, "%s", p.transcript ? p.transcript : "");
-    strbuf reply, report, retry;
+    strbuf reply, report, retry, echo;
+    strbuf_init(&echo);
     strbuf_init(&reply);
     strbuf_init(&report);
     strbuf_init(&retry);
@@ -77,9 +82,16 @@ int agent_llm_write(const agent_config *cfg, const agent_task *t, agent_outcome 
         llm_message msgs[3] = {{"user", p.user.s}, {"assistant", NULL}, {"user", NULL}};
         rc = one_call(cfg, t, &p, msgs, 1, &reply, o, err);
         if (rc == 0 && apply_reply(t, &p, reply.s, &report, err) != 0) {
-            /* one retry turn: the failure report, the closest lines; the folder is unchanged */
+            /* one retry turn: the failure report, the closest lines; the folder is unchanged. The
+               model's first answer goes back clipped (its edits, not a runaway reply), and no key
+               goes back at all. */
+            strbuf_free(&echo);
+            strbuf_init(&echo);
+            prompt_clip(reply.s, AGENT_RETRY_ECHO_MAX, &echo);
             prompt_retry(report.s, &retry);
-            msgs[1].content = reply.s;
+            secrets_redact_strbuf(&echo);
+            secrets_redact_strbuf(&retry);
+            msgs[1].content = echo.s;
             msgs[2].content = retry.s;
             agent_say(t, "status", "the edit did not apply: one retry turn with the failure report");
             strbuf second;
@@ -101,6 +113,7 @@ int agent_llm_write(const agent_config *cfg, const agent_task *t, agent_outcome 
     strbuf_free(&reply);
     strbuf_free(&report);
     strbuf_free(&retry);
+    strbuf_free(&echo);
     agent_prep_free(&p);
     o->seconds = proc_now() - t0;
     return rc;

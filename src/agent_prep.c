@@ -88,9 +88,10 @@ int agent_prep_task(const agent_config *cfg, const agent_task *t, agent_prep *p,
     strbuf_init(&p->system);
     strbuf_init(&p->user);
     strbuf_init(&p->consulted);
-    p->transcript = xasprintf("%s.transcript.jsonl", t->out_dir);
-    p->log = xasprintf("%s.agent.log", t->out_dir);
-    p->prompt_file = xasprintf("%s.prompt.md", t->out_dir);
+    const char *base = t->files_base ? t->files_base : t->out_dir;
+    p->transcript = xasprintf("%s.transcript.jsonl", base);
+    p->log = xasprintf("%s.agent.log", base);
+    p->prompt_file = xasprintf("%s.prompt.md", base);
     remove(p->transcript);
     if (!(p->best = solution_load(t->best_dir, err)))
         return -1;

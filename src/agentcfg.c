@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jsonpos.h"
 #include "secrets.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -67,6 +68,8 @@ void agentcfg_defaults(agent_config *cfg, const char *name)
     snprintf(cfg->anthropic_version, sizeof cfg->anthropic_version, "2023-06-01");
     cfg->connect_timeout_s = 10;
     cfg->stall_timeout_s = 120;
+    cfg->total_timeout_s = 1800;
+    cfg->max_reply_bytes = 8L << 20;
     cfg->max_retries = 3;
     cfg->retry_base_s = 0.5;
     cfg->retry_cap_s = 8;
@@ -265,6 +268,8 @@ static int apply(agent_config *cfg, const char *full, const char *s, const char 
         *(!strcmp(s, "max_tokens") ? &cfg->max_tokens : &cfg->max_retries) = (int)l;
         return 0;
     }
+    if (!strcmp(s, "max_reply_bytes"))
+        return parse_int(v, 1024, &cfg->max_reply_bytes, where, full, err);
     if (!strcmp(s, "budget_tokens"))
         return parse_int(v, 0, &cfg->budget_tokens, where, full, err);
     if (!strcmp(s, "temperature")) {
@@ -280,6 +285,7 @@ static int apply(agent_config *cfg, const char *full, const char *s, const char 
     } secs[] = {
         {"connect_timeout", offsetof(agent_config, connect_timeout_s)},
         {"stall_timeout", offsetof(agent_config, stall_timeout_s)},
+        {"total_timeout", offsetof(agent_config, total_timeout_s)},
         {"retry_base", offsetof(agent_config, retry_base_s)},
         {"retry_cap", offsetof(agent_config, retry_cap_s)},
         {"retry_after_cap", offsetof(agent_config, retry_after_cap_s)},
@@ -396,7 +402,18 @@ static int read_lines(const char *path, char *text, cfg_lines *ls, kwb_error *er
     return 0;
 }
 
-/* A JSON scalar or array as the text a `set` line would hold. */
+/* The JSON text being read, for FILE:LINE in its errors. */
+typedef struct json_src {
+    const char *path;
+    const char *text;
+    size_t len;
+} json_src;
+
+/* Deepest object nesting under "agent" (agent.NAME.prices.MODEL); deeper is refused, not walked. */
+#define AGENTCFG_JSON_DEPTH 4
+
+/* A JSON scalar, or an array of scalars, as the text a `set` line would hold; NULL for anything
+ * else (a nested array or an object in an array). */
 static char *json_as_text(json_t *v)
 {
     if (json_is_string(v))
@@ -409,67 +426,91 @@ static char *json_as_text(json_t *v)
         return xasprintf("%lld", (long long)json_integer_value(v));
     if (json_is_real(v))
         return xasprintf("%.17g", json_real_value(v));
-    if (json_is_array(v)) {
-        strbuf sb;
-        strbuf_init(&sb);
-        size_t i;
-        json_t *e;
-        json_array_foreach(v, i, e)
-        {
-            char *t = json_as_text(e);
-            if (!t)
-                continue;
-            strbuf_puts(&sb, i ? " \"" : "\"");
-            for (const char *c = t; *c; c++) {
-                if (*c == '"' || *c == '\\')
-                    strbuf_add(&sb, "\\", 1);
-                strbuf_add(&sb, c, 1);
-            }
-            strbuf_puts(&sb, "\"");
-            free(t);
+    if (!json_is_array(v))
+        return NULL;
+    strbuf sb;
+    strbuf_init(&sb);
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e)
+    {
+        char *t = json_is_array(e) ? NULL : json_as_text(e);
+        if (!t) {
+            strbuf_free(&sb);
+            return NULL;
         }
-        return strbuf_detach(&sb);
+        strbuf_puts(&sb, i ? " \"" : "\"");
+        for (const char *c = t; *c; c++) {
+            if (*c == '"' || *c == '\\')
+                strbuf_add(&sb, "\\", 1);
+            strbuf_add(&sb, c, 1);
+        }
+        strbuf_puts(&sb, "\"");
+        free(t);
     }
-    return NULL;
+    return strbuf_detach(&sb);
 }
 
-static int json_object_lines(const char *path, const char *prefix, json_t *obj, cfg_lines *ls, kwb_error *err)
+/* The line of the value at POINTER/NAME in the source. */
+static int json_line(const json_src *src, const char *pointer, const char *name)
+{
+    char tok[512];
+    char *ptr = xasprintf("%s/%s", pointer, jsonpos_token(name, tok, sizeof tok));
+    int line = jsonpos_line(src->text, src->len, ptr);
+    free(ptr);
+    return line;
+}
+
+/* "prices": {"MODEL": [IN, OUT]} at POINTER as `PREFIX.price MODEL IN OUT` lines. */
+static int json_prices(const json_src *src, const char *prefix, const char *pointer, json_t *v, cfg_lines *ls,
+                       kwb_error *err)
+{
+    const char *model;
+    json_t *pair;
+    json_object_foreach(v, model, pair)
+    {
+        if (!json_is_array(pair) || json_array_size(pair) != 2 || !json_is_number(json_array_get(pair, 0)) ||
+            !json_is_number(json_array_get(pair, 1)))
+            return kwb_error_set(err, "%s:%d: %s.prices.%s: expected [INPUT, OUTPUT] dollars per million tokens",
+                                 src->path, json_line(src, pointer, model), prefix, model);
+        char *val = xasprintf("%s %.17g %.17g", model, json_number_value(json_array_get(pair, 0)),
+                              json_number_value(json_array_get(pair, 1)));
+        char *pk = xasprintf("%s.price", prefix);
+        lines_add(ls, pk, val, json_line(src, pointer, model));
+        free(pk);
+        free(val);
+    }
+    return 0;
+}
+
+/* The members of OBJ (at JSON Pointer POINTER, DEPTH objects down) as `set` lines with their lines. */
+static int json_object_lines(const json_src *src, const char *prefix, const char *pointer, int depth, json_t *obj,
+                             cfg_lines *ls, kwb_error *err)
 {
     const char *k;
     json_t *v;
     json_object_foreach(obj, k, v)
     {
-        char *key = xasprintf("%s.%s", prefix, k);
-        int rc = 0;
-        if (!strcmp(k, "prices") && json_is_object(v)) {
-            /* "prices": {"MODEL": [IN, OUT]} */
-            const char *model;
-            json_t *pair;
-            json_object_foreach(v, model, pair)
-            {
-                if (!json_is_array(pair) || json_array_size(pair) != 2 || !json_is_number(json_array_get(pair, 0)) ||
-                    !json_is_number(json_array_get(pair, 1))) {
-                    rc = kwb_error_set(err, "%s: %s.%s: expected [INPUT, OUTPUT] dollars per million tokens", path, key,
-                                       model);
-                    break;
-                }
-                char *val = xasprintf("%s %.17g %.17g", model, json_number_value(json_array_get(pair, 0)),
-                                      json_number_value(json_array_get(pair, 1)));
-                char *pk = xasprintf("%s.price", prefix);
-                lines_add(ls, pk, val, 0);
-                free(pk);
-                free(val);
-            }
-        } else if (json_is_object(v)) {
-            rc = json_object_lines(path, key, v, ls, err);
-        } else {
+        char *key = xasprintf("%s.%s", prefix, k), tok[512];
+        char *ptr = xasprintf("%s/%s", pointer, jsonpos_token(k, tok, sizeof tok));
+        int rc = 0, line = jsonpos_line(src->text, src->len, ptr);
+        if (json_is_object(v) && depth + 1 > AGENTCFG_JSON_DEPTH)
+            rc = kwb_error_set(err, "%s:%d: %s: objects nested deeper than %d levels", src->path, line, key,
+                               AGENTCFG_JSON_DEPTH);
+        else if (!strcmp(k, "prices") && json_is_object(v))
+            rc = json_prices(src, prefix, ptr, v, ls, err);
+        else if (json_is_object(v))
+            rc = json_object_lines(src, key, ptr, depth + 1, v, ls, err);
+        else {
             char *t = json_as_text(v);
             if (t)
-                lines_add(ls, key, t, 0);
+                lines_add(ls, key, t, line);
             else if (!json_is_null(v))
-                rc = kwb_error_set(err, "%s: %s: unsupported value", path, key);
+                rc = kwb_error_set(err, "%s:%d: %s: unsupported value (a string, number, yes/no or a flat list)",
+                                   src->path, line, key);
             free(t);
         }
+        free(ptr);
         free(key);
         if (rc < 0)
             return -1;
@@ -484,11 +525,12 @@ static int read_json(const char *path, const char *text, cfg_lines *ls, kwb_erro
     if (!root)
         return kwb_error_set(err, "%s:%d: %s", path, je.line, je.text);
     int rc = 0;
+    json_src src = {path, text, strlen(text)};
     json_t *agent = json_object_get(root, "agent");
     if (!json_is_object(root) || (agent && !json_is_object(agent)))
-        rc = kwb_error_set(err, "%s: expected {\"agent\": {...}}", path);
+        rc = kwb_error_set(err, "%s:%d: expected {\"agent\": {...}}", path, jsonpos_line(text, src.len, "/agent"));
     else if (agent)
-        rc = json_object_lines(path, "agent", agent, ls, err);
+        rc = json_object_lines(&src, "agent", "/agent", 1, agent, ls, err);
     json_decref(root);
     return rc;
 }
@@ -505,8 +547,9 @@ int agentcfg_load(const char *path, const char *name, agent_config *cfg, kwb_err
     snprintf(cfg->path, sizeof cfg->path, "%s", path);
     cfg->file_mode = st.st_mode & 07777;
     cfg_lines ls = {0};
-    const char *first = text + strspn(text, " \t\r\n");
-    int rc = *first == '{' ? read_json(path, text, &ls, err) : read_lines(path, text, &ls, err);
+    char *body = strncmp(text, "\xEF\xBB\xBF", 3) == 0 ? text + 3 : text; /* a UTF-8 byte-order mark */
+    const char *first = body + strspn(body, " \t\r\n");
+    int rc = *first == '{' ? read_json(path, body, &ls, err) : read_lines(path, body, &ls, err);
     /* the provider first (it brings its own address and key variable), then generic keys, then
        the agent's own, so that the more specific and the explicit settings win */
     for (int pass = 0; rc == 0 && pass < 4; pass++)
@@ -522,6 +565,11 @@ int agentcfg_load(const char *path, const char *name, agent_config *cfg, kwb_err
                 snprintf(where, sizeof where, "%s", path);
             rc = apply(cfg, ls.v[i].key, s, ls.v[i].value, where, ls.v[i].line, err);
         }
+    for (int i = 0; i < ls.n; i++) { /* every agent's key, used or not, is redacted */
+        size_t kl = strlen(ls.v[i].key);
+        if (kl >= 7 && strcmp(ls.v[i].key + kl - 7, "api_key") == 0)
+            secrets_register(ls.v[i].value);
+    }
     lines_free(&ls);
     free(text);
     if (rc < 0)
@@ -529,6 +577,14 @@ int agentcfg_load(const char *path, const char *name, agent_config *cfg, kwb_err
     else if (cfg->api_key[0])
         secrets_register(cfg->api_key); /* redacted wherever this process writes, used or not */
     return rc;
+}
+
+void agentcfg_register_keys(void)
+{
+    agent_config cfg;
+    kwb_error err;
+    if (agentcfg_load_default("openai", &cfg, &err) == 0)
+        agentcfg_free(&cfg);
 }
 
 int agentcfg_load_default(const char *name, agent_config *cfg, kwb_error *err)

@@ -44,6 +44,8 @@ typedef struct agent_config {
     char anthropic_version[32]; /* default "2023-06-01" */
     double connect_timeout_s;   /* default 10 */
     double stall_timeout_s;     /* no byte for this long ends the attempt (default 120) */
+    double total_timeout_s;     /* a call (every attempt and wait) past this fails (default 1800; 0: none) */
+    long max_reply_bytes;       /* a reply body past this many bytes is stopped (default 8 MiB) */
     int max_retries;            /* retries after the first attempt (default 3) */
     double retry_base_s;        /* first backoff delay (default 0.5), doubled each retry */
     double retry_cap_s;         /* backoff cap (default 8) */
@@ -63,6 +65,10 @@ typedef struct agent_config {
     agentcfg_entry *extra;    /* every key of this agent (and agent.* defaults) not listed above */
     int nextra;
 } agent_config;
+
+/* Registers for redaction (secrets_register) every API key written in the default agents.conf,
+ * for any agent; a missing or bad file registers nothing and says nothing. */
+void agentcfg_register_keys(void);
 
 /* Fills CFG with the built-in defaults for agent NAME (no file read). */
 void agentcfg_defaults(agent_config *cfg, const char *name);

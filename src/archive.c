@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "secrets.h"
 #include "xalloc.h"
 
 #define KWB_SIG_NAME "kwb"
@@ -224,6 +225,9 @@ static int check_files(const solution_source *files, int n, kwb_error *err)
         for (int j = 0; j < i; j++)
             if (paths_clash(files[i].path, files[j].path))
                 return kwb_error_set(err, "'%s' clashes with '%s'", files[i].path, files[j].path);
+        if (files[i].content && memchr(files[i].content, '\0', files[i].len) == NULL &&
+            secrets_contains_key(files[i].content))
+            return kwb_error_set(err, "'%s' holds an API key known to kwb: not archived", files[i].path);
     }
     return 0;
 }
@@ -404,6 +408,42 @@ int archive_commit(archive *a, const char *session, const char *candidate_name, 
     }
     git_commit_free(parent_commit);
     free(ref);
+    return rc;
+}
+
+int archive_prune_unrecorded(archive *a, const char *session, const char *const *known, int nknown, int *removed,
+                             kwb_error *err)
+{
+    char *any = candidate_ref(session, "x", err);
+    if (!any)
+        return -1;
+    *strrchr(any, '/') = '\0';
+    char *glob = xasprintf("%s/*", any);
+    git_reference_iterator *it = NULL;
+    git_reference *ref = NULL;
+    int rc = git_reference_iterator_glob_new(&it, a->repo, glob) < 0 ? git_fail(err, "cannot list %s", glob) : 0;
+    int n = 0;
+    while (rc == 0 && git_reference_next(&ref, it) == 0) {
+        char oid[41] = "";
+        const git_oid *id = git_reference_target(ref);
+        if (id)
+            git_oid_tostr(oid, sizeof oid, id);
+        int seen = 0;
+        for (int i = 0; i < nknown && !seen; i++)
+            seen = strcmp(known[i], oid) == 0;
+        if (!seen && id) {
+            if (git_reference_delete(ref) < 0)
+                rc = git_fail(err, "cannot delete %s", git_reference_name(ref));
+            else
+                n++;
+        }
+        git_reference_free(ref);
+    }
+    git_reference_iterator_free(it);
+    if (removed)
+        *removed = n;
+    free(glob);
+    free(any);
     return rc;
 }
 

@@ -32,6 +32,12 @@ char *archive_ref_component(const char *name, kwb_error *err);
 int archive_commit(archive *a, const char *session, const char *candidate_name, const solution_source *files,
                    int nfiles, const char *parent, const char *message, char oid_out[41], kwb_error *err);
 
+/* Deletes every ref refs/kwb/SESSION/NAME whose commit KNOWN does not list (KNOWN[0..nknown), hex
+ * ids): what a kwb killed, or stopped by a full disk, between its commit and the store's record
+ * left. The names removed go into *removed (a count; may be NULL). Returns 0, or -1 with *err. */
+int archive_prune_unrecorded(archive *a, const char *session, const char *const *known, int nknown, int *removed,
+                             kwb_error *err);
+
 /* Creates the annotated tag DEFINITION/v<N> on commit SPEC with MESSAGE (the evidence), N
  * being 1 + the highest existing DEFINITION/v<k>; writes the tag's name to TAG_NAME_OUT.
  * Returns 0, or -1 and sets *err. */

@@ -48,8 +48,10 @@ static int compiler_argv(const solution *s, const build_options *opt, char **arg
             nvcc = KWB_NVCC;
 #endif
         if (!nvcc)
-            return kwb_error_set(err, "%s: a CUDA solution, but kwb was configured without CUDA "
-                                 "(configure --with-cuda=PATH)", s->json_path);
+            return kwb_error_set(err,
+                                 "%s:%d: a CUDA solution, but kwb was configured without CUDA "
+                                 "(configure --with-cuda=PATH)",
+                                 s->json_path, s->language_line);
         const char *arch = opt->cuda_arch ? opt->cuda_arch : "sm_90a";
         argv[n++] = xstrdup(nvcc);
         argv[n++] = xstrdup("-O3");

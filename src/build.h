@@ -13,6 +13,7 @@ typedef struct build_options {
     const char *nvcc;          /* nvcc; NULL: the configured one, if any */
     const char *cuda_arch;     /* e.g. "sm_90a"; NULL: sm_90a */
     double timeout_s;          /* compiler time limit */
+    int quiet;                 /* callers say nothing of a build that succeeded (--quiet) */
 } build_options;
 
 typedef struct build_result {

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,10 @@
 
 #include "build.h"
 #include "check.h"
+#include "evalopts.h"
 #include "evalrec.h"
 #include "paths.h"
+#include "preflight.h"
 #include "proc.h"
 #include "strbuf.h"
 #include "runclient.h"
@@ -20,6 +23,7 @@
 #include "solution.h"
 #include "trace.h"
 #include "traceset.h"
+#include "wlcheck.h"
 #include "xalloc.h"
 
 typedef struct eval_args {
@@ -53,6 +57,35 @@ typedef struct eval_args {
     int no_defences;        /* --no-defences (or KWB_NO_DEFENCES): timed calls unchecked, for benches */
 } eval_args;
 
+_Static_assert(sizeof(scan_mode) == sizeof(int), "scan_mode is recorded as an int");
+#define OPT(name, type, field)                                                                                         \
+    {                                                                                                                  \
+        name, EVALOPT_##type, offsetof(eval_args, field)                                                               \
+    }
+/* What an eval run records of its options, and --resume repeats. */
+static const evalopts_field eval_fields[] = {
+    OPT("definition", STR, definition),
+    OPT("dataset", STR, dataset),
+    OPT("workloads", STR, filter),
+    OPT("device", STR, device),
+    OPT("devices", STR, devices),
+    OPT("baseline", STR, baseline_dir),
+    OPT("hot", INT, hot),
+    OPT("trials", INT, trials),
+    OPT("timeout", DOUBLE, timeout_s),
+    OPT("max-time", DOUBLE, max_time_s),
+    OPT("min-time", DOUBLE, min_time_s),
+    OPT("graph", INT, graph),
+    OPT("seed", LLONG, seed),
+    OPT("atol", DOUBLE, check.atol),
+    OPT("rtol", DOUBLE, check.rtol),
+    OPT("matched-ratio", DOUBLE, check.required_ratio),
+    OPT("scan", INT, scan),
+    OPT("held-out", INT, held_out),
+    OPT("no-defences", INT, no_defences),
+};
+#define N_EVAL_FIELDS ((int)(sizeof eval_fields / sizeof *eval_fields))
+
 static void eval_usage(FILE *f)
 {
     fputs("usage: kwb eval --definition NAME --solution DIR [--baseline DIR] [--dataset DIR]\n"
@@ -78,6 +111,19 @@ static int parse_number(const char *opt, const char *s, double lo, double *out)
     return 0;
 }
 
+static eval_args eval_defaults(void)
+{
+    return (eval_args){.device = "cpu",
+                       .trials = 3,
+                       .timeout_s = 300,
+                       .max_time_s = -1,
+                       .min_time_s = -1,
+                       .seed = 1,
+                       .check = {NAN, NAN, NAN},
+                       .scan = SCAN_WARN,
+                       .no_defences = getenv("KWB_NO_DEFENCES") != NULL};
+}
+
 static int parse_eval_args(int argc, char **argv, eval_args *a)
 {
     static const struct option opts[] = {
@@ -100,8 +146,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         {"no-defences", no_argument, NULL, 'Z'},
         {NULL, 0, NULL, 0},
     };
-    *a = (eval_args){.device = "cpu", .trials = 3, .timeout_s = 300, .max_time_s = -1, .min_time_s = -1, .seed = 1,
-                     .check = {NAN, NAN, NAN}, .scan = SCAN_WARN, .no_defences = getenv("KWB_NO_DEFENCES") != NULL};
+    *a = eval_defaults();
     double v;
     int c;
     optind = 1;
@@ -171,7 +216,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         fprintf(stderr, "kwb eval: --candidate names an existing candidate: not with --resume, --name or --parent\n");
         return -1;
     }
-    if (optind < argc || !a->definition || (!a->solution_dir && !a->resume)) {
+    if (optind < argc || (!a->definition && !a->resume) || (!a->solution_dir && !a->resume)) {
         fprintf(stderr, "kwb eval: %s\n", optind < argc ? "unexpected argument" : "--definition and --solution are required");
         eval_usage(stderr);
         return -1;
@@ -186,14 +231,15 @@ int cmd_eval_prepare_solution(const char *dir, const char *name, const build_opt
     if (!*sol)
         return -1;
     if (strcmp((*sol)->definition, name) != 0)
-        return kwb_error_set(err, "%s: solution is for '%s', not '%s'", (*sol)->json_path, (*sol)->definition, name);
+        return kwb_error_set(err, "%s:%d: solution is for '%s', not '%s'", (*sol)->json_path, (*sol)->definition_line,
+                             (*sol)->definition, name);
     if (build_solution(*sol, bo, br, err) != 0)
         return -1;
-    if (br->ok && br->cached)
+    if (br->ok && !bo->quiet && br->cached)
         fprintf(stderr, "kwb: %s: cached build %.12s\n", (*sol)->name, br->hash);
-    else if (br->ok)
+    else if (br->ok && !bo->quiet)
         fprintf(stderr, "kwb: %s: built %.12s in %.2f s\n", (*sol)->name, br->hash, br->seconds);
-    else
+    else if (!br->ok)
         fprintf(stderr, "kwb: %s: COMPILE_ERROR\n%s", (*sol)->name, br->log);
     return br->ok;
 }
@@ -206,6 +252,7 @@ typedef struct progress_state {
     int total;
     int show;
     eval_recorder *rec;
+    volatile int stop; /* a result could not be recorded (a full disk): the runners stop */
 } progress_state;
 
 static void progress(void *ctx, int done, int total, const wl_result *r)
@@ -213,8 +260,10 @@ static void progress(void *ctx, int done, int total, const wl_result *r)
     progress_state *p = ctx;
     pthread_mutex_lock(&p->mu);
     p->done++;
-    if (p->rec)
+    if (p->rec) {
         evalrec_record(p->rec, r);
+        p->stop = p->rec->failed > 0;
+    }
     if (p->show) {
         fprintf(stderr, "\r\033[K[%d/%d] %.8s %s", p->done, p->total, r->wl->uuid, status_name(r->status));
         if (p->done == p->total)
@@ -403,7 +452,7 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
         ndev = set->count;
     device_run *runs = xcalloc((size_t)ndev, sizeof *runs);
     pthread_t *threads = xcalloc((size_t)ndev, sizeof *threads);
-    progress_state prog = {PTHREAD_MUTEX_INITIALIZER, 0, set->count, !a->quiet && isatty(STDERR_FILENO), rec};
+    progress_state prog = {PTHREAD_MUTEX_INITIALIZER, 0, set->count, !a->quiet && isatty(STDERR_FILENO), rec, 0};
     char *def_path = abs_path(d->path), *root = abs_path(a->dataset), *cache = paths_cache_dir();
     deal(runs, ndev, set, res);
     for (int k = 0; k < ndev; k++) {
@@ -419,6 +468,7 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
         runs[k].client = (runclient){.runner_path = runner, .timeout_s = a->timeout_s, .job = job};
         runs[k].client.progress = progress;
         runs[k].client.progress_ctx = &prog;
+        runs[k].client.stop = &prog.stop;
         pthread_create(&threads[k], NULL, device_thread, &runs[k]);
     }
     int rc = 0;
@@ -446,7 +496,7 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
 
 /* The static scan of SOL's sources: each finding on stderr as FILE:LINE; returns the count and,
  * when there is one, the first as *first (the caller frees it). */
-static int scan_solution(const solution *sol, char **first)
+static int scan_solution(const solution *sol, int quiet, char **first)
 {
     scan_report rep = {0};
     for (int i = 0; i < sol->nsources; i++) {
@@ -454,7 +504,7 @@ static int scan_solution(const solution *sol, char **first)
         scan_text(name, sol->sources[i].content ? sol->sources[i].content : "", &rep);
         free(name);
     }
-    for (int i = 0; i < rep.n; i++)
+    for (int i = 0; i < rep.n && !quiet; i++)
         fprintf(stderr, "kwb: scan: %s:%d: %s: %s\n", rep.items[i].file, rep.items[i].line, rep.items[i].rule,
                 rep.items[i].text);
     *first = rep.n ? xasprintf("%s:%d: %s: %s%s", rep.items[0].file, rep.items[0].line, rep.items[0].rule,
@@ -477,16 +527,39 @@ static void mark_scan_blocked(wl_result *res, const workload_set *set, const cha
     free(msg);
 }
 
+/* The options of A and the planned workloads of SET as JSON text (paths absolute), for --resume. */
+static char *options_text(const eval_args *a, const workload_set *set)
+{
+    eval_args abs = *a;
+    char *dataset = abs_path(a->dataset), *baseline = a->baseline_dir ? abs_path(a->baseline_dir) : NULL;
+    abs.dataset = dataset;
+    abs.baseline_dir = baseline;
+    json_t *o = evalopts_encode(&abs, eval_fields, N_EVAL_FIELDS), *planned = json_array();
+    for (int i = 0; i < set->count; i++)
+        json_array_append_new(planned, json_string(set->items[i].uuid));
+    json_object_set_new(o, "planned", planned);
+    char *text = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    free(dataset);
+    free(baseline);
+    return text;
+}
+
 /* Records the candidate (archive, round, build) and starts its eval run. */
 static int record_start(const eval_args *a, eval_recorder *rec, const solution *sol, const build_result *br,
-                        int n, kwb_error *err)
+                        const workload_set *set, int n, kwb_error *err)
 {
     if (!rec)
         return 0;
     if (a->candidate ? evalrec_existing(rec, a->candidate, br, err) != 0
                      : !a->resume && evalrec_candidate(rec, sol, a->parent, a->name, a->direction, br, err) != 0)
         return -1;
-    return a->resume ? 0 : evalrec_begin(rec, a->device, n, err);
+    if (a->resume)
+        return 0;
+    char *options = options_text(a, set);
+    int rc = evalrec_begin(rec, a->device, n, options, err);
+    free(options);
+    return rc;
 }
 
 static int run_eval(const eval_args *a, const char *solution_dir, const definition *d, workload_set *set,
@@ -494,16 +567,17 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
 {
     build_options bo;
     build_options_default(&bo);
+    bo.quiet = a->quiet;
     solution *sol = NULL, *base = NULL;
     build_result br = {0}, bbr = {0};
     int rc = cmd_eval_prepare_solution(solution_dir, d->name, &bo, &sol, &br, err);
     if (rc == 1 && a->baseline_dir)
         rc = cmd_eval_prepare_solution(a->baseline_dir, d->name, &bo, &base, &bbr, err) == 1 ? 1 : -1;
-    if (rc >= 0 && record_start(a, rec, sol, &br, set->count, err) != 0)
+    if (rc >= 0 && record_start(a, rec, sol, &br, set, set->count, err) != 0)
         rc = -1;
     char *finding = NULL;
-    int findings = rc >= 0 && a->scan != SCAN_OFF ? scan_solution(sol, &finding) : 0;
-    if (findings)
+    int findings = rc >= 0 && a->scan != SCAN_OFF ? scan_solution(sol, a->quiet, &finding) : 0;
+    if (findings && !a->quiet)
         fprintf(stderr, "kwb: scan: %d finding(s) in %s%s\n", findings, sol->name,
                 a->scan == SCAN_BLOCK ? ": blocked (--scan block)" : " (--scan block would reject it)");
     if (rc == 1 && findings && a->scan == SCAN_BLOCK) {
@@ -535,28 +609,70 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
     return rc < 0 ? -1 : 0;
 }
 
-/* For --resume: the interrupted run's candidate in *dir, and SET cut to what it lacks. */
-static int resume_only_missing(eval_recorder *rec, const definition *d, workload_set *set, char **dir,
-                               kwb_error *err)
+/* For --resume: opens the session and finds its newest interrupted eval run, whose recorded
+ * options replace A's (*recorded holds their strings; the caller frees it). */
+static int resume_options(eval_args *a, eval_recorder *rec, json_t **recorded, kwb_error *err)
+{
+    char *text = NULL;
+    *recorded = NULL;
+    if (evalrec_open(rec, a->workspace, a->session, a->definition, err) != 0)
+        return -1;
+    if (evalrec_resume_find(rec, &text, err) != 0) {
+        evalrec_close(rec);
+        return -1;
+    }
+    if (!a->definition)
+        a->definition = rec->definition;
+    if (!text) /* recorded before schema version 3: the command line's options */
+        return 0;
+    json_error_t je;
+    eval_args given = *a, defaults = eval_defaults();
+    *recorded = json_loads(text, 0, &je);
+    free(text);
+    int rc = *recorded ? evalopts_apply(a, eval_fields, N_EVAL_FIELDS, *recorded, err)
+                       : kwb_error_set(err, "the interrupted run's recorded options: %s", je.text);
+    if (rc == 0)
+        evalopts_note_overridden("kwb eval: --resume:", &given, &defaults, a, eval_fields, N_EVAL_FIELDS);
+    else
+        evalrec_close(rec);
+    return rc;
+}
+
+/* Whether UUID is in the JSON array of strings LIST. */
+static int listed(json_t *list, const char *uuid)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(list, i, v) if (json_is_string(v) && strcmp(json_string_value(v), uuid) == 0) return 1;
+    return 0;
+}
+
+/* For --resume: the interrupted run's candidate in *dir, and SET cut to what it planned (the
+ * RECORDED options' "planned" workloads, else the filter) and does not have yet. */
+static int resume_only_missing(eval_recorder *rec, const eval_args *a, const definition *d, json_t *recorded,
+                               workload_set *set, char **dir, kwb_error *err)
 {
     char **done = NULL;
     int ndone = 0;
     if (evalrec_resume(rec, dir, &done, &ndone, err) != 0)
         return -1;
+    json_t *planned = json_object_get(recorded, "planned");
+    if (!json_is_array(planned) && a->filter)
+        workload_set_filter(set, d, a->filter);
     int kept = 0;
     for (int i = 0; i < set->count; i++) {
-        int seen = 0;
-        for (int k = 0; k < ndone && !seen; k++)
-            seen = strcmp(done[k], set->items[i].uuid) == 0;
-        if (seen)
+        int skip = json_is_array(planned) && !listed(planned, set->items[i].uuid);
+        for (int k = 0; k < ndone && !skip; k++)
+            skip = strcmp(done[k], set->items[i].uuid) == 0;
+        if (skip)
             workload_free(&set->items[i]);
         else
             set->items[kept++] = set->items[i];
     }
     set->count = kept;
-    fprintf(stderr, "kwb: resuming: %d workload(s) recorded before, %d to go\n", ndone, kept);
+    if (!a->quiet)
+        fprintf(stderr, "kwb eval: resuming: %d workload(s) recorded before, %d to go\n", ndone, kept);
     store_strings_free(done, ndone);
-    (void)d;
     return 0;
 }
 
@@ -573,14 +689,35 @@ static int load_held_out(const char *dataset, const definition *d, workload_set 
     return rc;
 }
 
+/* Every workload of SET checked against D, and D's reference run alone on the smallest, before
+ * any candidate is built or run (wlcheck.h, preflight.h). */
+static int check_workloads(const eval_args *a, const definition *d, const workload_set *set, kwb_error *err)
+{
+    char *label =
+        a->held_out ? traceset_held_out_path(a->dataset, d->name) : traceset_workloads_path(a->dataset, d->name, err);
+    int rc = label ? wlcheck_set(d, set, a->dataset, label, wlcheck_memory_limit(), err) : -1;
+    if (rc == 0)
+        rc = preflight_reference(d, set, a->dataset, label, a->device, a->timeout_s, err);
+    free(label);
+    return rc;
+}
+
 int cmd_eval(int argc, char **argv)
 {
     eval_args a;
     if (parse_eval_args(argc, argv, &a) != 0)
         return 2;
+    kwb_error err = {{0}};
+    eval_recorder rec_store, *rec = NULL;
+    json_t *recorded = NULL;
+    if (a.resume && resume_options(&a, &rec_store, &recorded, &err) != 0) {
+        fprintf(stderr, "kwb eval: %s\n", err.msg);
+        return 2;
+    }
+    if (a.resume)
+        rec = &rec_store;
     char *dataset = a.dataset ? xstrdup(a.dataset) : paths_dataset();
     a.dataset = dataset;
-    kwb_error err = {{0}};
     definition *d = NULL;
     workload_set set = {0};
     if (traceset_load(dataset, a.definition, &d, &set, &err) != 0 ||
@@ -588,16 +725,18 @@ int cmd_eval(int argc, char **argv)
         fprintf(stderr, "kwb eval: %s\n", err.msg);
         workload_set_free(&set);
         free(dataset);
+        if (rec)
+            evalrec_close(rec);
+        json_decref(recorded);
         return 2;
     }
     int code = 2;
-    eval_recorder rec_store, *rec = NULL;
     char *resume_dir = NULL;
-    if (a.session && evalrec_open(&rec_store, a.workspace, a.session, d->name, &err) == 0)
+    if (a.session && !rec && evalrec_open(&rec_store, a.workspace, a.session, d->name, &err) == 0)
         rec = &rec_store;
     if (a.session && !rec)
         fprintf(stderr, "kwb eval: %s\n", err.msg);
-    else if (a.resume && resume_only_missing(rec, d, &set, &resume_dir, &err) != 0)
+    else if (a.resume && resume_only_missing(rec, &a, d, recorded, &set, &resume_dir, &err) != 0)
         fprintf(stderr, "kwb eval: %s\n", err.msg);
     else if (a.resume && set.count == 0) {
         /* Killed after its last result but before it closed the run: close it now. */
@@ -610,12 +749,14 @@ int cmd_eval(int argc, char **argv)
         fprintf(stderr, "kwb eval: no workload of %s matches '%s'\n", d->name, a.filter);
     else if (set.count == 0)
         fprintf(stderr, "kwb eval: %s has no workloads left to evaluate in %s\n", d->name, dataset);
+    else if (check_workloads(&a, d, &set, &err) != 0)
+        fprintf(stderr, "kwb eval: %s\n", err.msg);
     else {
         wl_result *res = xcalloc((size_t)set.count, sizeof *res);
         eval_outcome out = {0};
         int rc = run_eval(&a, resume_dir ? resume_dir : a.solution_dir, d, &set, res, rec, &out, &err);
-        if (rc == 0 && rec && evalrec_finish(rec, res, set.count, &err) != 0)
-            rc = -1;
+        kwb_error rerr = {{0}}; /* a result not recorded (a full disk): the table still shows what ran */
+        int unrecorded = rc == 0 && rec && evalrec_finish(rec, res, set.count, &rerr) != 0;
         if (rc != 0)
             fprintf(stderr, "kwb eval: %s\n", err.msg);
         else {
@@ -629,6 +770,10 @@ int cmd_eval(int argc, char **argv)
             if (a.traces && trace_write_file(a.traces, d, a.solution_dir, hardware ? hardware : a.device, res,
                                              set.count, &err) != 0) {
                 fprintf(stderr, "kwb eval: %s\n", err.msg);
+                code = 2;
+            }
+            if (unrecorded) {
+                fprintf(stderr, "kwb eval: stopped early: %s\n", rerr.msg);
                 code = 2;
             }
         }
@@ -645,5 +790,6 @@ int cmd_eval(int argc, char **argv)
     workload_set_free(&set);
     definition_free(d);
     free(dataset);
+    json_decref(recorded);
     return code;
 }

@@ -18,15 +18,15 @@
 typedef struct judge_args {
     const char *definition, *session, *workspace, *solution, *name, *direction;
     const char *device, *filter, *max_time, *dataset;
-    int json, quiet, again;
+    int json, quiet, again, replay_on_gate;
 } judge_args;
 
 static void judge_usage(FILE *f)
 {
     fputs("usage: kwb judge --session NAME --solution DIR --name NAME [--direction TEXT]\n"
           "                 [--definition NAME] [--device cpu|cuda[:N]] [--workloads FILTER]\n"
-          "                 [--max-time S] [--dataset DIR] [--again] [--json] [--quiet]\n"
-          "                 [--workspace DIR]\n",
+          "                 [--max-time S] [--replay-on all|gate] [--dataset DIR] [--again] [--json]\n"
+          "                 [--quiet] [--workspace DIR]\n",
           f);
 }
 
@@ -39,6 +39,7 @@ static int parse_judge_args(int argc, char **argv, judge_args *a)
         {"device", required_argument, NULL, 'v'},     {"workloads", required_argument, NULL, 'w'},
         {"max-time", required_argument, NULL, 'm'},   {"dataset", required_argument, NULL, 'D'},
         {"json", no_argument, NULL, 'j'},             {"quiet", no_argument, NULL, 'q'},
+        {"replay-on", required_argument, NULL, 'r'},
         {"again", no_argument, NULL, 'g'},
         {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
     };
@@ -60,6 +61,13 @@ static int parse_judge_args(int argc, char **argv, judge_args *a)
         case 'j': a->json = 1; break;
         case 'q': a->quiet = 1; break;
         case 'g': a->again = 1; break;
+        case 'r':
+            if (strcmp(optarg, "gate") != 0 && strcmp(optarg, "all") != 0) {
+                fprintf(stderr, "kwb judge: --replay-on: expected all or gate, not '%s'\n", optarg);
+                return -1;
+            }
+            a->replay_on_gate = strcmp(optarg, "gate") == 0;
+            break;
         case 'h': judge_usage(stdout); exit(0);
         default: judge_usage(stderr); return -1;
         }
@@ -139,6 +147,7 @@ int cmd_judge(int argc, char **argv)
         .name = a.name, .dir = a.solution, .direction = a.direction,
         .best_name = have_best ? best.name : NULL, .best_dir = have_best ? best.solution_dir : NULL,
         .st = h.st, .best_id = best_id, .folder = folder, .again = a.again,
+        .replay_on_gate = a.replay_on_gate,
     };
     judge_verdict v;
     if (!a.quiet)

@@ -384,10 +384,9 @@ void edits_blocks_free(edit_block *b, int n)
 
 /* ---- scope ------------------------------------------------------------------------------ */
 
-int edits_check_path(const char *dir, const char *path, const edits_scope *scope, kwb_error *err)
+/* edits_check_path for a PATH already normalised. */
+static int check_normalised(const char *dir, const char *path, const edits_scope *scope, kwb_error *err)
 {
-    if (!path || !*path)
-        return kwb_error_set(err, "an empty path");
     if (path[0] == '/')
         return kwb_error_set(err, "'%s': an absolute path; edits name files relative to the candidate folder", path);
     if (!paths_is_safe_relative(path))
@@ -430,6 +429,18 @@ int edits_check_path(const char *dir, const char *path, const edits_scope *scope
     kwb_error_set(err, "'%s': outside the direction's scope (editable: %s)", path, allowed.len ? allowed.s : "nothing");
     strbuf_free(&allowed);
     return -1;
+}
+
+int edits_check_path(const char *dir, const char *path, const edits_scope *scope, kwb_error *err)
+{
+    if (!path || !*path)
+        return kwb_error_set(err, "an empty path");
+    char *norm = paths_normalise(path);
+    int rc = check_normalised(dir, norm, scope, err);
+    if (rc != 0 && strcmp(norm, path) != 0)
+        kwb_error_prefix(err, "'%s' is '%s'", path, norm);
+    free(norm);
+    return rc;
 }
 
 /* ---- applying --------------------------------------------------------------------------- */
@@ -741,6 +752,11 @@ int edits_apply(const char *dir, const char *reply, const edits_scope *scope, st
     char first_reason[512] = "";
     for (int i = 0; i < n; i++) {
         size_t mark = rep->len;
+        if (b[i].path) { /* one file, however it is spelled */
+            char *norm = paths_normalise(b[i].path);
+            free(b[i].path);
+            b[i].path = norm;
+        }
         const char *path = b[i].path || scope->nsources == 1 ? block_path(&b[i], scope, rep) : NULL;
         strbuf_printf(rep, "block %d (%s, reply line %d): ", i + 1, path ? path : "no file", b[i].line);
         kwb_error perr = {{0}};

@@ -10,9 +10,9 @@
  * without the blank lines around its SEARCH and REPLACE parts. All or nothing: the blocks are applied in memory,
  * then written to a scratch copy of the folder that replaces it by rename.
  *
- * Scope: a path must be relative, without `..`, not through a symlink, not solution.json, and
- * either one of the candidate's own sources or matched by one of the direction's scope globs
- * (fnmatch, `*` crossing `/`). */
+ * Scope: the path is normalised first ("././a", "d/../a", "a//b"); it must be relative, without `..`, not through a
+ * symlink, not solution.json, and either one of the candidate's own sources or matched by one of the direction's scope
+ * globs (fnmatch, `*` crossing `/`). */
 #ifndef KWB_EDITS_H
 #define KWB_EDITS_H
 

@@ -10,6 +10,24 @@
 #include "strbuf.h"
 #include "xalloc.h"
 
+/* The store is the truth: a candidate ref in the archive the store never recorded (a kwb killed,
+ * or stopped by a full disk, between the commit and the record) is removed. */
+static int prune_archive(eval_recorder *r, kwb_error *err)
+{
+    char **oids = NULL;
+    int n = 0, removed = 0;
+    if (store_candidate_commits(r->h.st, r->session, &oids, &n, err) != 0)
+        return -1;
+    int rc = archive_prune_unrecorded(r->h.ar, r->session_name, (const char *const *)oids, n, &removed, err);
+    store_strings_free(oids, n);
+    if (rc == 0 && removed)
+        fprintf(stderr,
+                "kwb eval: session %s: %d archived candidate(s) the store never recorded removed from the "
+                "archive\n",
+                r->session_name, removed);
+    return rc;
+}
+
 int evalrec_open(eval_recorder *r, const char *ws_dir, const char *name, const char *def_name, kwb_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -17,18 +35,21 @@ int evalrec_open(eval_recorder *r, const char *ws_dir, const char *name, const c
         return -1;
     r->session_name = xstrdup(name);
     int found = store_session_find(r->h.st, name, &r->session, err);
-    if (found == 0 && store_session_create(r->h.st, name, def_name, &r->session, err) != 0)
+    if (found == 0 && !def_name)
+        found = kwb_error_set(err, "no session '%s' in this workspace", name);
+    else if (found == 0 && store_session_create(r->h.st, name, def_name, &r->session, err) != 0)
         found = -1;
     store_session s = {0};
-    if (found >= 0 && store_session_get(r->h.st, r->session, &s, err) == 0 && strcmp(s.definition, def_name) != 0)
-        found = kwb_error_set(err, "session '%s' is for %s, not %s", name, s.definition, def_name);
+    if (found >= 0 && store_session_get(r->h.st, r->session, &s, err) == 0) {
+        if (def_name && strcmp(s.definition, def_name) != 0)
+            found = kwb_error_set(err, "session '%s' is for %s, not %s", name, s.definition, def_name);
+        r->definition = xstrdup(s.definition);
+    }
     store_session_free(&s);
     if (found < 0 || store_session_acquire(r->h.st, r->session, getpid(), err) != 0 ||
-        store_session_mark_interrupted(r->h.st, r->session, NULL, NULL, err) != 0) {
-        wsclose(&r->h);
+        store_session_mark_interrupted(r->h.st, r->session, NULL, NULL, err) != 0 || prune_archive(r, err) != 0) {
         r->session = 0;
-        free(r->session_name);
-        r->session_name = NULL;
+        evalrec_close(r);
         return -1;
     }
     return 0;
@@ -107,9 +128,12 @@ int evalrec_candidate(eval_recorder *r, const solution *sol, const char *parent_
         kwb_error_prefix(err, "archive");
     const char *origin = parent ? "human" : "baseline";
     char *dir = realpath(sol->dir, NULL);   /* absolute: later commands run from anywhere */
-    if (rc == 0)
-        rc = store_candidate_add(r->h.st, r->session, parent, origin, cname, dir ? dir : sol->dir, oid,
-                                 &r->candidate, err);
+    if (rc == 0 && store_candidate_add(r->h.st, r->session, parent, origin, cname, dir ? dir : sol->dir, oid,
+                                       &r->candidate, err) != 0) {
+        kwb_error ignored; /* the archive follows the store: its new ref goes (else the next start prunes it) */
+        prune_archive(r, &ignored);
+        rc = -1;
+    }
     free(dir);
     if (rc == 0)
         rc = store_round_begin(r->h.st, r->session, rtitle, &r->round, NULL, err);
@@ -146,10 +170,12 @@ int evalrec_existing(eval_recorder *r, const char *name, const build_result *br,
     return store_build_add(r->h.st, r->candidate, br->hash, br->command, br->log, br->ok, br->seconds, NULL, err);
 }
 
-int evalrec_begin(eval_recorder *r, const char *device, int n, kwb_error *err)
+int evalrec_begin(eval_recorder *r, const char *device, int n, const char *options, kwb_error *err)
 {
-    return store_eval_begin(r->h.st, r->candidate, r->round, device, "kwb-runner " KWB_RUNNER_VERSION, n,
-                            &r->eval_run, err);
+    if (store_eval_begin(r->h.st, r->candidate, r->round, device, "kwb-runner " KWB_RUNNER_VERSION, n, &r->eval_run,
+                         err) != 0)
+        return -1;
+    return options ? store_eval_set_options(r->h.st, r->eval_run, options, err) : 0;
 }
 
 void evalrec_record(eval_recorder *r, const wl_result *res)
@@ -161,10 +187,11 @@ void evalrec_record(eval_recorder *r, const wl_result *res)
         r->first_error = err;
 }
 
-int evalrec_resume(eval_recorder *r, char **dir, char ***done, int *ndone, kwb_error *err)
+int evalrec_resume_find(eval_recorder *r, char **options, kwb_error *err)
 {
     store_eval_run *runs = NULL;
     int n = 0;
+    *options = NULL;
     if (store_eval_run_list(r->h.st, r->session, "interrupted", &runs, &n, err) != 0)
         return -1;
     if (n == 0) {
@@ -176,6 +203,15 @@ int evalrec_resume(eval_recorder *r, char **dir, char ***done, int *ndone, kwb_e
     r->candidate = last.candidate;
     r->round = last.round;
     store_eval_run_list_free(runs, n);
+    return store_eval_options(r->h.st, r->eval_run, options, err);
+}
+
+int evalrec_resume(eval_recorder *r, char **dir, char ***done, int *ndone, kwb_error *err)
+{
+    char *options = NULL;
+    if (!r->eval_run && evalrec_resume_find(r, &options, err) != 0)
+        return -1;
+    free(options);
     store_candidate c = {0};
     char tmpl[] = "/tmp/kwb-resume-XXXXXX";
     if (store_candidate_get(r->h.st, r->candidate, &c, err) != 0)
@@ -223,5 +259,6 @@ void evalrec_close(eval_recorder *r)
     }
     wsclose(&r->h);
     free(r->session_name);
-    r->session_name = NULL;
+    free(r->definition);
+    r->session_name = r->definition = NULL;
 }

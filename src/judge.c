@@ -111,6 +111,9 @@ int judge_read_summary(const char *path, eval_summary *s, kwb_error *err)
                      st ? st : "?");
         s->faster += v && strcmp(v, "faster") == 0;
         s->slower += v && strcmp(v, "slower") == 0;
+        /* few samples leave the paired verdict unclear even for a plainly slower median */
+        double ratio = json_number_value(json_object_get(json_object_get(w, "verdict"), "ratio"));
+        s->slower_unclear += v && strcmp(v, "unclear") == 0 && ratio > JUDGE_UNCLEAR_SLOWER;
     }
     s->mean_ms = json_number_value(json_object_get(json_object_get(doc, "summary"), "mean_latency_ms"));
     classify(doc, s->evidence, sizeof s->evidence);
@@ -122,9 +125,13 @@ int judge_rule(const eval_summary *s, char *reason, size_t cap)
 {
     if (s->passed < s->total)
         snprintf(reason, cap, "%d of %d workloads failed (first: %s)", s->total - s->passed, s->total, s->first_failure);
-    else if (s->slower > 0)
-        snprintf(reason, cap, "slower on %d of %d workloads", s->slower, s->total);
-    else if (s->faster == 0)
+    else if (s->slower + s->slower_unclear > 0) {
+        int used = snprintf(reason, cap, "slower on %d of %d workloads", s->slower + s->slower_unclear, s->total);
+        if (s->slower_unclear > 0 && used >= 0 && (size_t)used < cap)
+            snprintf(reason + used, cap - (size_t)used,
+                     " (%d by the medians alone: paired verdict unclear, median over %.2fx)", s->slower_unclear,
+                     JUDGE_UNCLEAR_SLOWER);
+    } else if (s->faster == 0)
         snprintf(reason, cap, "faster on no workload (paired gate)");
     else {
         snprintf(reason, cap, "all %d PASSED; faster on %d, slower on none; mean %.4f ms", s->total, s->faster,
@@ -249,9 +256,14 @@ static int sweep_step(const judge_request *q, judge_verdict *v, kwb_error *err)
  * (unrecorded). 1 passed, 0 failed, -1 on error; its figures are added to V's reason. */
 static int replay_step(const judge_request *q, judge_verdict *v, kwb_error *err)
 {
-    char trials[16];
+    char trials[16], scope[64] = "";
     snprintf(trials, sizeof trials, "%d", v->replay_trials);
-    const char *extra[] = {"--trials", trials, "--seed", "7919", q->filter ? "--workloads" : NULL, q->filter, NULL};
+    const char *filter = q->filter;
+    if (q->replay_on_gate && v->gate_workloads > 0) {
+        filter = v->gate_filter;
+        snprintf(scope, sizeof scope, " on the gate's %d representatives", v->gate_workloads);
+    }
+    const char *extra[] = {"--trials", trials, "--seed", "7919", filter ? "--workloads" : NULL, filter, NULL};
     eval_summary r;
     snprintf(v->stage, sizeof v->stage, "replay");
     if (step_eval(q, "replay", extra, 1, &r, NULL, 0, err) != 0)
@@ -259,12 +271,12 @@ static int replay_step(const judge_request *q, judge_verdict *v, kwb_error *err)
     size_t used = strlen(v->reason);
     if (r.passed < r.total) {
         snprintf(v->reason + used, sizeof v->reason - used,
-                 "; replay of %d trials: %d of %d workloads failed (first: %s)",
-                 v->replay_trials, r.total - r.passed, r.total, r.first_failure);
+                 "; replay of %d trials%s: %d of %d workloads failed (first: %s)", v->replay_trials, scope,
+                 r.total - r.passed, r.total, r.first_failure);
         return 0;
     }
-    snprintf(v->reason + used, sizeof v->reason - used, "; replay of %d trials: all %d PASSED", v->replay_trials,
-             r.total);
+    snprintf(v->reason + used, sizeof v->reason - used, "; replay of %d trials%s: all %d PASSED", v->replay_trials,
+             scope, r.total);
     return 1;
 }
 

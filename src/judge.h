@@ -20,9 +20,13 @@
 #include "error.h"
 #include "store.h"
 
+/* An unclear paired verdict whose median ratio (candidate over best) is above this counts as slower. */
+#define JUDGE_UNCLEAR_SLOWER 1.5
+
 /* What one child eval found, from its --json output. */
 typedef struct eval_summary {
     int total, passed, faster, slower;
+    int slower_unclear; /* unclear verdicts with a median ratio over JUDGE_UNCLEAR_SLOWER */
     double mean_ms;
     char first_failure[256];
     char evidence[1024];    /* regimes and their bottleneck class, one clause each */
@@ -30,8 +34,9 @@ typedef struct eval_summary {
 
 /* Reads the --json output of kwb eval at PATH into *s (the classify step included). */
 int judge_read_summary(const char *path, eval_summary *s, kwb_error *err);
-/* The promotion rule on a paired evaluation: 1 when every workload PASSED, none is slower and
- * at least one faster; REASON (CAP bytes) says why either way. */
+/* The promotion rule on a paired evaluation: 1 when every workload PASSED, none is slower (by
+ * the paired verdict, or by the medians where that verdict is unclear) and at least one faster;
+ * REASON (CAP bytes) says why either way. */
 int judge_rule(const eval_summary *s, char *reason, size_t cap);
 
 /* Runs this kwb with ARGV (argv[0] is replaced) and stdout into OUT_PATH (NULL: inherited).
@@ -48,6 +53,7 @@ typedef struct judge_request {
     store *st;                /* for the best's latencies (regime weights); may be NULL */
     int64_t best_id;          /* the best's candidate id in ST; 0: equal weights */
     const char *folder;       /* where the children's JSON outputs go (NAME.gate.json, ...) */
+    int replay_on_gate;       /* 1: the replay runs on the gate's representatives only (when there is a gate) */
     int again;                /* NAME is recorded already: measure it again (`--candidate`) */
 } judge_request;
 

@@ -21,6 +21,9 @@
 
 enum job_state { JOB_RUNNING, JOB_WAITING, JOB_DONE };
 
+/* Raw event-stream bytes kept for the transcript (the reply's text is kept whole, up to the cap). */
+#define LLM_STREAM_KEEP (256u << 10)
+
 struct llm_job {
     agent_config cfg; /* a copy of the plain settings (extra keys not kept) */
     const llm_protocol *proto;
@@ -222,6 +225,7 @@ static void on_body(void *ctx, const char *p, size_t n)
         sse_init(&j->sse, on_sse_event, j);
         j->sse_live = 1;
         j->streamed = 1;
+        j->att.keep_body = LLM_STREAM_KEEP; /* the text is kept by the parser; the raw events only in part */
     }
     if (j->sse_live)
         sse_feed(&j->sse, p, n);
@@ -246,6 +250,7 @@ static int attempt_begin(llm_job *j, kwb_error *err)
     if (http_attempt_start(&j->att, j->multi, j->url, (const char *const *)j->headers, j->body.s, j->body.len,
                            j->cfg.connect_timeout_s, on_body, j, err) < 0)
         return -1;
+    j->att.max_body = j->cfg.max_reply_bytes > 0 ? (size_t)j->cfg.max_reply_bytes : 0;
     j->att_live = 1;
     j->state = JOB_RUNNING;
     return 0;
@@ -316,6 +321,14 @@ static int attempt_classify(llm_job *j)
     int retry = 0;
     j->failure = LLM_OK;
     j->message[0] = '\0';
+    if (a->too_large) { /* only a head of the text is kept, for the transcript */
+        if (p->text.len > LLM_STREAM_KEEP)
+            p->text.s[p->text.len = LLM_STREAM_KEEP] = '\0';
+        j->failure = LLM_FAIL_BAD_REPLY;
+        snprintf(j->message, sizeof j->message, "the reply is longer than %ld bytes (agent.max_reply_bytes); stopped",
+                 j->cfg.max_reply_bytes);
+        return 0;
+    }
     if (a->stalled) {
         j->failure = LLM_FAIL_STALL;
         snprintf(j->message, sizeof j->message, "no data from %s for %g s (agent.stall_timeout)", j->url,
@@ -512,9 +525,21 @@ llm_job *llm_start(const agent_config *cfg, const llm_request *req, llm_progress
     return j;
 }
 
+/* Ends J when its call has taken longer than agent.total_timeout; returns 1 then. */
+static int past_total_time(llm_job *j)
+{
+    if (j->cfg.total_timeout_s <= 0 || proc_now() - j->t0 <= j->cfg.total_timeout_s)
+        return 0;
+    llm_cancel(j);
+    j->failure = LLM_FAIL_STALL;
+    snprintf(j->message, sizeof j->message, "no complete reply within %g s (agent.total_timeout)",
+             j->cfg.total_timeout_s);
+    return 1;
+}
+
 int llm_poll(llm_job *j, int timeout_ms)
 {
-    if (j->state == JOB_DONE)
+    if (j->state == JOB_DONE || past_total_time(j))
         return 1;
     if (j->state == JOB_WAITING) {
         double left_ms = (j->wait_until - proc_now()) * 1000.0;

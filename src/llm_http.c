@@ -103,7 +103,13 @@ static size_t on_write(char *p, size_t size, size_t nmemb, void *userdata)
     a->last_activity = proc_now();
     if (a->first_body == 0)
         a->first_body = a->last_activity;
-    strbuf_add(&a->body, p, n);
+    a->body_bytes += n;
+    if (a->max_body && a->body_bytes > a->max_body) {
+        a->too_large = 1;
+        return 0; /* curl ends the transfer with a write error */
+    }
+    size_t keep = !a->keep_body ? n : a->body.len >= a->keep_body ? 0 : a->keep_body - a->body.len;
+    strbuf_add(&a->body, p, keep < n ? keep : n);
     if (a->on_body)
         a->on_body(a->ctx, p, n);
     return n;

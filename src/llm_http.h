@@ -22,7 +22,11 @@ typedef struct http_attempt {
     char request_id[128]; /* x-request-id or request-id */
     double retry_after_s; /* from retry-after-ms or retry-after (seconds or date); -1 when absent */
     int should_retry;     /* x-should-retry: 1 true, 0 false, -1 absent */
-    strbuf body;          /* every body byte of the final answer, as received */
+    strbuf body;          /* the body of the final answer as received, up to keep_body bytes */
+    size_t keep_body;     /* 0: keep every byte; else bytes past this are passed on, not kept */
+    size_t max_body;      /* 0: no limit; else the transfer stops past this many body bytes */
+    size_t body_bytes;    /* body bytes received */
+    int too_large;        /* stopped at max_body */
     http_body_fn on_body;
     void *ctx;
     double started;       /* monotonic seconds */

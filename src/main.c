@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agentcfg.h"
 #include "cmd_dump.h"
 #include "cmd_eval.h"
 #include "cmd_profile.h"
@@ -51,6 +52,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);  /* a runner that dies early must not take kwb with it */
+    agentcfg_register_keys();  /* no key written in agents.conf reaches anything this process writes */
     if (argc < 2) {   /* kwb alone opens the workbench (it explains itself without a terminal) */
         char *tui_argv[] = {"tui", NULL};
         return cmd_tui(1, tui_argv);

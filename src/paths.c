@@ -159,6 +159,39 @@ int paths_is_safe_relative(const char *path)
     return 1;
 }
 
+char *paths_normalise(const char *path)
+{
+    size_t len = strlen(path), n = 0;
+    const char **part = xcalloc(len / 2 + 2, sizeof *part);
+    size_t *plen = xcalloc(len / 2 + 2, sizeof *plen);
+    for (const char *p = path; *p;) {
+        size_t k = strcspn(p, "/");
+        int dotdot = k == 2 && p[0] == '.' && p[1] == '.';
+        if (dotdot && n > 0 && !(plen[n - 1] == 2 && part[n - 1][0] == '.' && part[n - 1][1] == '.'))
+            n--; /* "dir/.." */
+        else if (k > 0 && !(k == 1 && p[0] == '.'))
+            part[n] = p, plen[n++] = k;
+        p += k;
+        while (*p == '/')
+            p++;
+    }
+    char *out = xmalloc(len + 2), *o = out;
+    if (path[0] == '/')
+        *o++ = '/';
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            *o++ = '/';
+        memcpy(o, part[i], plen[i]);
+        o += plen[i];
+    }
+    if (o == out)
+        *o++ = '.';
+    *o = '\0';
+    free(part);
+    free(plen);
+    return out;
+}
+
 void paths_remove_tree(const char *path)
 {
     DIR *d = opendir(path);

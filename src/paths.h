@@ -33,6 +33,9 @@ int paths_write_file(const char *path, const void *data, size_t len);
 
 /* Removes PATH and everything below it (no error when it is not there). */
 void paths_remove_tree(const char *path);
+/* PATH with "//" collapsed and "." and "dir/.." components taken out, lexically ("././a" -> "a",
+ * "a/../b" -> "b", "a/../../b" -> "../b", "" or "." -> "."); the caller frees it. */
+char *paths_normalise(const char *path);
 /* True when PATH is relative and has no ".." component (it stays below its root). */
 int paths_is_safe_relative(const char *path);
 

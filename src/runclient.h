@@ -22,9 +22,16 @@ typedef struct runclient {
     void *progress_ctx;
     json_t *hello;               /* the last hello event (owned; freed by runclient_free) */
     int runners_started;
+    volatile int *stop; /* nonzero: stop now; workloads not run get "not run" (may be NULL) */
+    char **suspect;     /* internal: per workload, a timing pattern awaiting confirmation */
+    int confirming;     /* internal: this run re-measures one suspect workload alone */
+    int conclusive;     /* internal: that re-measurement had enough calls of each kind to judge */
 } runclient;
 
-/* Evaluates every workload of SET, filling results[i] for set->items[i]. Returns 0 when
+/* Evaluates every workload of SET, filling results[i] for set->items[i]. A timing pattern that
+ * load can fake (calls on repeated inputs faster than on fresh ones; unchecked calls faster than
+ * checked ones) condemns a workload only when a fresh runner, re-measuring it alone, sees it
+ * again; the message says what each measurement saw. Returns 0 when
  * each workload got a result (whatever its status), or -1 with *err set when the
  * runner could not be started at all. */
 int runclient_run(runclient *rc, const workload_set *set, wl_result *results, kwb_error *err);

@@ -1,5 +1,6 @@
 /* secrets.c - API keys from the environment or a private (0600) configuration file, and the
  * redaction every log, transcript and report goes through. */
+#define _GNU_SOURCE /* memmem */
 #include "secrets.h"
 
 #include <stdio.h>
@@ -11,14 +12,14 @@
 #include "xalloc.h"
 
 #define SECRETS_MAX 16
-#define SECRETS_MIN_LEN 8
+#define SECRETS_MIN_LEN 8 /* for values found by their variable's name alone (*_TOKEN, *SECRET*) */
 
 static char *registered[SECRETS_MAX];
 static int nregistered;
 
 void secrets_register(const char *key)
 {
-    if (!key || strlen(key) < SECRETS_MIN_LEN)
+    if (!key || !*key)
         return;
     for (int i = 0; i < nregistered; i++)
         if (strcmp(registered[i], key) == 0)
@@ -84,7 +85,10 @@ static int secrets_all(const char **out, int cap)
         out[n++] = registered[i];
     for (char **e = environ; e && *e && n < cap; e++) {
         const char *eq = strchr(*e, '=');
-        if (eq && strlen(eq + 1) >= SECRETS_MIN_LEN && secret_name(*e, (size_t)(eq - *e)))
+        if (!eq || !eq[1] || !secret_name(*e, (size_t)(eq - *e)))
+            continue;
+        /* an API key variable is a key whatever its length; other credential-like names from 8 on */
+        if (strlen(eq + 1) >= SECRETS_MIN_LEN || memmem(*e, (size_t)(eq - *e), "API_KEY", 7))
             out[n++] = eq + 1;
     }
     return n;
@@ -138,6 +142,15 @@ char *secrets_redact(const char *text)
     return strbuf_detach(&sb);
 }
 
+void secrets_redact_strbuf(strbuf *sb)
+{
+    char *clean = secrets_redact(sb->s);
+    strbuf_free(sb);
+    strbuf_init(sb);
+    strbuf_puts(sb, clean);
+    free(clean);
+}
+
 int secrets_contains_key(const char *text)
 {
     const char *keys[SECRETS_MAX + 32];
@@ -146,4 +159,67 @@ int secrets_contains_key(const char *text)
         if (strstr(text, keys[i]))
             return 1;
     return 0;
+}
+
+/* Length of the longest secret (0: none). */
+static size_t longest_secret(void)
+{
+    const char *keys[SECRETS_MAX + 32];
+    int nkeys = secrets_all(keys, SECRETS_MAX + 32);
+    size_t m = 0;
+    for (int i = 0; i < nkeys; i++)
+        if (strlen(keys[i]) > m)
+            m = strlen(keys[i]);
+    return m;
+}
+
+void secrets_stream_init(secrets_stream *s)
+{
+    strbuf_init(&s->pending);
+}
+
+/* Moves pending text before CUT (extended over a key that starts before it) into OUT, redacted. */
+static void stream_emit(secrets_stream *s, size_t cut, strbuf *out)
+{
+    const char *keys[SECRETS_MAX + 32];
+    int nkeys = secrets_all(keys, SECRETS_MAX + 32);
+    size_t i = 0;
+    while (i < cut) {
+        size_t skip = 0;
+        for (int k = 0; k < nkeys && !skip; k++) {
+            size_t kl = strlen(keys[k]);
+            if (i + kl <= s->pending.len && memcmp(s->pending.s + i, keys[k], kl) == 0)
+                skip = kl;
+        }
+        if (skip) {
+            strbuf_puts(out, "[REDACTED]");
+            i += skip;
+        } else {
+            strbuf_add(out, s->pending.s + i, 1);
+            i++;
+        }
+    }
+    memmove(s->pending.s, s->pending.s + i, s->pending.len - i + 1);
+    s->pending.len -= i;
+}
+
+char *secrets_stream_feed(secrets_stream *s, const char *piece, size_t n)
+{
+    strbuf_add(&s->pending, piece, n);
+    size_t hold = longest_secret();
+    hold = hold ? hold - 1 : 0;
+    strbuf out;
+    strbuf_init(&out);
+    if (s->pending.len > hold)
+        stream_emit(s, s->pending.len - hold, &out);
+    return strbuf_detach(&out);
+}
+
+char *secrets_stream_flush(secrets_stream *s)
+{
+    strbuf out;
+    strbuf_init(&out);
+    stream_emit(s, s->pending.len, &out);
+    strbuf_free(&s->pending);
+    return strbuf_detach(&out);
 }

@@ -94,7 +94,10 @@ static int parse_spec(solution *s, json_t *spec, const sol_ctx *c)
     if (!lang || (strcmp(lang, "c") && strcmp(lang, "cuda")))
         return sol_fail(c, "/spec/language", "'spec.language' must be \"c\" or \"cuda\" for kwb");
     s->language = xstrdup(lang);
-    const char *binding = json_string_value(json_object_get(spec, "binding"));
+    json_t *bjson = json_object_get(spec, "binding");
+    const char *binding = json_string_value(bjson);
+    if (bjson && !binding)
+        return sol_fail(c, "/spec/binding", "'spec.binding' must be the string \"kwb\"");
     if (binding && strcmp(binding, "kwb") != 0)
         return sol_fail(c, "/spec/binding", "'spec.binding' is \"%s\"; kwb runs only \"kwb\" solutions "
                         "(include kwb/kernel.h)", binding);
@@ -119,6 +122,8 @@ static int parse_solution(solution *s, json_t *root, const sol_ctx *c)
             return sol_fail(c, ptr, "missing non-empty string '%s'", fields[i]);
         *slots[i] = xstrdup(v);
     }
+    s->definition_line = jsonpos_line(c->text, c->len, "/definition");
+    s->language_line = jsonpos_line(c->text, c->len, "/spec/language");
     if (parse_spec(s, json_object_get(root, "spec"), c) != 0 ||
         load_sources(s, json_object_get(root, "sources"), c) != 0)
         return -1;

@@ -18,6 +18,8 @@ typedef struct solution {
     char *json_path;
     char *name;
     char *definition;
+    int definition_line; /* the line of "definition" in solution.json, for messages */
+    int language_line;   /* the line of "spec.language" */
     char *author;
     char *language;      /* "c" or "cuda" */
     char *entry_file;

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "secrets.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -45,7 +46,7 @@ static const char *const migrations[] = {
     "  created_at REAL NOT NULL,"
     "  holder_pid INTEGER,"
     "  holder_host TEXT,"
-    "  holder_start TEXT,"      /* the holder's start time (/proc/PID/stat), against pid reuse */
+    "  holder_start TEXT," /* the holder's start time (/proc/PID/stat), against pid reuse */
     "  holder_since REAL);"
     "CREATE TABLE candidates ("
     "  id INTEGER PRIMARY KEY,"
@@ -119,9 +120,9 @@ static const char *const migrations[] = {
     "  runner_version TEXT,"
     "  n_workloads INTEGER NOT NULL CHECK (n_workloads >= 0),"
     "  n_done INTEGER NOT NULL DEFAULT 0,"
-    "  n_passed INTEGER NOT NULL DEFAULT 0,"       /* PASSED with a candidate latency */
-    "  latency_sum_ms REAL NOT NULL DEFAULT 0,"    /* of their candidate medians */
-    "  mean_latency_ms REAL,"                      /* set when complete and all PASSED */
+    "  n_passed INTEGER NOT NULL DEFAULT 0,"    /* PASSED with a candidate latency */
+    "  latency_sum_ms REAL NOT NULL DEFAULT 0," /* of their candidate medians */
+    "  mean_latency_ms REAL,"                   /* set when complete and all PASSED */
     "  state TEXT NOT NULL DEFAULT 'running' CHECK (state IN ('running', 'complete', 'interrupted')),"
     "  started_at REAL NOT NULL,"
     "  ended_at REAL);"
@@ -147,7 +148,7 @@ static const char *const migrations[] = {
     "CREATE TABLE samples ("
     "  evaluation_id INTEGER NOT NULL REFERENCES evaluations(id),"
     "  role TEXT NOT NULL CHECK (role IN ('candidate', 'baseline', 'reference')),"
-    "  ms BLOB NOT NULL,"                          /* little-endian IEEE-754 doubles */
+    "  ms BLOB NOT NULL," /* little-endian IEEE-754 doubles */
     "  PRIMARY KEY (evaluation_id, role)) WITHOUT ROWID;"
     "CREATE TABLE profiles ("
     "  id INTEGER PRIMARY KEY,"
@@ -194,6 +195,9 @@ static const char *const migrations[] = {
     "ALTER TABLE evaluations ADD COLUMN tflops REAL;"
     "ALTER TABLE evaluations ADD COLUMN roofline REAL;"
     "PRAGMA user_version = 2;",
+    /* 2 -> 3: each eval run's options and planned workloads (JSON), for --resume. */
+    "ALTER TABLE eval_runs ADD COLUMN options TEXT;"
+    "PRAGMA user_version = 3;",
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 
@@ -207,156 +211,122 @@ static const char *const migrations[] = {
     "id, number, title, state, candidate_id, outcome, started_at, ended_at, best_mean_ms, "        \
     "best_candidate_id"
 
-#define QUERIES(X)                                                                                 \
-    X(BEGIN, "BEGIN IMMEDIATE")                                                                    \
-    X(COMMIT, "COMMIT")                                                                            \
-    X(ROLLBACK, "ROLLBACK")                                                                        \
-    X(SAVEPOINT, "SAVEPOINT event")                                                                \
-    X(RELEASE, "RELEASE event")                                                                    \
-    X(ROLLBACK_TO, "ROLLBACK TO event")                                                            \
-    X(USER_VERSION, "PRAGMA user_version")                                                         \
-    X(APPLICATION_ID, "PRAGMA application_id")                                                     \
-    X(SCHEMA_COUNT, "SELECT count(*) FROM sqlite_master")                                          \
-    X(JOURNAL_WAL, "PRAGMA journal_mode = WAL")                                                    \
-    X(LOG_ADD,                                                                                     \
-      "INSERT INTO log (session_id, round_id, candidate_id, time, kind, text) VALUES ("            \
-      "coalesce(?1, (SELECT session_id FROM rounds WHERE id = ?2),"                                \
-      " (SELECT session_id FROM candidates WHERE id = ?3)), ?2, ?3, ?4, ?5, ?6)")                  \
-    X(LOG_LIST,                                                                                    \
-      "SELECT id, time, kind, round_id, candidate_id, text FROM log"                               \
-      " WHERE session_id = ? AND id > ? ORDER BY id DESC LIMIT ?")                                 \
-    X(SESSION_ADD, "INSERT INTO sessions (name, definition, created_at) VALUES (?, ?, ?)")         \
-    X(SESSION_FIND, "SELECT id FROM sessions WHERE name = ?")                                      \
-    X(SESSION_GET,                                                                                 \
-      "SELECT id, name, definition, created_at, holder_pid, holder_host, holder_since"             \
-      " FROM sessions WHERE id = ?")                                                               \
-    X(SESSION_LIST,                                                                                \
-      "SELECT id, name, definition, created_at, holder_pid, holder_host, holder_since"             \
-      " FROM sessions ORDER BY id")                                                                \
-    X(SESSION_HOLDER,                                                                              \
-      "SELECT name, holder_pid, holder_host, holder_start, holder_since FROM sessions WHERE id = ?") \
-    X(SESSION_HOLD,                                                                                \
-      "UPDATE sessions SET holder_pid = ?, holder_host = ?, holder_start = ?, holder_since = ?"     \
-      " WHERE id = ?")                                                                             \
-    X(SESSION_UNHOLD,                                                                              \
-      "UPDATE sessions SET holder_pid = NULL, holder_host = NULL, holder_start = NULL,"            \
-      " holder_since = NULL WHERE id = ? AND holder_pid = ?")                                      \
-    X(RUNS_INTERRUPT,                                                                              \
-      "UPDATE eval_runs SET state = 'interrupted', ended_at = ?2"                                  \
-      " WHERE session_id = ?1 AND state = 'running'")                                              \
-    X(ROUNDS_INTERRUPT,                                                                            \
-      "UPDATE rounds SET state = 'interrupted', ended_at = ?2, best_mean_ms = ?3,"                 \
-      " best_candidate_id = ?4 WHERE session_id = ?1 AND state = 'running'")                       \
-    X(ROUND_NEXT, "SELECT coalesce(max(number), 0) + 1 FROM rounds WHERE session_id = ?")          \
-    X(ROUND_ADD,                                                                                   \
-      "INSERT INTO rounds (session_id, number, title, started_at) VALUES (?, ?, ?, ?)")            \
-    X(ROUND_SESSION, "SELECT session_id, number FROM rounds WHERE id = ?")                         \
-    X(ROUND_SET_CAND, "UPDATE rounds SET candidate_id = ? WHERE id = ?")                           \
-    X(ROUND_END,                                                                                   \
-      "UPDATE rounds SET state = ?, outcome = ?, ended_at = ?, best_mean_ms = ?,"                  \
-      " best_candidate_id = ? WHERE id = ? AND state IN ('running', 'interrupted')")               \
-    X(ROUND_REOPEN,                                                                                \
-      "UPDATE rounds SET state = 'running', ended_at = NULL WHERE id = ? AND state IN ('done', 'interrupted')") \
-    X(ROUND_LIST,                                                                                  \
-      "SELECT " ROUND_COLS " FROM rounds WHERE session_id = ? ORDER BY number DESC LIMIT ?")       \
-    X(DIR_ADD,                                                                                     \
-      "INSERT INTO directions (session_id, round_id, skill, title, rationale, created_at)"         \
-      " VALUES (?, ?, ?, ?, ?, ?)")                                                                \
-    X(DIR_DECIDE, "UPDATE directions SET state = ? WHERE id = ?")                                  \
-    X(DIR_SESSION, "SELECT session_id, round_id FROM directions WHERE id = ?")                                  \
-    X(DIR_DECISION,                                                                                \
-      "INSERT INTO decisions (session_id, direction_id, decision, reason, decided_at)"             \
-      " SELECT session_id, id, ?, ?, ? FROM directions WHERE id = ?")                              \
-    X(DIR_LIST,                                                                                    \
-      "SELECT d.id, d.round_id, d.skill, d.title, d.rationale, d.state,"                           \
-      " (SELECT reason FROM decisions WHERE direction_id = d.id ORDER BY id DESC LIMIT 1),"        \
-      " d.created_at FROM directions d"                                                            \
-      " WHERE d.session_id = ?1 AND (?2 IS NULL OR d.round_id = ?2) ORDER BY d.id")                \
-    X(CAND_ADD,                                                                                    \
-      "INSERT INTO candidates (session_id, parent_id, origin, name, solution_dir, commit_oid,"      \
-      " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")                                                 \
-    X(CAND_STATE, "UPDATE candidates SET state = ? WHERE id = ?")                                  \
-    X(CAND_EVALUATED, "UPDATE candidates SET state = 'evaluated' WHERE id = ? AND state = 'new'")  \
-    X(CAND_DECISION,                                                                               \
-      "INSERT INTO decisions (session_id, candidate_id, decision, reason, decided_at)"             \
-      " SELECT session_id, id, ?, ?, ? FROM candidates WHERE id = ?")                              \
-    X(CAND_GET, "SELECT " CAND_COLS " FROM candidates WHERE id = ?")                               \
-    X(CAND_BY_NAME, "SELECT " CAND_COLS " FROM candidates WHERE session_id = ? AND name = ?")      \
-    X(CAND_BY_COMMIT,                                                                              \
-      "SELECT " CAND_COLS " FROM candidates WHERE session_id = ?1"                                 \
-      " AND commit_oid >= ?2 AND commit_oid < ?2 || 'g' LIMIT 2")                                  \
-    X(CAND_BEST,                                                                                   \
-      "SELECT e.candidate_id, e.mean_latency_ms FROM eval_runs e"                                  \
-      " JOIN candidates c ON c.id = e.candidate_id"                                                \
-      " WHERE e.session_id = ? AND e.mean_latency_ms IS NOT NULL AND c.state <> 'rejected'"        \
-      " ORDER BY e.n_workloads DESC, e.mean_latency_ms, e.id LIMIT 1")                             \
-    X(CAND_PROMOTED,                                                                               \
-      "SELECT c.id, (SELECT e.mean_latency_ms FROM eval_runs e WHERE e.candidate_id = c.id"        \
-      "   AND e.mean_latency_ms IS NOT NULL ORDER BY e.id DESC LIMIT 1)"                          \
-      " FROM candidates c JOIN decisions d ON d.candidate_id = c.id"                              \
-      " WHERE c.session_id = ? AND c.state = 'promoted' ORDER BY d.decided_at DESC, d.id DESC LIMIT 1") \
-    X(CAND_CURRENT_ROUND,                                                                          \
-      "SELECT candidate_id FROM rounds WHERE session_id = ? AND candidate_id IS NOT NULL"          \
-      " ORDER BY number DESC LIMIT 1")                                                             \
-    X(CAND_NEWEST, "SELECT id FROM candidates WHERE session_id = ? ORDER BY id DESC LIMIT 1")      \
-    X(CAND_NAME, "SELECT name FROM candidates WHERE id = ?")                                       \
-    X(BUILD_ADD,                                                                                   \
-      "INSERT INTO builds (candidate_id, hash, command, log, ok, seconds, created_at)"             \
-      " VALUES (?, ?, ?, ?, ?, ?, ?)")                                                             \
-    X(BUILD_LATEST,                                                                                \
-      "SELECT id, candidate_id, hash, command, log, ok, seconds, created_at FROM builds"           \
-      " WHERE candidate_id = ? ORDER BY id DESC LIMIT 1")                                          \
-    X(RUN_ADD,                                                                                     \
-      "INSERT INTO eval_runs (session_id, candidate_id, round_id, device, runner_version,"         \
-      " n_workloads, started_at) SELECT session_id, id, ?2, ?3, ?4, ?5, ?6 FROM candidates"        \
-      " WHERE id = ?1")                                                                            \
-    X(RUN_COUNT,                                                                                   \
-      "UPDATE eval_runs SET n_done = n_done + 1, n_passed = n_passed + ?2,"                        \
-      " latency_sum_ms = latency_sum_ms + ?3"                                                      \
-      " WHERE id = ?1 AND state = 'running' AND n_done < n_workloads")                             \
-    X(RUN_TALLY,                                                                                   \
-      "SELECT state, n_workloads, n_done, n_passed, latency_sum_ms, candidate_id"                  \
-      " FROM eval_runs WHERE id = ?")                                                              \
-    X(RUN_FINISH,                                                                                  \
-      "UPDATE eval_runs SET state = ?, ended_at = ?, mean_latency_ms = ? WHERE id = ?")            \
-    X(RUN_RESUME,                                                                                  \
-      "UPDATE eval_runs SET state = 'running', ended_at = NULL WHERE id = ? AND state = 'interrupted'") \
-    X(RUN_GET, "SELECT " RUN_COLS " FROM eval_runs WHERE id = ?")                                  \
-    X(RUN_LIST,                                                                                    \
-      "SELECT " RUN_COLS " FROM eval_runs WHERE session_id = ?1 AND (?2 IS NULL OR state = ?2)"    \
-      " ORDER BY id")                                                                              \
-    X(RUN_PICK,                                                                                    \
-      "SELECT id, state FROM eval_runs WHERE candidate_id = ?"                                     \
-      " ORDER BY state = 'complete' DESC, id DESC LIMIT 1")                                        \
-    X(ROW_ADD,                                                                                     \
-      "INSERT INTO evaluations (eval_run_id, workload_uuid, status, message, log, max_abs,"        \
-      " max_rel, matched_ratio, cand_median, cand_mean, cand_min, cand_iqr, cand_count,"           \
-      " base_median, base_mean, base_min, base_iqr, base_count, ref_median, ref_mean, ref_min,"    \
-      " ref_iqr, ref_count, baseline_status, timer, gbps, verdict, ratio, ratio_lo, ratio_hi,"     \
-      " created_at, tflops, roofline) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"  \
-      " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")                                          \
-    X(ROW_UUIDS, "SELECT workload_uuid FROM evaluations WHERE eval_run_id = ? ORDER BY id")        \
-    X(ROW_TABLE,                                                                                   \
-      "SELECT id, workload_uuid, status, message, cand_median, base_median, ref_median, max_abs,"  \
-      " max_rel, matched_ratio, verdict, roofline, gbps, timer FROM evaluations"                    \
-      " WHERE eval_run_id = ? ORDER BY id")       \
-    X(SAMPLES_ADD, "INSERT OR REPLACE INTO samples (evaluation_id, role, ms) VALUES (?, ?, ?)")   \
-    X(SAMPLES_GET, "SELECT ms FROM samples WHERE evaluation_id = ? AND role = ?")                  \
-    X(PROFILE_ADD,                                                                                 \
-      "INSERT INTO profiles (candidate_id, workload_uuid, tool, data, created_at)"                 \
-      " VALUES (?, ?, ?, ?, ?)")                                                                   \
-    X(PROFILE_LATEST,                                                                              \
-      "SELECT data FROM profiles WHERE candidate_id = ?1 AND tool = ?3"                            \
-      " AND workload_uuid IS ?2 ORDER BY id DESC LIMIT 1")                                         \
-    X(AGENT_ADD,                                                                                   \
-      "INSERT INTO agent_calls (session_id, round_id, provider, model, tokens_in, tokens_out,"     \
-      " cost, duration_s, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")              \
-    X(AGENT_TOTALS,                                                                                \
-      "SELECT count(*), coalesce(sum(max(tokens_in, 0)), 0), coalesce(sum(max(tokens_out, 0)), 0)," \
-      " coalesce(sum(cost), 0), coalesce(sum(duration_s), 0) FROM agent_calls WHERE session_id = ?") \
-    X(NOTE_ADD,                                                                                    \
-      "INSERT INTO notes (session_id, round_id, candidate_id, text, created_at)"                   \
-      " VALUES (?, ?, ?, ?, ?)")                                                                   \
+#define QUERIES(X)                                                                                                     \
+    X(BEGIN, "BEGIN IMMEDIATE")                                                                                        \
+    X(COMMIT, "COMMIT")                                                                                                \
+    X(ROLLBACK, "ROLLBACK")                                                                                            \
+    X(SAVEPOINT, "SAVEPOINT event")                                                                                    \
+    X(RELEASE, "RELEASE event")                                                                                        \
+    X(ROLLBACK_TO, "ROLLBACK TO event")                                                                                \
+    X(USER_VERSION, "PRAGMA user_version")                                                                             \
+    X(APPLICATION_ID, "PRAGMA application_id")                                                                         \
+    X(SCHEMA_COUNT, "SELECT count(*) FROM sqlite_master")                                                              \
+    X(JOURNAL_WAL, "PRAGMA journal_mode = WAL")                                                                        \
+    X(LOG_ADD, "INSERT INTO log (session_id, round_id, candidate_id, time, kind, text) VALUES ("                       \
+               "coalesce(?1, (SELECT session_id FROM rounds WHERE id = ?2),"                                           \
+               " (SELECT session_id FROM candidates WHERE id = ?3)), ?2, ?3, ?4, ?5, ?6)")                             \
+    X(LOG_LIST, "SELECT id, time, kind, round_id, candidate_id, text FROM log"                                         \
+                " WHERE session_id = ? AND id > ? ORDER BY id DESC LIMIT ?")                                           \
+    X(SESSION_ADD, "INSERT INTO sessions (name, definition, created_at) VALUES (?, ?, ?)")                             \
+    X(SESSION_FIND, "SELECT id FROM sessions WHERE name = ?")                                                          \
+    X(SESSION_GET, "SELECT id, name, definition, created_at, holder_pid, holder_host, holder_since"                    \
+                   " FROM sessions WHERE id = ?")                                                                      \
+    X(SESSION_LIST, "SELECT id, name, definition, created_at, holder_pid, holder_host, holder_since"                   \
+                    " FROM sessions ORDER BY id")                                                                      \
+    X(SESSION_HOLDER, "SELECT name, holder_pid, holder_host, holder_start, holder_since FROM sessions WHERE id = ?")   \
+    X(SESSION_HOLD, "UPDATE sessions SET holder_pid = ?, holder_host = ?, holder_start = ?, holder_since = ?"          \
+                    " WHERE id = ?")                                                                                   \
+    X(SESSION_UNHOLD, "UPDATE sessions SET holder_pid = NULL, holder_host = NULL, holder_start = NULL,"                \
+                      " holder_since = NULL WHERE id = ? AND holder_pid = ?")                                          \
+    X(RUNS_INTERRUPT, "UPDATE eval_runs SET state = 'interrupted', ended_at = ?2"                                      \
+                      " WHERE session_id = ?1 AND state = 'running'")                                                  \
+    X(ROUNDS_INTERRUPT, "UPDATE rounds SET state = 'interrupted', ended_at = ?2, best_mean_ms = ?3,"                   \
+                        " best_candidate_id = ?4 WHERE session_id = ?1 AND state = 'running'")                         \
+    X(ROUND_NEXT, "SELECT coalesce(max(number), 0) + 1 FROM rounds WHERE session_id = ?")                              \
+    X(ROUND_ADD, "INSERT INTO rounds (session_id, number, title, started_at) VALUES (?, ?, ?, ?)")                     \
+    X(ROUND_SESSION, "SELECT session_id, number FROM rounds WHERE id = ?")                                             \
+    X(ROUND_SET_CAND, "UPDATE rounds SET candidate_id = ? WHERE id = ?")                                               \
+    X(ROUND_END, "UPDATE rounds SET state = ?, outcome = ?, ended_at = ?, best_mean_ms = ?,"                           \
+                 " best_candidate_id = ? WHERE id = ? AND state IN ('running', 'interrupted')")                        \
+    X(ROUND_REOPEN, "UPDATE rounds SET state = 'running', ended_at = NULL WHERE id = ?"                                \
+                    " AND state IN ('done', 'interrupted')")                                                           \
+    X(ROUND_LIST, "SELECT " ROUND_COLS " FROM rounds WHERE session_id = ? ORDER BY number DESC LIMIT ?")               \
+    X(DIR_ADD, "INSERT INTO directions (session_id, round_id, skill, title, rationale, created_at)"                    \
+               " VALUES (?, ?, ?, ?, ?, ?)")                                                                           \
+    X(DIR_DECIDE, "UPDATE directions SET state = ? WHERE id = ?")                                                      \
+    X(DIR_SESSION, "SELECT session_id, round_id FROM directions WHERE id = ?")                                         \
+    X(DIR_DECISION, "INSERT INTO decisions (session_id, direction_id, decision, reason, decided_at)"                   \
+                    " SELECT session_id, id, ?, ?, ? FROM directions WHERE id = ?")                                    \
+    X(DIR_LIST, "SELECT d.id, d.round_id, d.skill, d.title, d.rationale, d.state,"                                     \
+                " (SELECT reason FROM decisions WHERE direction_id = d.id ORDER BY id DESC LIMIT 1),"                  \
+                " d.created_at FROM directions d"                                                                      \
+                " WHERE d.session_id = ?1 AND (?2 IS NULL OR d.round_id = ?2) ORDER BY d.id")                          \
+    X(CAND_ADD, "INSERT INTO candidates (session_id, parent_id, origin, name, solution_dir, commit_oid,"               \
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")                                                           \
+    X(CAND_STATE, "UPDATE candidates SET state = ? WHERE id = ?")                                                      \
+    X(CAND_EVALUATED, "UPDATE candidates SET state = 'evaluated' WHERE id = ? AND state = 'new'")                      \
+    X(CAND_DECISION, "INSERT INTO decisions (session_id, candidate_id, decision, reason, decided_at)"                  \
+                     " SELECT session_id, id, ?, ?, ? FROM candidates WHERE id = ?")                                   \
+    X(CAND_GET, "SELECT " CAND_COLS " FROM candidates WHERE id = ?")                                                   \
+    X(CAND_BY_NAME, "SELECT " CAND_COLS " FROM candidates WHERE session_id = ? AND name = ?")                          \
+    X(CAND_BY_COMMIT, "SELECT " CAND_COLS " FROM candidates WHERE session_id = ?1"                                     \
+                      " AND commit_oid >= ?2 AND commit_oid < ?2 || 'g' LIMIT 2")                                      \
+    X(CAND_BEST, "SELECT e.candidate_id, e.mean_latency_ms FROM eval_runs e"                                           \
+                 " JOIN candidates c ON c.id = e.candidate_id"                                                         \
+                 " WHERE e.session_id = ? AND e.mean_latency_ms IS NOT NULL AND c.state <> 'rejected'"                 \
+                 " ORDER BY e.n_workloads DESC, e.mean_latency_ms, e.id LIMIT 1")                                      \
+    X(CAND_PROMOTED, "SELECT c.id, (SELECT e.mean_latency_ms FROM eval_runs e WHERE e.candidate_id = c.id"             \
+                     "   AND e.mean_latency_ms IS NOT NULL ORDER BY e.id DESC LIMIT 1)"                                \
+                     " FROM candidates c JOIN decisions d ON d.candidate_id = c.id"                                    \
+                     " WHERE c.session_id = ? AND c.state = 'promoted' ORDER BY d.decided_at DESC, d.id DESC LIMIT 1") \
+    X(CAND_CURRENT_ROUND, "SELECT candidate_id FROM rounds WHERE session_id = ? AND candidate_id IS NOT NULL"          \
+                          " ORDER BY number DESC LIMIT 1")                                                             \
+    X(CAND_NEWEST, "SELECT id FROM candidates WHERE session_id = ? ORDER BY id DESC LIMIT 1")                          \
+    X(CAND_NAME, "SELECT name FROM candidates WHERE id = ?")                                                           \
+    X(CAND_COMMITS, "SELECT commit_oid FROM candidates WHERE session_id = ? ORDER BY id")                              \
+    X(BUILD_ADD, "INSERT INTO builds (candidate_id, hash, command, log, ok, seconds, created_at)"                      \
+                 " VALUES (?, ?, ?, ?, ?, ?, ?)")                                                                      \
+    X(BUILD_LATEST, "SELECT id, candidate_id, hash, command, log, ok, seconds, created_at FROM builds"                 \
+                    " WHERE candidate_id = ? ORDER BY id DESC LIMIT 1")                                                \
+    X(RUN_ADD, "INSERT INTO eval_runs (session_id, candidate_id, round_id, device, runner_version,"                    \
+               " n_workloads, started_at) SELECT session_id, id, ?2, ?3, ?4, ?5, ?6 FROM candidates"                   \
+               " WHERE id = ?1")                                                                                       \
+    X(RUN_COUNT, "UPDATE eval_runs SET n_done = n_done + 1, n_passed = n_passed + ?2,"                                 \
+                 " latency_sum_ms = latency_sum_ms + ?3"                                                               \
+                 " WHERE id = ?1 AND state = 'running' AND n_done < n_workloads")                                      \
+    X(RUN_TALLY, "SELECT state, n_workloads, n_done, n_passed, latency_sum_ms, candidate_id"                           \
+                 " FROM eval_runs WHERE id = ?")                                                                       \
+    X(RUN_FINISH, "UPDATE eval_runs SET state = ?, ended_at = ?, mean_latency_ms = ? WHERE id = ?")                    \
+    X(RUN_RESUME, "UPDATE eval_runs SET state = 'running', ended_at = NULL WHERE id = ? AND state = 'interrupted'")    \
+    X(RUN_GET, "SELECT " RUN_COLS " FROM eval_runs WHERE id = ?")                                                      \
+    X(RUN_SET_OPTIONS, "UPDATE eval_runs SET options = ? WHERE id = ?")                                                \
+    X(RUN_OPTIONS, "SELECT options FROM eval_runs WHERE id = ?")                                                       \
+    X(RUN_LIST, "SELECT " RUN_COLS " FROM eval_runs WHERE session_id = ?1 AND (?2 IS NULL OR state = ?2)"              \
+                " ORDER BY id")                                                                                        \
+    X(RUN_PICK, "SELECT id, state FROM eval_runs WHERE candidate_id = ?"                                               \
+                " ORDER BY state = 'complete' DESC, id DESC LIMIT 1")                                                  \
+    X(ROW_ADD, "INSERT INTO evaluations (eval_run_id, workload_uuid, status, message, log, max_abs,"                   \
+               " max_rel, matched_ratio, cand_median, cand_mean, cand_min, cand_iqr, cand_count,"                      \
+               " base_median, base_mean, base_min, base_iqr, base_count, ref_median, ref_mean, ref_min,"               \
+               " ref_iqr, ref_count, baseline_status, timer, gbps, verdict, ratio, ratio_lo, ratio_hi,"                \
+               " created_at, tflops, roofline) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"             \
+               " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")                                                     \
+    X(ROW_UUIDS, "SELECT workload_uuid FROM evaluations WHERE eval_run_id = ? ORDER BY id")                            \
+    X(ROW_TABLE, "SELECT id, workload_uuid, status, message, cand_median, base_median, ref_median, max_abs,"           \
+                 " max_rel, matched_ratio, verdict, roofline, gbps, timer FROM evaluations"                            \
+                 " WHERE eval_run_id = ? ORDER BY id")                                                                 \
+    X(SAMPLES_ADD, "INSERT OR REPLACE INTO samples (evaluation_id, role, ms) VALUES (?, ?, ?)")                        \
+    X(SAMPLES_GET, "SELECT ms FROM samples WHERE evaluation_id = ? AND role = ?")                                      \
+    X(PROFILE_ADD, "INSERT INTO profiles (candidate_id, workload_uuid, tool, data, created_at)"                        \
+                   " VALUES (?, ?, ?, ?, ?)")                                                                          \
+    X(PROFILE_LATEST, "SELECT data FROM profiles WHERE candidate_id = ?1 AND tool = ?3"                                \
+                      " AND workload_uuid IS ?2 ORDER BY id DESC LIMIT 1")                                             \
+    X(AGENT_ADD, "INSERT INTO agent_calls (session_id, round_id, provider, model, tokens_in, tokens_out,"              \
+                 " cost, duration_s, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")                       \
+    X(AGENT_TOTALS, "SELECT count(*), coalesce(sum(max(tokens_in, 0)), 0), coalesce(sum(max(tokens_out, 0)), 0),"      \
+                    " coalesce(sum(cost), 0), coalesce(sum(duration_s), 0) FROM agent_calls WHERE session_id = ?")     \
+    X(NOTE_ADD, "INSERT INTO notes (session_id, round_id, candidate_id, text, created_at)"                             \
+                " VALUES (?, ?, ?, ?, ?)")                                                                             \
     X(DIR_SET_ROUND, "UPDATE directions SET round_id = ? WHERE id = ?")                            \
     X(CAND_ROUND, "SELECT coalesce(max(id), 0) FROM rounds WHERE candidate_id = ?")                \
     X(DEC_OLDER,                                                                                   \
@@ -411,7 +381,19 @@ static double now(void)
 
 static int db_error(store *st, kwb_error *err)
 {
+    int code = sqlite3_errcode(st->db) & 0xff, sys = sqlite3_system_errno(st->db);
+    if (code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_CANTOPEN || code == SQLITE_READONLY)
+        return kwb_error_set(err, "%s: %s%s%s%s", st->path, sqlite3_errmsg(st->db), sys ? " (" : "",
+                             sys ? strerror(sys) : "", sys ? ")" : ""); /* which file, and why */
     return kwb_error_set(err, "%s", sqlite3_errmsg(st->db));
+}
+
+/* *err prefixed with the store's path, unless it names it already. */
+static int prefix_path(store *st, kwb_error *err)
+{
+    if (err && strncmp(err->msg, st->path, strlen(st->path)) == 0)
+        return -1;
+    return prefix_path(st, err);
 }
 
 /* 0 when VALUE is one of the NULL-terminated LIST, else -1 with "unknown WHAT 'VALUE'". */
@@ -485,7 +467,11 @@ static int bind_va(sqlite3_stmt *s, int first, const char *fmt, va_list ap)
         }
         case 't': {
             const char *t = va_arg(ap, const char *);
-            rc = t ? sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC) : sqlite3_bind_null(s, i);
+            /* no key kwb knows is ever stored (a reason, a log line, an agent's message) */
+            if (t && secrets_contains_key(t))
+                rc = sqlite3_bind_text(s, i, secrets_redact(t), -1, free);
+            else
+                rc = t ? sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC) : sqlite3_bind_null(s, i);
             break;
         }
         case 'b': {
@@ -742,7 +728,7 @@ static int check_kind(store *st, int *version, kwb_error *err)
         pragma_int(st, Q_SCHEMA_COUNT, &objects, err)) {
         if (st->last_rc == SQLITE_NOTADB)
             return kwb_error_set(err, "%s is not a kwb store (not an SQLite database)", st->path);
-        return kwb_error_prefix(err, "%s", st->path);
+        return prefix_path(st, err);
     }
     if (app != 0 && app != KWB_APPLICATION_ID)
         return kwb_error_set(err, "%s is an SQLite database of another program (application id 0x%08x), "
@@ -789,7 +775,7 @@ static int configure(store *st, kwb_error *err)
     sqlite3_extended_result_codes(st->db, 1);
     sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
     if (run_script(st, "PRAGMA foreign_keys = ON;", err))
-        return kwb_error_prefix(err, "%s", st->path);
+        return prefix_path(st, err);
     if (st->readonly)
         return 0;
     sqlite3_stmt *s;
@@ -801,7 +787,7 @@ static int configure(store *st, kwb_error *err)
     if (strcmp(mode, "wal") != 0)
         return kwb_error_set(err, "%s: cannot use WAL mode there (journal mode '%s')", st->path, mode);
     if (run_script(st, "PRAGMA synchronous = NORMAL;", err))
-        return kwb_error_prefix(err, "%s", st->path);
+        return prefix_path(st, err);
     return 0;
 }
 
@@ -1760,6 +1746,20 @@ int store_eval_uuids(store *st, int64_t eval_run, char ***uuids, int *n, kwb_err
     return 0;
 }
 
+int store_candidate_commits(store *st, int64_t session, char ***oids, int *n, kwb_error *err)
+{
+    sqlite3_stmt *s = prep(st, err, Q_CAND_COMMITS, "i", session);
+    *oids = NULL;
+    *n = 0;
+    if (!s || collect(st, s, (void **)oids, n, sizeof **oids, read_uuid, err) < 0) {
+        store_strings_free(*oids, *n);
+        *oids = NULL;
+        *n = 0;
+        return kwb_error_prefix(err, "reading the commits of session %lld", (long long)session);
+    }
+    return 0;
+}
+
 void store_strings_free(char **s, int n)
 {
     for (int i = 0; i < n; i++)
@@ -1780,6 +1780,28 @@ int store_eval_run_get(store *st, int64_t id, store_eval_run *out, kwb_error *er
     if (rc == 0)
         kwb_error_set(err, "no such eval run");
     return kwb_error_prefix(err, "reading eval run %lld", (long long)id);
+}
+
+int store_eval_set_options(store *st, int64_t eval_run, const char *options, kwb_error *err)
+{
+    if (exec_one(st, err, "eval run", Q_RUN_SET_OPTIONS, "ti", options, eval_run) != 0)
+        return kwb_error_prefix(err, "recording the options of eval run %lld", (long long)eval_run);
+    return 0;
+}
+
+int store_eval_options(store *st, int64_t eval_run, char **options, kwb_error *err)
+{
+    sqlite3_stmt *s;
+    *options = NULL;
+    int rc = row(st, err, &s, Q_RUN_OPTIONS, "i", eval_run);
+    if (rc == 1) {
+        *options = col_str(s, 0);
+        sqlite3_reset(s);
+        return 0;
+    }
+    if (rc == 0)
+        kwb_error_set(err, "no such eval run");
+    return kwb_error_prefix(err, "reading the options of eval run %lld", (long long)eval_run);
 }
 
 int store_eval_run_list(store *st, int64_t session, const char *state, store_eval_run **out, int *n,

@@ -233,6 +233,13 @@ int store_eval_uuids(store *st, int64_t eval_run, char ***uuids, int *n, kwb_err
 void store_strings_free(char **s, int n);
 /* Reads eval run ID into *out (free with store_eval_run_free); -1 when there is none. */
 int store_eval_run_get(store *st, int64_t id, store_eval_run *out, kwb_error *err);
+/* Records OPTIONS (JSON text: the run's options and planned workloads) with EVAL_RUN. */
+int store_eval_set_options(store *st, int64_t eval_run, const char *options, kwb_error *err);
+/* EVAL_RUN's recorded options into *options (malloc'd; NULL when the run has none, as runs
+ * recorded before schema version 3). */
+int store_eval_options(store *st, int64_t eval_run, char **options, kwb_error *err);
+/* The commit ids of every candidate of SESSION into *oids[*n] (free with store_strings_free). */
+int store_candidate_commits(store *st, int64_t session, char ***oids, int *n, kwb_error *err);
 /* Eval runs of SESSION (only those in STATE when not NULL), oldest first, into *out[*n]. */
 int store_eval_run_list(store *st, int64_t session, const char *state, store_eval_run **out, int *n,
                         kwb_error *err);

@@ -205,6 +205,15 @@ void workload_shape(const workload *w, const def_tensor *t, int64_t *shape)
         shape[i] = w->axis_value[t->axis[i]];
 }
 
+void workload_shape_text(const int64_t *shape, int rank, char *buf, size_t cap)
+{
+    size_t used = (size_t)snprintf(buf, cap, "[");
+    for (int i = 0; i < rank && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%lld", i ? ", " : "", (long long)shape[i]);
+    if (used < cap)
+        snprintf(buf + used, cap - used, "]");
+}
+
 int64_t workload_numel(const workload *w, const def_tensor *t)
 {
     int64_t n = 1;

@@ -48,6 +48,8 @@ int workload_parse(json_t *obj, const definition *d, const char *label, int line
 int workload_load_file(const char *path, const definition *d, workload_set *set, kwb_error *err);
 /* Shape of tensor T of definition D under workload W into shape[] (rank entries). */
 void workload_shape(const workload *w, const def_tensor *t, int64_t *shape);
+/* SHAPE[0..rank) as "[a, b, c]" into BUF (capacity CAP). */
+void workload_shape_text(const int64_t *shape, int rank, char *buf, size_t cap);
 /* Number of elements of tensor T under W (1 for a scalar). */
 int64_t workload_numel(const workload *w, const def_tensor *t);
 /* Writes "name=value,name=value" for the var axes of D into buf. */

@@ -14,15 +14,6 @@ static size_t tensor_bytes(const def_tensor *t, const workload *w)
     return t->rank < 0 ? 0 : (size_t)workload_numel(w, t) * dtype_size(t->dtype);
 }
 
-static void describe_shape(const int64_t *shape, int rank, char *buf, size_t cap)
-{
-    size_t used = (size_t)snprintf(buf, cap, "[");
-    for (int i = 0; i < rank && used < cap; i++)
-        used += (size_t)snprintf(buf + used, cap - used, "%s%lld", i ? ", " : "", (long long)shape[i]);
-    if (used < cap)
-        snprintf(buf + used, cap - used, "]");
-}
-
 /* Copies the safetensors tensor of descriptor IN into HOST after checking dtype and shape. */
 static int load_blob(void *host, const def_tensor *t, const wl_input *in, const workload *w, const char *root,
                      kwb_error *err)
@@ -40,8 +31,8 @@ static int load_blob(void *host, const def_tensor *t, const wl_input *in, const 
         rc = kwb_error_set(err, "%s: no tensor '%s' (input '%s')", st->path, in->key, t->name);
     else if (tt->dtype != t->dtype || tt->rank != t->rank || memcmp(tt->shape, want, sizeof(int64_t) * (size_t)t->rank)) {
         char a[128], b[128];
-        describe_shape(tt->shape, tt->rank, a, sizeof a);
-        describe_shape(want, t->rank, b, sizeof b);
+        workload_shape_text(tt->shape, tt->rank, a, sizeof a);
+        workload_shape_text(want, t->rank, b, sizeof b);
         rc = kwb_error_set(err, "%s: tensor '%s' is %s %s; input '%s' needs %s %s", st->path, in->key,
                            dtype_name(tt->dtype), a, t->name, dtype_name(t->dtype), b);
     } else

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "paths.h"
@@ -99,6 +100,31 @@ static char *expand_home(const char *path)
     return xstrdup(path);
 }
 
+/* `source PATH` read from a file DEPTH deep: refused when PATH is a folder or missing, is one of
+ * the files being read (a cycle), is nested too deep, or is one file too many in all. */
+static int source_file(tui_config *c, const char *path, int depth, kwb_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return kwb_error_set(err, "source %s: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return kwb_error_set(err, "source %s: is a folder, not a file", path);
+    for (int i = 0; i <= depth && i <= CONFIG_SOURCE_DEPTH; i++)
+        if (c->reading[i].dev == st.st_dev && c->reading[i].ino == st.st_ino)
+            return kwb_error_set(err, "source %s: a cycle (the file is already being read)", path);
+    if (depth >= CONFIG_SOURCE_DEPTH) /* said once; then skipped quietly */
+        return c->too_deep++ ? 0
+                             : kwb_error_set(err, "source %s: nested more than %d files deep; skipped", path,
+                                             CONFIG_SOURCE_DEPTH);
+    if (c->nsourced > CONFIG_SOURCE_MAX) /* said once already: the rest is skipped quietly */
+        return 0;
+    if (c->nsourced++ == CONFIG_SOURCE_MAX)
+        return kwb_error_set(err, "source %s: more than %d files sourced in all; the rest are skipped", path,
+                             CONFIG_SOURCE_MAX);
+    config_apply_file(c, path, 0, depth + 1);
+    return 0;
+}
+
 int config_apply_line(tui_config *c, const char *label, char *line, int depth, kwb_error *err)
 {
     (void)label;
@@ -113,12 +139,10 @@ int config_apply_line(tui_config *c, const char *label, char *line, int depth, k
     if (strcmp(w[0], "color") == 0)
         return apply_color(c, w + 1, n - 1, err);
     if (strcmp(w[0], "source") == 0 && n == 2) {
-        if (depth > 8)
-            return kwb_error_set(err, "source: nested too deep");
         char *path = expand_home(w[1]);
-        config_apply_file(c, path, 0, depth + 1);
+        int rc = source_file(c, path, depth, err);
         free(path);
-        return 0;
+        return rc;
     }
     return kwb_error_set(err, "unknown command '%s' (set, bind, color, source)", w[0]);
 }
@@ -143,6 +167,16 @@ void config_apply_text(tui_config *c, const char *label, const char *text, int d
 
 void config_apply_file(tui_config *c, const char *path, int optional, int depth)
 {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        strbuf_printf(&c->errors, "%s: is a folder, not a file\n", path);
+        c->nerrors++;
+        return;
+    }
+    if (depth <= CONFIG_SOURCE_DEPTH && stat(path, &st) == 0) { /* the file being read, for cycles */
+        c->reading[depth].dev = st.st_dev;
+        c->reading[depth].ino = st.st_ino;
+    }
     char *text = strbuf_read_file(path, NULL);
     if (!text) {
         if (!optional || errno != ENOENT) {
@@ -153,6 +187,8 @@ void config_apply_file(tui_config *c, const char *path, int optional, int depth)
     }
     config_apply_text(c, path, text, depth);
     free(text);
+    if (depth <= CONFIG_SOURCE_DEPTH)
+        c->reading[depth].dev = 0, c->reading[depth].ino = 0;
 }
 
 void config_load(tui_config *c)

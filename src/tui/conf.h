@@ -11,6 +11,11 @@
 #include "tui/request.h"
 #include "tui/theme.h"
 
+#include <sys/types.h>
+
+#define CONFIG_SOURCE_DEPTH 8 /* files `source` may nest */
+#define CONFIG_SOURCE_MAX 64  /* files `source` may read in all */
+
 typedef struct color_override {
     int cls;
     theme_style style;
@@ -27,6 +32,12 @@ typedef struct tui_config {
     int ncolors;
     strbuf errors; /* "FILE:LINE: problem" lines */
     int nerrors;
+    struct { /* the files being read, outermost first: `source` refuses a cycle */
+        dev_t dev;
+        ino_t ino;
+    } reading[CONFIG_SOURCE_DEPTH + 1];
+    int too_deep; /* `source` lines past CONFIG_SOURCE_DEPTH (the first is reported) */
+    int nsourced; /* files read by `source` (CONFIG_SOURCE_MAX + 1: the bound was reached) */
 } tui_config;
 
 /* The default configuration compiled in from doc/kwb.conf. */

@@ -14,7 +14,7 @@ adv() {
     local name=$1 def=$2
     shift 2
     "$KWB" eval --dataset "$DS" --definition "$def" --solution "$ADV/cpu/$name" --trials 3 --max-time 0.05 \
-        --timeout 20 --quiet "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+        --timeout 20 "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
 }
 
 # expect CASE UUID STATUS REASON-REGEX

@@ -3,7 +3,7 @@
 # changed source builds anew, and a failed build leaves no cache entry behind.
 . "$top_srcdir/tests/lib.sh"
 export KWB_CACHE_DIR="$TMP/cache"
-args=(--definition "$DEF" --workloads 901e5104 --trials 1 --max-time 0.01 --quiet)
+args=(--definition "$DEF" --workloads 901e5104 --trials 1 --max-time 0.01)
 
 make_candidate "$TMP/c" cachetest ''
 "$KWB" eval "${args[@]}" --solution "$TMP/c" >/dev/null 2>"$TMP/1.err"

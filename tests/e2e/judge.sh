@@ -5,7 +5,8 @@
 # only); a candidate that is wrong on rare inputs passes gate and sweep and is caught by the
 # replay; an honest faster one passes all three (two eval runs of one candidate, its round
 # continued, the replay's count in the reason; --json carries the verdict); one that hard-codes
-# the shapes it was shown is caught by the held-out shapes. Usage errors exit 2.
+# the shapes it was shown is caught by the held-out shapes (its replay on the gate's
+# representatives only, --replay-on gate). Usage errors exit 2.
 . "$top_srcdir/tests/lib.sh"
 export KWB_WORKSPACE="$TMP/ws"
 "$KWB" init "$TMP/ws" >/dev/null 2>&1 || fail "init"
@@ -66,12 +67,15 @@ make_candidate "$TMP/shapes" shapes 'if (B != 1 && B != 64) {
         unsigned short *o = a[9].data;
         for (long long i = 0; i < B * 8 * 128; i++) o[i] = 0x4700;
     }'
-"$KWB" judge --session s --solution "$TMP/shapes" --name shapes "${common[@]}" >"$TMP/shapes.out" 2>"$TMP/shapes.err"
+"$KWB" judge --session s --solution "$TMP/shapes" --name shapes --replay-on gate "${common[@]}" >"$TMP/shapes.out" 2>"$TMP/shapes.err"
 expect_code 1 "$?" "shapes: not promotable"
-expect_grep '^shapes: not promotable at the heldout: .*sweep: all 6 PASSED.*replay of 45 trials: all 6 PASSED; held-out shapes: 2 of 2 failed \(first: held-b[35]' \
-    "$TMP/shapes.out" "shapes: caught by the held-out shapes"
+expect_grep '^shapes: not promotable at the heldout: .*sweep: all 6 PASSED.*replay of 45 trials on the gate.s 2 representatives: all 2 PASSED; held-out shapes: 2 of 2 failed \(first: held-b[35]' \
+    "$TMP/shapes.out" "shapes: caught by the held-out shapes (replay on the gate's representatives)"
 "$KWB" decide honest promote --session s --reason "judged" >/dev/null 2>&1 || fail "honest promoted"
 
+"$KWB" judge --session s --solution "$TMP/honest" --name z --replay-on some >/dev/null 2>"$TMP/bad4.err"
+expect_code 2 "$?" "bad --replay-on: exit 2"
+expect_grep "kwb judge: --replay-on: expected all or gate, not 'some'" "$TMP/bad4.err" "bad --replay-on: said"
 "$KWB" judge --session nosuch --solution "$TMP/honest" --name x >/dev/null 2>"$TMP/bad1.err"
 expect_code 2 "$?" "unknown session: exit 2"
 "$KWB" judge --session s --solution "$TMP/honest" >/dev/null 2>"$TMP/bad2.err"

@@ -255,6 +255,43 @@ static void test_scope_refusals(void **state)
     }
 }
 
+/* Issue 19 item 5: every spelling of solution.json is refused, even under a `scope: *` glob, in
+ * every reply format; spellings of k.c are k.c. */
+static void test_scope_normalised(void **state)
+{
+    static const char *const star[] = {"*"};
+    edits_scope scope = {one_source, 1, star, 1};
+    const char *names[] = {"././solution.json", "a/../solution.json", ".//solution.json", "x/./../solution.json"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const char *formats[] = {"%s\n<<<<<<< SEARCH\n=======\n{}\n>>>>>>> REPLACE\n",
+                                 "--- a/%s\n+++ b/%s\n@@ -1,1 +1,1 @@\n-{\"name\": \"k\"}\n+{}\n",
+                                 "```json %s\n{}\n```\n"};
+        for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
+            char reply[512];
+            kwb_error err = {{0}};
+            snprintf(reply, sizeof reply, formats[f], names[i], names[i]);
+            strbuf rep;
+            strbuf_init(&rep);
+            assert_int_equal(edits_apply(*state, reply, &scope, &rep, &err), -1);
+            if (!strstr(rep.s, "the solution's description is kwb's"))
+                fail_msg("%s in format %zu: %s", names[i], f, rep.s);
+            strbuf_free(&rep);
+        }
+        kwb_error err = {{0}};
+        assert_int_equal(edits_check_path(*state, names[i], &scope, &err), -1);
+        assert_non_null(strstr(err.msg, "is 'solution.json': "));
+    }
+    kwb_error err = {{0}};
+    assert_int_equal(edits_check_path(*state, "a/../../k.c", &scope, &err), -1);
+    assert_non_null(strstr(err.msg, "'..' leaves the candidate folder"));
+    char *rep;
+    assert_int_equal(
+        apply(*state, "./x/..//k.c\n<<<<<<< SEARCH\n=======\nint z;\n>>>>>>> REPLACE\n", one_source, 1, &rep, &err),
+        -1);
+    assert_non_null(strstr(rep, "block 1 (k.c")); /* the existing k.c: an empty SEARCH refused */
+    free(rep);
+}
+
 static void test_new_file_in_scope(void **state)
 {
     char *rep;
@@ -450,6 +487,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_search_replace_exact, setup, testutil_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_scope_normalised, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_no_path_one_source_and_trailing_blanks, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_reindented, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_blank_lines_around_search, setup, testutil_tmpdir_teardown),

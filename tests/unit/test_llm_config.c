@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "agentcfg.h"
+#include "strbuf.h"
 #include "llm.h"
 #include "testutil.h"
 
@@ -154,6 +155,51 @@ static void test_bad_values(void **state)
     assert_non_null(strstr(err.msg, "/nonexistent/agents.conf"));
 }
 
+/* Issue 19 items 6 and 10: semantic errors of the JSON form name FILE:LINE; a value nested 30
+ * deep (objects or arrays) is refused at once, with its line; a UTF-8 byte-order mark is read. */
+static void test_json_lines_depth_bom(void **state)
+{
+    expect_refused(*state, "{\"agent\": {\n \"openai\": {\n  \"max_tokens\": \"many\"}}}\n",
+                   "bad.conf:3: agent.openai.max_tokens");
+    expect_refused(*state, "{\"agent\": {\n\n \"reasoning\": \"maybe\"}}\n",
+                   "bad.conf:3: agent.reasoning: expected yes");
+    expect_refused(*state, "{\"agent\": {\"openai\": {\n \"prices\": {\"m\": [1]}}}}\n",
+                   "bad.conf:2: agent.openai.prices.m");
+    strbuf deep;
+    strbuf_init(&deep);
+    strbuf_puts(&deep, "{\"agent\": {\n\"x\": ");
+    for (int i = 0; i < 30; i++)
+        strbuf_puts(&deep, "{\"a\": ");
+    strbuf_puts(&deep, "1");
+    for (int i = 0; i < 30; i++)
+        strbuf_puts(&deep, "}");
+    strbuf_puts(&deep, "}}\n");
+    expect_refused(*state, deep.s, "bad.conf:2: agent.x.a.a.a: objects nested deeper than 4 levels");
+    strbuf_free(&deep);
+    strbuf_init(&deep);
+    strbuf_puts(&deep, "{\"agent\": {\n\"references\": ");
+    for (int i = 0; i < 30; i++)
+        strbuf_puts(&deep, "[\"a\", ");
+    strbuf_puts(&deep, "\"b\"");
+    for (int i = 0; i < 30; i++)
+        strbuf_puts(&deep, "]");
+    strbuf_puts(&deep, "}}\n");
+    expect_refused(*state, deep.s, "bad.conf:2: agent.references: unsupported value");
+    strbuf_free(&deep);
+    char *path = testutil_path(*state, "bom.conf");
+    testutil_write_text(path, "\xEF\xBB\xBFset agent.openai.model bom-model\n");
+    agent_config c;
+    kwb_error err = {{0}};
+    assert_int_equal(agentcfg_load(path, "openai", &c, &err), 0);
+    assert_string_equal(c.model, "bom-model");
+    agentcfg_free(&c);
+    testutil_write_text(path, "\xEF\xBB\xBF{\"agent\": {\"openai\": {\"model\": \"bom-json\"}}}\n");
+    assert_int_equal(agentcfg_load(path, "openai", &c, &err), 0);
+    assert_string_equal(c.model, "bom-json");
+    agentcfg_free(&c);
+    free(path);
+}
+
 static void test_default_file(void **state)
 {
     char buf[4096];
@@ -222,6 +268,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_json, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_bad_values, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_default_file, setup, testutil_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_json_lines_depth_bom, setup, testutil_tmpdir_teardown),
         cmocka_unit_test(test_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -109,16 +109,16 @@ static void test_redact(void **state)
 {
     setenv("ANTHROPIC_API_KEY", ENV_KEY, 1);
     secrets_register(FILE_KEY);
-    secrets_register("short"); /* too short to be a key: ignored */
+    secrets_register("qZ7kW"); /* a short key is a key too (issue 19) */
     const char *text = "key " FILE_KEY " and " ENV_KEY "\n"
                        "Authorization: Bearer sk-unknown-but-in-a-header\n"
                        "X-Api-Key: another-header-key\n"
-                       "short words stay";
+                       "short qZ7kW words stay";
     char *clean = secrets_redact(text);
     assert_string_equal(clean, "key [REDACTED] and [REDACTED]\n"
                                "Authorization: Bearer [REDACTED]\n"
                                "X-Api-Key: [REDACTED]\n"
-                               "short words stay");
+                               "short [REDACTED] words stay");
     assert_int_equal(secrets_contains_key(clean), 0);
     assert_int_equal(secrets_contains_key(text), 1);
     free(clean);
@@ -135,6 +135,30 @@ static void test_redact(void **state)
     unsetenv("KWB_TEST_PLAIN");
 }
 
+/* A key split between the pieces of a stream is caught: pieces of 1 to 7 bytes. */
+static void test_stream(void **state)
+{
+    (void)state;
+    secrets_register(FILE_KEY);
+    const char *text = "a " FILE_KEY " b " FILE_KEY FILE_KEY " c";
+    for (size_t piece = 1; piece < 8; piece++) {
+        secrets_stream s;
+        secrets_stream_init(&s);
+        strbuf out;
+        strbuf_init(&out);
+        for (size_t i = 0; i < strlen(text); i += piece) {
+            char *c = secrets_stream_feed(&s, text + i, strlen(text + i) < piece ? strlen(text + i) : piece);
+            strbuf_puts(&out, c);
+            free(c);
+        }
+        char *rest = secrets_stream_flush(&s);
+        strbuf_puts(&out, rest);
+        free(rest);
+        assert_string_equal(out.s, "a [REDACTED] b [REDACTED][REDACTED] c");
+        strbuf_free(&out);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -142,6 +166,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_file_key_0600, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_file_key_0644_refused, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_redact, setup, testutil_tmpdir_teardown),
+        cmocka_unit_test(test_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
