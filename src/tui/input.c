@@ -439,7 +439,7 @@ static void normalise(char *line)
                                       (q - line >= 3 && !strncmp(q - 3, "on ", 3)) ||
                                       (q - line >= 5 && !strncmp(q - 5, "mean ", 5))); /* a mean that came out whole */
         int alone = volatile_kind && !isalnum((unsigned char)*d) && *d != '_' && *d != '-' &&
-                    (q == line || strchr(" ([{|:,/=", before));
+                    (q == line || strchr(" ([{|:,/=#", before) || (unsigned char)before == 0x88); /* after a bar */
         if (alone) {
             memcpy(out + o, " <n>", 4), o += 4;
             p = d;
