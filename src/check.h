@@ -5,23 +5,14 @@
 #include <stddef.h>
 
 #include "kwb/kernel.h"
+#include "kwb/reference.h"
 
-typedef struct check_policy {
-    double atol;            /* default 1e-2 */
-    double rtol;            /* default 1e-2 */
-    double required_ratio;  /* default 1.0: every element must match */
-} check_policy;
+/* The tolerances (atol, rtol, required_ratio): the public type a reference's kwb_check gets. */
+typedef kwb_check_policy check_policy;
 
-/* Outcome of comparing one output of one trial. */
-typedef struct check_stats {
-    size_t numel;
-    size_t fails;            /* elements outside tolerance, NaN, or a wrong infinity */
-    size_t nonfinite;        /* NaN in the output, or an infinity the reference lacks */
-    double max_abs;          /* over finite pairs */
-    double max_rel;
-    double matched_ratio;    /* 1 - fails / numel (1 when numel == 0) */
-    size_t first_fail;       /* index of the first failing element, when fails > 0 */
-} check_stats;
+/* Outcome of comparing one output of one trial (numel, fails, nonfinite, max_abs, max_rel,
+ * matched_ratio, first_fail): the public type a reference's kwb_check fills. */
+typedef kwb_check_stats check_stats;
 
 /* FlashInfer-Bench's defaults: atol 1e-2, rtol 1e-2, ratio 1.0. */
 check_policy check_policy_default(void);
@@ -38,5 +29,10 @@ int check_passed(const check_stats *st, const check_policy *p);
 
 /* Folds b into a (sums counts, maxima of errors, minimum of ratios). */
 void check_stats_merge(check_stats *a, const check_stats *b);
+/* check_tolerance with each row of ROW elements (the last dimension) compared as a multiset:
+ * both rows sorted, then element by element ("kwb": {"check": {"order": "any"}}: top-k
+ * indices, sets of choices in any order). first_fail is an index into the sorted row's span. */
+void check_tolerance_rows_any_order(const void *out, const void *ref, kwb_dtype t, size_t n, size_t row,
+                                    const check_policy *p, check_stats *st);
 
 #endif

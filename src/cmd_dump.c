@@ -9,10 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "devlist.h"
 #include "paths.h"
+#include "refsel.h"
 #include "runclient.h"
 #include "traceset.h"
 #include "xalloc.h"
+#include "suggest.h"
 
 typedef struct dump_args {
     const char *definition;     /* a name, or the path of a definition JSON */
@@ -20,6 +23,7 @@ typedef struct dump_args {
     const char *device;
     const char *dataset;
     const char *out;
+    const char *reference;      /* --reference DIR|torch (refsel.h); NULL: the definition's or the runner's */
     unsigned long long seed;
     unsigned long long trial;
     double timeout_s;
@@ -28,7 +32,7 @@ typedef struct dump_args {
 static void dump_usage(FILE *f)
 {
     fputs("usage: kwb dump --definition NAME|PATH [--workloads FILTER] --out DIR [--device cpu|cuda[:N]]\n"
-          "                [--dataset DIR] [--seed N] [--trial N] [--timeout S]\n"
+          "                [--dataset DIR] [--seed N] [--trial N] [--timeout S] [--reference DIR|torch]\n"
           "Writes DIR/UUID.safetensors per workload: the inputs of trial N (in.NAME) and the\n"
           "reference's outputs (out.NAME), as the runner makes them for kwb eval.\n",
           f);
@@ -63,12 +67,14 @@ static int parse_dump_args(int argc, char **argv, dump_args *a)
         {"device", required_argument, NULL, 'v'},     {"dataset", required_argument, NULL, 'D'},
         {"seed", required_argument, NULL, 'S'},       {"trial", required_argument, NULL, 't'},
         {"out", required_argument, NULL, 'o'},        {"timeout", required_argument, NULL, 'T'},
-        {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
+        {"reference", required_argument, NULL, 'F'},  {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     *a = (dump_args){.device = "cpu", .seed = 1, .timeout_s = 300};
     unsigned long long v;
     int c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'd': a->definition = optarg; break;
@@ -76,11 +82,12 @@ static int parse_dump_args(int argc, char **argv, dump_args *a)
         case 'v': a->device = optarg; break;
         case 'D': a->dataset = optarg; break;
         case 'o': a->out = optarg; break;
+        case 'F': a->reference = optarg; break;
         case 'S': if (parse_whole("--seed", optarg, INT64_MAX, &a->seed)) return -1; break;
         case 't': if (parse_whole("--trial", optarg, INT32_MAX, &a->trial)) return -1; break;
         case 'T': if (parse_whole("--timeout", optarg, 1000000, &v) || v == 0) return -1; a->timeout_s = (double)v; break;
         case 'h': dump_usage(stdout); exit(0);
-        default: dump_usage(stderr); return -1;
+        default: suggest_bad_option("dump", argv, opts); dump_usage(stderr); return -1;
         }
     }
     if (optind < argc || !a->definition || !a->out) {
@@ -178,22 +185,30 @@ static char *prepare_out(const char *dir)
 typedef struct dump_progress {
     const definition *d;
     const char *out;
+    char *reported;  /* reported[i]: workload i's line is out */
 } dump_progress;
+
+/* Why workload R was not dumped, on stderr. */
+static void report_failure(const wl_result *r)
+{
+    fprintf(stderr, "kwb dump: %s: not dumped: %s: %s\n", r->wl->uuid, status_name(r->status),
+            r->message ? r->message : "no reason given");
+}
 
 /* One line per workload as it is final: stdout for a file written, stderr for a failure. */
 static void report(void *ctx, int done, int total, const wl_result *r)
 {
     const dump_progress *p = ctx;
-    (void)done;
     (void)total;
+    if (done >= 1)
+        p->reported[done - 1] = 1;
     if (r->status == ST_PASSED) {
         char axes[256];
         workload_axes_string(r->wl, p->d, axes, sizeof axes);
         printf("%s  %s  %s/%s.safetensors\n", r->wl->uuid, axes, p->out, r->wl->uuid);
         fflush(stdout);
     } else
-        fprintf(stderr, "kwb dump: %s: %s: %s\n", r->wl->uuid, status_name(r->status),
-                r->message ? r->message : "no reason given");
+        report_failure(r);
 }
 
 /* Runs the dump job in one runner; returns the exit code. */
@@ -210,8 +225,24 @@ static int run_dump(const dump_args *a, const definition *d, const char *root, w
     job.seed = a->seed;
     job.dump_dir = (char *)out;
     job.dump_trial = (int)a->trial;
-    dump_progress prog = {d, out};
-    runclient client = {.runner_path = runner, .timeout_s = a->timeout_s, .job = &job, .progress = report,
+    dump_progress prog = {d, out, xcalloc((size_t)set->count + 1, 1)};
+    build_options bo;
+    build_options_default(&bo);
+    refsel ref = {0};
+    kwb_error rerr = {{0}};
+    if (devlist_check(runner, a->device, &rerr) != 0 || refsel_prepare(a->reference, d, a->device, &bo, &ref, &rerr) != 0) {
+        fprintf(stderr, "kwb dump: %s\n", rerr.msg);
+        refsel_free(&ref);
+        build_options_free(&bo);
+        free(prog.reported);
+        free(job.cache_dir);
+        free(def_path);
+        free(abs_root);
+        free(runner);
+        return 2;
+    }
+    job.reference = refsel_job_entry(&ref);
+    runclient client = {.runner_path = runner, .timeout_s = a->timeout_s, .job = &job, .keep_going = 1, .progress = report,
                         .progress_ctx = &prog};
     wl_result *res = xcalloc((size_t)set->count, sizeof *res);
     kwb_error err = {{0}};
@@ -219,15 +250,21 @@ static int run_dump(const dump_args *a, const definition *d, const char *root, w
     if (runclient_run(&client, set, res, &err) != 0)
         fprintf(stderr, "kwb dump: %s\n", err.msg);
     else {
+        for (int i = 0; i < set->count; i++)  /* failed before the runner reached them (a job error) */
+            if (!prog.reported[i] && res[i].status != ST_PASSED)
+                report_failure(&res[i]);
         results_summary s = results_summarize(res, set->count);
         int written = s.by_status[ST_PASSED];
-        fprintf(stderr, "kwb: %d of %d workload(s) dumped to %s (seed %llu, trial %llu, device %s)\n", written,
+        fprintf(stderr, "kwb dump: %d of %d workload(s) dumped to %s (seed %llu, trial %llu, device %s)\n", written,
                 s.total, out, a->seed, a->trial, a->device);
         code = written == s.total ? 0 : 1;
     }
     for (int i = 0; i < set->count; i++)
         results_free(&res[i]);
     free(res);
+    free(prog.reported);
+    refsel_free(&ref);
+    build_options_free(&bo);
     runclient_free(&client);
     free(job.cache_dir);
     free(def_path);

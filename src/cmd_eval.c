@@ -15,16 +15,20 @@
 #include "evalopts.h"
 #include "evalrec.h"
 #include "paths.h"
+#include "devlist.h"
 #include "preflight.h"
 #include "proc.h"
+#include "refsel.h"
 #include "strbuf.h"
 #include "runclient.h"
+#include "sweepprog.h"
 #include "scan.h"
 #include "solution.h"
 #include "trace.h"
 #include "traceset.h"
 #include "wlcheck.h"
 #include "xalloc.h"
+#include "suggest.h"
 
 typedef struct eval_args {
     const char *definition;
@@ -41,12 +45,14 @@ typedef struct eval_args {
     const char *name;
     const char *direction;
     const char *candidate;  /* --candidate: another eval run of this existing candidate */
+    const char *reference;  /* --reference DIR|torch; NULL: the definition's kwb.reference or the runner's */
     int resume;
     int hot;
     int trials;
     double timeout_s;
     double max_time_s;
     double min_time_s;
+    double precision;       /* --precision: the median's CI half-width target (share); < 0: default */
     int graph;
     check_policy check;     /* --atol, --rtol, --matched-ratio; NAN where not given */
     long long seed;
@@ -55,6 +61,8 @@ typedef struct eval_args {
     scan_mode scan;         /* --scan warn|block|off */
     int held_out;           /* --held-out: the definition's held-out workloads instead */
     int no_defences;        /* --no-defences (or KWB_NO_DEFENCES): timed calls unchecked, for benches */
+    int sandbox_off;        /* --sandbox off: candidate code runs without the runner's sandbox */
+    int keep_going;         /* --keep-going: after a TIMEOUT or a crash, run the remaining workloads */
 } eval_args;
 
 _Static_assert(sizeof(scan_mode) == sizeof(int), "scan_mode is recorded as an int");
@@ -83,6 +91,8 @@ static const evalopts_field eval_fields[] = {
     OPT("scan", INT, scan),
     OPT("held-out", INT, held_out),
     OPT("no-defences", INT, no_defences),
+    OPT("sandbox-off", INT, sandbox_off),
+    OPT("keep-going", INT, keep_going),
 };
 #define N_EVAL_FIELDS ((int)(sizeof eval_fields / sizeof *eval_fields))
 
@@ -90,9 +100,11 @@ static void eval_usage(FILE *f)
 {
     fputs("usage: kwb eval --definition NAME --solution DIR [--baseline DIR] [--dataset DIR]\n"
           "                [--workloads FILTER] [--device cpu|cuda[:N]] [--devices all|LIST] [--hot]\n"
-          "                [--trials N] [--timeout S] [--min-time S] [--max-time S] [--graph N] [--seed N]\n"
-          "                [--atol X] [--rtol X] [--matched-ratio R]\n"
+          "                [--trials N] [--timeout S] [--min-time S] [--max-time S] [--precision P]\n"
+          "                [--graph N] [--seed N]\n"
+          "                [--atol X] [--rtol X] [--matched-ratio R] [--reference DIR|torch]\n"
           "                [--json] [--traces FILE] [--scan warn|block|off] [--held-out] [--no-defences]\n"
+          "                [--sandbox on|off] [--keep-going]\n"
           "                [--quiet] [--workspace DIR] [--session NAME [--parent CAND] [--name NAME]\n"
           "                [--direction TEXT] | --session NAME --candidate NAME | --session NAME --resume]\n"
           "       (--against DIR is --baseline DIR: paired timing with a verdict per workload)\n",
@@ -115,9 +127,10 @@ static eval_args eval_defaults(void)
 {
     return (eval_args){.device = "cpu",
                        .trials = 3,
-                       .timeout_s = 300,
+                       .timeout_s = 0, /* from the reference (runclient_timeout_for) */
                        .max_time_s = -1,
                        .min_time_s = -1,
+                       .precision = -1,
                        .seed = 1,
                        .check = {NAN, NAN, NAN},
                        .scan = SCAN_WARN,
@@ -143,13 +156,16 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         {"atol", required_argument, NULL, 'a'},       {"rtol", required_argument, NULL, 'r'},
         {"matched-ratio", required_argument, NULL, 'x'},
         {"scan", required_argument, NULL, 'K'},       {"held-out", no_argument, NULL, 'O'},
-        {"no-defences", no_argument, NULL, 'Z'},
+        {"no-defences", no_argument, NULL, 'Z'},     {"reference", required_argument, NULL, 'F'},
+        {"sandbox", required_argument, NULL, 'B'},   {"keep-going", no_argument, NULL, 'k'},
+        {"precision", required_argument, NULL, 'p'},
         {NULL, 0, NULL, 0},
     };
     *a = eval_defaults();
     double v;
     int c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'd': a->definition = optarg; break;
@@ -174,6 +190,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         case 'T': if (parse_number("--timeout", optarg, 0.001, &v)) return -1; a->timeout_s = v; break;
         case 'm': if (parse_number("--max-time", optarg, 0, &v)) return -1; a->max_time_s = v; break;
         case 'M': if (parse_number("--min-time", optarg, 0, &v)) return -1; a->min_time_s = v; break;
+        case 'p': if (parse_number("--precision", optarg, 0, &v)) return -1; a->precision = v; break;
         case 'G':
             if (parse_number("--graph", optarg, 1, &v))
                 return -1;
@@ -204,8 +221,17 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
             break;
         case 'O': a->held_out = 1; break;
         case 'Z': a->no_defences = 1; break;
+        case 'F': a->reference = optarg; break;
+        case 'B':
+            if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0) {
+                fprintf(stderr, "kwb eval: --sandbox: '%s' is not on or off\n", optarg);
+                return -1;
+            }
+            a->sandbox_off = strcmp(optarg, "off") == 0;
+            break;
+        case 'k': a->keep_going = 1; break;
         case 'h': eval_usage(stdout); exit(0);
-        default: eval_usage(stderr); return -1;
+        default: suggest_bad_option("eval", argv, opts); eval_usage(stderr); return -1;
         }
     }
     if ((a->resume || a->candidate) && !a->session) {
@@ -224,8 +250,8 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
     return 0;
 }
 
-int cmd_eval_prepare_solution(const char *dir, const char *name, const build_options *bo, solution **sol,
-                              build_result *br, kwb_error *err)
+int cmd_eval_prepare_solution(const char *cmd, const char *dir, const char *name, const build_options *bo,
+                              solution **sol, build_result *br, kwb_error *err)
 {
     *sol = solution_load(dir, err);
     if (!*sol)
@@ -236,21 +262,19 @@ int cmd_eval_prepare_solution(const char *dir, const char *name, const build_opt
     if (build_solution(*sol, bo, br, err) != 0)
         return -1;
     if (br->ok && !bo->quiet && br->cached)
-        fprintf(stderr, "kwb: %s: cached build %.12s\n", (*sol)->name, br->hash);
+        fprintf(stderr, "kwb %s: %s: cached build %.12s\n", cmd, (*sol)->name, br->hash);
     else if (br->ok && !bo->quiet)
-        fprintf(stderr, "kwb: %s: built %.12s in %.2f s\n", (*sol)->name, br->hash, br->seconds);
+        fprintf(stderr, "kwb %s: %s: built %.12s in %.2f s\n", cmd, (*sol)->name, br->hash, br->seconds);
     else if (!br->ok)
-        fprintf(stderr, "kwb: %s: COMPILE_ERROR\n%s", (*sol)->name, br->log);
+        fprintf(stderr, "kwb %s: %s: COMPILE_ERROR\n%s", cmd, (*sol)->name, br->log);
     return br->ok;
 }
 
-/* Progress on a terminal, shared by the runners of several devices. */
-/* Each final result: recorded in the session (when there is one), shown on a terminal. */
+/* Each final result: recorded in the session (when there is one), shown as progress; shared
+ * by the runners of several devices. */
 typedef struct progress_state {
     pthread_mutex_t mu;
-    int done;
-    int total;
-    int show;
+    sweep_progress show;
     eval_recorder *rec;
     volatile int stop; /* a result could not be recorded (a full disk): the runners stop */
 } progress_state;
@@ -258,17 +282,13 @@ typedef struct progress_state {
 static void progress(void *ctx, int done, int total, const wl_result *r)
 {
     progress_state *p = ctx;
+    (void)done, (void)total;
     pthread_mutex_lock(&p->mu);
-    p->done++;
     if (p->rec) {
         evalrec_record(p->rec, r);
         p->stop = p->rec->failed > 0;
     }
-    if (p->show) {
-        fprintf(stderr, "\r\033[K[%d/%d] %.8s %s", p->done, p->total, r->wl->uuid, status_name(r->status));
-        if (p->done == p->total)
-            fputc('\n', stderr);
-    }
+    sweep_progress_add(&p->show, r);
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -296,7 +316,7 @@ static void mark_compile_error(wl_result *res, const workload_set *set, const bu
 
 static job_solution job_entry(const char *role, const solution *s, const build_result *br)
 {
-    job_solution j = {(char *)role, s->name, br->so_path, s->entry_symbol};
+    job_solution j = {(char *)role, s->name, br->so_path, s->entry_symbol, s->dir};
     return j;
 }
 
@@ -317,26 +337,64 @@ static check_policy check_for(const eval_args *a, const definition *d)
     return p;
 }
 
-/* The timing policy of DEVICE: DESIGN.md section 7 on a GPU (cold L2, 0.5% noise after 10
- * samples and 0.5 s of GPU time, at most 15 s), a lighter one on the CPU; options override.
- * The check policy: check_for(). */
+/* The timing policy of DEVICE: stop by precision (the median's 95 % CI within +-0.5 %, a
+ * paired verdict decided) after 20 samples on a GPU with cold L2, at most 5 s; a lighter one
+ * on the CPU (protocol_job_defaults); options override. The check policy: check_for(). */
 static void set_policy(const eval_args *a, const definition *d, const char *device, runner_job *job)
 {
     job->check = check_for(a, d);
     if (strncmp(device, "cuda", 4) == 0) {
-        job->timing = (timing_policy){0.1, 10, 0.5, 15.0, 0.005, 1, 0};
-        job->reference_timing = (timing_policy){0.0, 3, 0.0, 1.0, 0.05, 1, 0};
+        job->timing = (timing_policy){0.02, 20, 0.0, 5.0, 0, 1, 0, 0.005};
+        job->reference_timing = (timing_policy){0.0, 5, 0.0, 0.5, 0, 1, 0, 0.02};
     }
+    /* The torch reference runs in another process: a GPU timer here would see only its copies
+     * (and its stream synchronization would wait out the timer's hold), so it is not timed. */
+    if (strncmp(device, "cuda", 4) == 0 && a->reference && strcmp(a->reference, "torch") == 0)
+        job->reference_timing.min_samples = 0;
     if (a->max_time_s >= 0)
         job->timing.max_time_s = a->max_time_s;
     if (a->min_time_s >= 0)
         job->timing.min_time_s = a->min_time_s;
+    if (a->precision >= 0)
+        job->timing.ci_target = a->precision;
     if (a->hot || a->graph > 0)  /* a replay's calls after the first find warm caches anyway */
         job->timing.cold = job->reference_timing.cold = 0;
     job->timing.graph = a->graph;
     job->trials = a->trials;
     job->seed = (uint64_t)a->seed;
     job->no_defences = a->no_defences;
+    job->sandbox_off = a->sandbox_off;
+}
+
+/* Says once how long a workload may take, and when the sandbox is off. */
+static void print_limits(const eval_args *a, const runner_job *job)
+{
+    if (a->sandbox_off)
+        fprintf(stderr, "kwb eval: sandbox off (--sandbox off): candidate code runs with all of this user's rights\n");
+    if (a->quiet)
+        return;
+    if (a->timeout_s > 0)
+        fprintf(stderr, "kwb eval: timeout per workload: %.3g s (--timeout)\n", a->timeout_s);
+    else
+        fprintf(stderr, "kwb eval: timeout per workload: the larger of 10 s and 50x the reference's time for its calls "
+                        "(one reference call timed before each workload), plus %.3g s of timing; e.g. %.3g s for a "
+                        "1 ms reference (--timeout S fixes it)\n",
+                runclient_timeout_for(job, 0) - 10, runclient_timeout_for(job, 1.0));
+}
+
+/* Says the timing policy in force (unless quiet) and records it with the eval run (WORDS
+ * holds it while REC lives). */
+static void announce_policy(const eval_args *a, const definition *d, eval_recorder *rec, char *words, size_t cap)
+{
+    runner_job job;
+    protocol_job_defaults(&job);
+    const char *dev = a->devices ? (strcmp(a->devices, "all") == 0 ? "cuda" : a->devices) : a->device;
+    set_policy(a, d, dev, &job);
+    timing_policy_describe(&job.timing, words, cap);
+    if (!a->quiet)
+        fprintf(stderr, "kwb eval: timing: %s\n", words);
+    if (rec)
+        rec->policy = words;
 }
 
 /* One device's share of the workloads and its runner client. */
@@ -358,39 +416,43 @@ static void *device_thread(void *arg)
 }
 
 /* The devices to spread over: --devices all (every GPU the runner sees), a comma list,
- * or the single --device. Returns the count; names are malloc'd into *out. */
+ * or the single --device, each checked against what the runner sees when it is a GPU.
+ * Returns the count; names are malloc'd into *out. */
 static int resolve_devices(const eval_args *a, const char *runner, char ***out, kwb_error *err)
 {
-    char **names = NULL;
-    int n = 0;
-    if (a->devices && strcmp(a->devices, "all") == 0) {
-        char log[] = "/tmp/kwb-devices-XXXXXX";
-        int fd = mkstemp(log);
-        if (fd >= 0)
-            close(fd);
-        char *argv[] = {(char *)runner, "--list-devices", NULL};
-        if (fd < 0 || proc_run_logged(argv, NULL, log, 60, err) != 0) {
-            unlink(log);
-            return kwb_error_set(err, "cannot list devices with %s", runner);
-        }
-        char *text = strbuf_read_file(log, NULL), *save = NULL;
-        unlink(log);
-        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-            if (strncmp(line, "cuda:", 5) != 0)
-                continue;
-            names = xrealloc(names, sizeof *names * (size_t)(n + 1));
-            names[n++] = xstrndup(line, strcspn(line, " "));
-        }
-        free(text);
+    char **names = NULL, **seen = NULL;
+    int n = 0, nseen = 0;
+    const char *list = a->devices ? a->devices : a->device;
+    if (strstr(list, "cuda") || strcmp(list, "all") == 0) {
+        nseen = devlist_runner(runner, &seen, err);
+        if (nseen < 0)
+            return -1;
+    }
+    if (strcmp(list, "all") == 0) {
+        for (int k = 0; k < nseen; k++)
+            if (strncmp(seen[k], "cuda:", 5) == 0) {
+                names = xrealloc(names, sizeof *names * (size_t)(n + 1));
+                names[n++] = xstrdup(seen[k]);
+            }
         if (n == 0)
-            return kwb_error_set(err, "--devices all: the runner sees no GPU");
+            kwb_error_set(err, "--devices all: the runner sees no GPU");
     } else {
-        char *list = xstrdup(a->devices ? a->devices : a->device), *save = NULL;
-        for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *copy = xstrdup(list), *save = NULL;
+        for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
             names = xrealloc(names, sizeof *names * (size_t)(n + 1));
             names[n++] = xstrdup(tok);
         }
-        free(list);
+        free(copy);
+    }
+    int rc = n > 0 && devlist_usable(names, n, seen, nseen, err) == 0 ? n : -1;
+    for (int k = 0; k < nseen; k++)
+        free(seen[k]);
+    free(seen);
+    if (rc < 0) {
+        for (int k = 0; k < n; k++)
+            free(names[k]);
+        free(names);
+        return -1;
     }
     *out = names;
     return n;
@@ -428,19 +490,31 @@ static void gather(device_run *runs, int ndev, const workload_set *set, wl_resul
 }
 
 typedef struct eval_outcome {
-    char *hardware;
+    json_t *environment;  /* the traces' environment, from the first runner's hello */
+    char *solution_name;  /* the candidate's name, as traces name it */
+    char policy[512];     /* the timing policy in words */
 } eval_outcome;
+
+/* Says once when the runner could not apply all of its sandbox or supervision here. */
+static void note_degraded(json_t *hello, int quiet)
+{
+    const char *sandbox = json_string_value(json_object_get(hello, "sandbox"));
+    const char *lifetime = json_string_value(json_object_get(hello, "lifetime"));
+    if (sandbox && strstr(sandbox, "left out"))
+        fprintf(stderr, "kwb eval: sandbox: %s\n", sandbox);
+    if (!quiet && lifetime && strstr(lifetime, "no PID namespace"))
+        fprintf(stderr, "kwb eval: runner supervision: %s\n", lifetime);
+}
 
 static void note_hello(eval_outcome *o, json_t *hello, const char *device)
 {
-    if (o->hardware)
-        return;
-    const char *hw = json_string_value(json_object_get(hello, "device"));
-    o->hardware = xstrdup(hw ? hw : device);
+    if (!o->environment)
+        o->environment = trace_environment(hello, device);
 }
 
 static int run_devices(const eval_args *a, const definition *d, workload_set *set, wl_result *res,
-                       job_solution *sols, int nsols, eval_recorder *rec, eval_outcome *out, kwb_error *err)
+                       job_solution *sols, int nsols, job_solution reference, eval_recorder *rec, eval_outcome *out,
+                       kwb_error *err)
 {
     char *runner = paths_runner(), **names = NULL;
     int ndev = resolve_devices(a, runner, &names, err);
@@ -452,8 +526,9 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
         ndev = set->count;
     device_run *runs = xcalloc((size_t)ndev, sizeof *runs);
     pthread_t *threads = xcalloc((size_t)ndev, sizeof *threads);
-    progress_state prog = {PTHREAD_MUTEX_INITIALIZER, 0, set->count, !a->quiet && isatty(STDERR_FILENO), rec, 0};
+    progress_state prog = {PTHREAD_MUTEX_INITIALIZER, {0}, rec, 0};
     char *def_path = abs_path(d->path), *root = abs_path(a->dataset), *cache = paths_cache_dir();
+    sweep_progress_start(&prog.show, stderr, a->quiet, d, set->count);
     deal(runs, ndev, set, res);
     for (int k = 0; k < ndev; k++) {
         runner_job *job = &runs[k].job;
@@ -464,8 +539,12 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
         job->cache_dir = cache;
         for (int s = 0; s < nsols; s++)
             job->solutions[job->nsolutions++] = sols[s];
+        job->reference = reference;
         set_policy(a, d, names[k], job);
-        runs[k].client = (runclient){.runner_path = runner, .timeout_s = a->timeout_s, .job = job};
+        runs[k].client = (runclient){.runner_path = runner, .timeout_s = a->timeout_s, .job = job,
+                                     .keep_going = a->keep_going};
+        if (k == 0)
+            print_limits(a, job);
         runs[k].client.progress = progress;
         runs[k].client.progress_ctx = &prog;
         runs[k].client.stop = &prog.stop;
@@ -474,10 +553,14 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
     int rc = 0;
     for (int k = 0; k < ndev; k++) {
         pthread_join(threads[k], NULL);
+        if (k == ndev - 1)
+            sweep_progress_end(&prog.show);
         if (runs[k].status != 0 && rc == 0) {
             *err = runs[k].err;
             rc = -1;
         }
+        if (k == 0)
+            note_degraded(runs[k].client.hello, a->quiet);
         note_hello(out, runs[k].client.hello, names[k]);
         runclient_free(&runs[k].client);
     }
@@ -505,7 +588,7 @@ static int scan_solution(const solution *sol, int quiet, char **first)
         free(name);
     }
     for (int i = 0; i < rep.n && !quiet; i++)
-        fprintf(stderr, "kwb: scan: %s:%d: %s: %s\n", rep.items[i].file, rep.items[i].line, rep.items[i].rule,
+        fprintf(stderr, "kwb eval: scan: %s:%d: %s: %s\n", rep.items[i].file, rep.items[i].line, rep.items[i].rule,
                 rep.items[i].text);
     *first = rep.n ? xasprintf("%s:%d: %s: %s%s", rep.items[0].file, rep.items[0].line, rep.items[0].rule,
                                rep.items[0].text, rep.n > 1 ? " (and more: see the scan's findings)" : "")
@@ -563,22 +646,25 @@ static int record_start(const eval_args *a, eval_recorder *rec, const solution *
 }
 
 static int run_eval(const eval_args *a, const char *solution_dir, const definition *d, workload_set *set,
-                    wl_result *res, eval_recorder *rec, eval_outcome *out, kwb_error *err)
+                    const refsel *ref, wl_result *res, eval_recorder *rec, eval_outcome *out, kwb_error *err)
 {
     build_options bo;
     build_options_default(&bo);
     bo.quiet = a->quiet;
     solution *sol = NULL, *base = NULL;
     build_result br = {0}, bbr = {0};
-    int rc = cmd_eval_prepare_solution(solution_dir, d->name, &bo, &sol, &br, err);
+    int rc = cmd_eval_prepare_solution("eval", solution_dir, d->name, &bo, &sol, &br, err);
+    if (sol && !out->solution_name)
+        out->solution_name = xstrdup(sol->name);
     if (rc == 1 && a->baseline_dir)
-        rc = cmd_eval_prepare_solution(a->baseline_dir, d->name, &bo, &base, &bbr, err) == 1 ? 1 : -1;
+        rc = cmd_eval_prepare_solution("eval", a->baseline_dir, d->name, &bo, &base, &bbr, err) == 1 ? 1 : -1;
+    announce_policy(a, d, rec, out->policy, sizeof out->policy);
     if (rc >= 0 && record_start(a, rec, sol, &br, set, set->count, err) != 0)
         rc = -1;
     char *finding = NULL;
     int findings = rc >= 0 && a->scan != SCAN_OFF ? scan_solution(sol, a->quiet, &finding) : 0;
     if (findings && !a->quiet)
-        fprintf(stderr, "kwb: scan: %d finding(s) in %s%s\n", findings, sol->name,
+        fprintf(stderr, "kwb eval: scan: %d finding(s) in %s%s\n", findings, sol->name,
                 a->scan == SCAN_BLOCK ? ": blocked (--scan block)" : " (--scan block would reject it)");
     if (rc == 1 && findings && a->scan == SCAN_BLOCK) {
         mark_scan_blocked(res, set, finding);
@@ -595,7 +681,7 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
         job_solution sols[2] = {job_entry("candidate", sol, &br)};
         if (base)
             sols[1] = job_entry("baseline", base, &bbr);
-        rc = run_devices(a, d, set, res, sols, base ? 2 : 1, rec, out, err) == 0 ? 1 : -1;
+        rc = run_devices(a, d, set, res, sols, base ? 2 : 1, refsel_job_entry(ref), rec, out, err) == 0 ? 1 : -1;
     }
     if (rc == 1 && base && !bbr.ok)
         rc = -1;
@@ -691,13 +777,37 @@ static int load_held_out(const char *dataset, const definition *d, workload_set 
 
 /* Every workload of SET checked against D, and D's reference run alone on the smallest, before
  * any candidate is built or run (wlcheck.h, preflight.h). */
-static int check_workloads(const eval_args *a, const definition *d, const workload_set *set, kwb_error *err)
+/* The GPUs named by --device or --devices, checked against what the runner sees (devlist.h)
+ * before anything runs. */
+static int check_devices(const eval_args *a, kwb_error *err)
 {
+    char *runner = paths_runner(), **names = NULL;
+    int n = resolve_devices(a, runner, &names, err);
+    for (int k = 0; k < n; k++)
+        free(names[k]);
+    free(names);
+    free(runner);
+    return n < 0 ? -1 : 0;
+}
+
+/* The reference the evaluation checks against (refsel.h), chosen and built into *REF; then
+ * the workloads checked (wlcheck.h) and that reference run alone on the smallest (preflight.h). */
+static int check_workloads(const eval_args *a, const definition *d, const workload_set *set, refsel *ref,
+                           kwb_error *err)
+{
+    build_options bo;
+    build_options_default(&bo);
+    bo.quiet = a->quiet;
+    int rc = refsel_prepare(a->reference, d, a->devices ? "cuda" : a->device, &bo, ref, err);
+    build_options_free(&bo);
+    if (rc != 0)
+        return -1;
     char *label =
         a->held_out ? traceset_held_out_path(a->dataset, d->name) : traceset_workloads_path(a->dataset, d->name, err);
-    int rc = label ? wlcheck_set(d, set, a->dataset, label, wlcheck_memory_limit(), err) : -1;
+    rc = label ? wlcheck_set(d, set, a->dataset, label, wlcheck_memory_limit(), err) : -1;
+    job_solution entry = refsel_job_entry(ref);
     if (rc == 0)
-        rc = preflight_reference(d, set, a->dataset, label, a->device, a->timeout_s, err);
+        rc = preflight_reference(d, set, a->dataset, label, a->device, &entry, a->timeout_s, err);
     free(label);
     return rc;
 }
@@ -732,8 +842,11 @@ int cmd_eval(int argc, char **argv)
     }
     int code = 2;
     char *resume_dir = NULL;
+    refsel ref = {0};
     if (a.session && !rec && evalrec_open(&rec_store, a.workspace, a.session, d->name, &err) == 0)
         rec = &rec_store;
+    if (rec)
+        rec->sandbox_off = a.sandbox_off;
     if (a.session && !rec)
         fprintf(stderr, "kwb eval: %s\n", err.msg);
     else if (a.resume && resume_only_missing(rec, &a, d, recorded, &set, &resume_dir, &err) != 0)
@@ -744,31 +857,37 @@ int cmd_eval(int argc, char **argv)
         if (code)
             fprintf(stderr, "kwb eval: %s\n", err.msg);
         else
-            fprintf(stderr, "kwb: nothing left to run: the evaluation is complete (kwb show lists it)\n");
+            fprintf(stderr, "kwb eval: nothing left to run: the evaluation is complete (kwb show lists it)\n");
     } else if (a.filter && workload_set_filter(&set, d, a.filter) == 0)
         fprintf(stderr, "kwb eval: no workload of %s matches '%s'\n", d->name, a.filter);
     else if (set.count == 0)
         fprintf(stderr, "kwb eval: %s has no workloads left to evaluate in %s\n", d->name, dataset);
-    else if (check_workloads(&a, d, &set, &err) != 0)
+    else if (check_devices(&a, &err) != 0 || check_workloads(&a, d, &set, &ref, &err) != 0)
         fprintf(stderr, "kwb eval: %s\n", err.msg);
     else {
         wl_result *res = xcalloc((size_t)set.count, sizeof *res);
         eval_outcome out = {0};
-        int rc = run_eval(&a, resume_dir ? resume_dir : a.solution_dir, d, &set, res, rec, &out, &err);
+        int rc = run_eval(&a, resume_dir ? resume_dir : a.solution_dir, d, &set, &ref, res, rec, &out, &err);
         kwb_error rerr = {{0}}; /* a result not recorded (a full disk): the table still shows what ran */
         int unrecorded = rc == 0 && rec && evalrec_finish(rec, res, set.count, &rerr) != 0;
         if (rc != 0)
             fprintf(stderr, "kwb eval: %s\n", err.msg);
         else {
-            char *hardware = out.hardware;
+            if (!out.environment)
+                out.environment = trace_environment(NULL, a.device);
             if (a.json)
-                results_print_json(stdout, d, res, set.count);
+                results_print_json(stdout, d, res, set.count, out.policy);
             else
                 results_print_table(stdout, d, res, set.count);
             results_summary s = results_summarize(res, set.count);
             code = s.by_status[ST_PASSED] == s.total ? 0 : 1;
-            if (a.traces && trace_write_file(a.traces, d, a.solution_dir, hardware ? hardware : a.device, res,
-                                             set.count, &err) != 0) {
+            if (a.sandbox_off && out.environment) {
+                const char *hw = json_string_value(json_object_get(out.environment, "hardware"));
+                json_object_set_new(out.environment, "hardware",
+                                    json_sprintf("%s (kwb sandbox off)", hw ? hw : a.device));
+            }
+            if (a.traces && trace_write_file(a.traces, d, out.solution_name ? out.solution_name : a.solution_dir,
+                                             out.environment, res, set.count, &err) != 0) {
                 fprintf(stderr, "kwb eval: %s\n", err.msg);
                 code = 2;
             }
@@ -780,13 +899,15 @@ int cmd_eval(int argc, char **argv)
         for (int i = 0; i < set.count; i++)
             results_free(&res[i]);
         free(res);
-        free(out.hardware);
+        json_decref(out.environment);
+        free(out.solution_name);
     }
     if (rec)
         evalrec_close(rec);
     if (resume_dir)
         paths_remove_tree(resume_dir);
     free(resume_dir);
+    refsel_free(&ref);
     workload_set_free(&set);
     definition_free(d);
     free(dataset);

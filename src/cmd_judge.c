@@ -14,6 +14,7 @@
 #include "paths.h"
 #include "wsopen.h"
 #include "xalloc.h"
+#include "suggest.h"
 
 typedef struct judge_args {
     const char *definition, *session, *workspace, *solution, *name, *direction;
@@ -46,6 +47,7 @@ static int parse_judge_args(int argc, char **argv, judge_args *a)
     *a = (judge_args){.device = "cpu", .direction = "human"};
     int c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'd': a->definition = optarg; break;
@@ -69,7 +71,7 @@ static int parse_judge_args(int argc, char **argv, judge_args *a)
             a->replay_on_gate = strcmp(optarg, "gate") == 0;
             break;
         case 'h': judge_usage(stdout); exit(0);
-        default: judge_usage(stderr); return -1;
+        default: suggest_bad_option("judge", argv, opts); judge_usage(stderr); return -1;
         }
     }
     if (optind < argc || !a->session || !a->solution || !a->name) {

@@ -24,6 +24,7 @@
 #include "traceset.h"
 #include "wsopen.h"
 #include "xalloc.h"
+#include "suggest.h"
 
 #define MAX_KERNELS 64
 
@@ -75,6 +76,7 @@ static int parse_profile_args(int argc, char **argv, profile_args *a)
     double v;
     int c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'd': a->definition = optarg; break;
@@ -103,7 +105,7 @@ static int parse_profile_args(int argc, char **argv, profile_args *a)
             a->launch_count = (int)v;
             break;
         case 'h': profile_usage(stdout); exit(0);
-        default: profile_usage(stderr); return -1;
+        default: suggest_bad_option("profile", argv, opts); profile_usage(stderr); return -1;
         }
     }
     const char *problem = NULL;
@@ -351,15 +353,23 @@ static char *run_ncu(profile_job *j, const ptxas_usage *px, int npx, ncu_table *
                     "--target-processes", "all", j->self, "eval", "--device", (char *)a->device,
                     "--definition", (char *)a->definition, "--solution", (char *)a->solution_dir,
                     "--dataset", (char *)j->dataset, "--workloads", (char *)j->uuid, "--trials", "1",
-                    "--min-time", "0", "--max-time", "0.05", "--quiet", NULL};
+                    "--min-time", "0", "--max-time", "0.05", "--quiet", "--sandbox", "off", NULL};
     char *old = getenv("KWB_NO_CUPTI") ? xstrdup(getenv("KWB_NO_CUPTI")) : NULL;
     setenv("KWB_NO_CUPTI", "1", 1);  /* CUPTI and Nsight Compute do not share a process */
+    /* Nsight Compute follows the eval into the runner and talks to its injection there: the
+     * runner keeps to the host's PID namespace and leaves the sandbox off (the plain eval before
+     * this one ran sandboxed); it still dies with kwb. */
+    int had_no_pidns = getenv("KWB_NO_PIDNS") != NULL;
+    if (!had_no_pidns)
+        setenv("KWB_NO_PIDNS", "1", 1);
     kwb_error err = {{0}};
     int status = 0, rc = run_child(argv, out, errf, a->time_limit_s, &status, &err);
     if (old)
         setenv("KWB_NO_CUPTI", old, 1);
     else
         unsetenv("KWB_NO_CUPTI");
+    if (!had_no_pidns)
+        unsetenv("KWB_NO_PIDNS");
     size_t len = 0;
     char *text = rc == 0 ? strbuf_read_file(out, &len) : NULL;
     if (text && a->keep_csv) {
@@ -524,7 +534,7 @@ static int profile_solution(const profile_args *a, const definition *d, const ch
     kwb_error err = {{0}};
     profile_job j = {.a = a, .d = d, .dataset = dataset, .uuid = w->uuid, .self = self_path()};
     j.cache_dir = xstrdup(bo.cache_dir);
-    int code, rc = cmd_eval_prepare_solution(a->solution_dir, d->name, &bo, &sol, &br, &err);
+    int code, rc = cmd_eval_prepare_solution("profile", a->solution_dir, d->name, &bo, &sol, &br, &err);
     char *parent = xasprintf("%s/profiles", bo.cache_dir);
     if (rc < 0) {
         fprintf(stderr, "kwb profile: %s\n", err.msg);

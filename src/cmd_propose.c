@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "roundctx.h"
+#include "suggest.h"
 
 static void usage(FILE *f)
 {
@@ -79,6 +80,7 @@ int cmd_propose(int argc, char **argv)
     int limit = 0, json = 0, c;
     char *end;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'S': session = optarg; break;
@@ -93,7 +95,7 @@ int cmd_propose(int argc, char **argv)
             }
             break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default: suggest_bad_option("propose", argv, opts); usage(stderr); return 2;
         }
     }
     if (optind < argc) {

@@ -14,6 +14,7 @@
 #include "recon.h"
 #include "skills.h"
 #include "xalloc.h"
+#include "suggest.h"
 
 static void recon_usage(FILE *f)
 {
@@ -49,6 +50,7 @@ static int parse_recon_args(int argc, char **argv, recon_args *a)
     *a = (recon_args){.agent = "openai", .lim = recon_limits_default()};
     int c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'd': a->definition = optarg; break;
@@ -69,7 +71,7 @@ static int parse_recon_args(int argc, char **argv, recon_args *a)
             break;
         }
         case 'h': recon_usage(stdout); return 1;
-        default: recon_usage(stderr); return 2;
+        default: suggest_bad_option("recon", argv, opts); recon_usage(stderr); return 2;
         }
     }
     if (optind + 1 != argc) {

@@ -37,6 +37,7 @@
 #include "tuner.h"
 #include "wsopen.h"
 #include "xalloc.h"
+#include "suggest.h"
 
 typedef struct run_args {
     const char *definition;
@@ -76,6 +77,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
     int c;
     char *end;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'd': a->definition = optarg; break;
@@ -99,7 +101,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
             break;
         }
         case 'h': run_usage(stdout); exit(0);
-        default: run_usage(stderr); return -1;
+        default: suggest_bad_option("run", argv, opts); run_usage(stderr); return -1;
         }
     }
     if (optind < argc || !a->definition || !a->solution || !a->session) {

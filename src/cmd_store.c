@@ -18,6 +18,7 @@
 #include "traceset.h"
 #include "wsopen.h"
 #include "xalloc.h"
+#include "suggest.h"
 
 /* Options every workspace command takes, and its positional arguments. */
 typedef struct ws_args {
@@ -44,6 +45,7 @@ static int parse_ws_args(const char *cmd, int argc, char **argv, int min_pos, in
     };
     memset(a, 0, sizeof *a);
     optind = 1;
+    opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -55,7 +57,7 @@ static int parse_ws_args(const char *cmd, int argc, char **argv, int min_pos, in
         case 'R': a->repo = optarg; break;
         case 'D': a->dataset = optarg; break;
         case 'h': printf("usage: kwb %s %s\n", cmd, usage); exit(0);
-        default: fprintf(stderr, "usage: kwb %s %s\n", cmd, usage); return -1;
+        default: suggest_bad_option(cmd, argv, opts); fprintf(stderr, "usage: kwb %s %s\n", cmd, usage); return -1;
         }
     }
     for (; optind < argc && a->npos < 3; optind++)
@@ -384,6 +386,24 @@ static json_t *candidate_json(ws_handle *h, int64_t id, double mean_ms)
     return o;
 }
 
+/* The mean latency of candidate ID over the PASSED workloads of its latest eval run (as kwb
+ * eval's summary line computes it); 0 when it has none. */
+static double candidate_mean_ms(ws_handle *h, int64_t id)
+{
+    store_wl_table t = {0};
+    kwb_error err;
+    double sum = 0;
+    int n = 0;
+    if (store_wl_table_get(h->st, id, &t, &err) == 1)
+        for (int i = 0; i < t.n; i++)
+            if (strcmp(t.rows[i].status, "PASSED") == 0 && t.rows[i].median_ms > 0) {
+                sum += t.rows[i].median_ms;
+                n++;
+            }
+    store_wl_table_free(&t);
+    return n ? sum / n : 0;
+}
+
 /* Candidates of the rounds (each once), baseline first. */
 static json_t *candidates_json(ws_handle *h, const store_round *r, int n)
 {
@@ -394,7 +414,7 @@ static json_t *candidates_json(ws_handle *h, const store_round *r, int n)
         int seen = 0;
         for (int k = 0; k < i && !seen; k++)
             seen = r[k].candidate == r[i].candidate;
-        json_t *c = seen ? NULL : candidate_json(h, r[i].candidate, 0);
+        json_t *c = seen ? NULL : candidate_json(h, r[i].candidate, candidate_mean_ms(h, r[i].candidate));
         if (c)
             json_array_append_new(arr, c);
     }
@@ -459,7 +479,10 @@ static json_t *trace_of(const definition *d, const workload *wl, const store_wl_
     r.candidate.median = w->median_ms;
     r.has_reference = w->ref_median_ms > 0;
     r.reference.median = w->ref_median_ms;
-    return trace_line(d, name, device, &r);
+    json_t *env = trace_environment(NULL, device);
+    json_t *line = trace_line(d, name, env, &r);
+    json_decref(env);
+    return line;
 }
 
 static void workloads_json(json_t *model, const store_wl_table *best, const store_wl_table *base,

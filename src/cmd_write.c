@@ -14,6 +14,7 @@
 #include "agent_prep.h"
 #include "agentcfg.h"
 #include "roundctx.h"
+#include "suggest.h"
 
 static volatile int cancel_flag;
 
@@ -103,6 +104,7 @@ int cmd_write(int argc, char **argv)
     const char *session = NULL, *ws_dir = NULL, *agent = "tuner", *id = NULL, *out = NULL, *from = NULL;
     int events = 0, c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'S': session = optarg; break;
@@ -113,7 +115,7 @@ int cmd_write(int argc, char **argv)
         case 'f': from = optarg; break;
         case 'e': events = 1; break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default: suggest_bad_option("write", argv, opts); usage(stderr); return 2;
         }
     }
     if (optind < argc || !id || !out) {

@@ -253,14 +253,20 @@ static int parse_section_number(json_t *obj, const char *section, const char *ke
     return 0;
 }
 
-/* {"check": {"atol": X, "rtol": X, "matched_ratio": R}}: tolerances >= 0, a ratio from 0 to 1. */
+/* {"check": {"atol": X, "rtol": X, "matched_ratio": R, "order": "any"|"exact"}}: tolerances >= 0,
+ * a ratio from 0 to 1; "any": rows compare as multisets. */
 static int parse_check(definition *d, json_t *check, const def_ctx *c)
 {
-    static const char *const known[] = {"atol", "rtol", "matched_ratio", NULL};
+    static const char *const known[] = {"atol", "rtol", "matched_ratio", "order", NULL};
     if (!check)
         return 0;
     if (expect_object(check, "kwb.check", known, c) != 0)
         return -1;
+    json_t *order = json_object_get(check, "order");
+    const char *o = json_string_value(order);
+    if (order && (!o || (strcmp(o, "any") != 0 && strcmp(o, "exact") != 0)))
+        return def_fail(c, "/kwb/check/order", "kwb check 'order' must be \"any\" or \"exact\"");
+    d->check.any_order = o && strcmp(o, "any") == 0;
     if (parse_section_number(check, "check", "atol", 0, INFINITY, &d->check.atol, c) != 0 ||
         parse_section_number(check, "check", "rtol", 0, INFINITY, &d->check.rtol, c) != 0)
         return -1;
@@ -282,6 +288,15 @@ static int parse_replay(definition *d, json_t *replay, const def_ctx *c)
     return parse_section_number(replay, "replay", "confidence", 0.5, 0.999999, &d->replay.confidence, c);
 }
 
+/* The index of input NAME of D, or D->ninputs when it has none of that name. */
+static int input_index(const definition *d, const char *name)
+{
+    int i = 0;
+    while (i < d->ninputs && strcmp(d->inputs[i].name, name) != 0)
+        i++;
+    return i;
+}
+
 /* {"magnitude": {INPUT: SCALE}}: float inputs scaled by SCALE (> 0) in one extra trial, so that
  * arithmetic narrower than the definition allows overflows or loses what the check sees. */
 static int parse_magnitude(definition *d, json_t *mag, const def_ctx *c)
@@ -296,9 +311,7 @@ static int parse_magnitude(definition *d, json_t *mag, const def_ctx *c)
     json_object_foreach(mag, key, v) {
         char pointer[160];
         snprintf(pointer, sizeof pointer, "/kwb/magnitude/%s", key);
-        int i = 0;
-        while (i < d->ninputs && strcmp(d->inputs[i].name, key) != 0)
-            i++;
+        int i = input_index(d, key);
         if (i == d->ninputs || !dtype_is_float(d->inputs[i].dtype))
             return def_fail(c, pointer, "kwb magnitude: '%s' is not a floating-point input", key);
         if (!json_is_number(v) || !(json_number_value(v) > 0))
@@ -308,16 +321,118 @@ static int parse_magnitude(definition *d, json_t *mag, const def_ctx *c)
     return 0;
 }
 
-/* kwb's extension: {"kwb": {"cost": {...}, "check": {...}, "replay": {...}, "magnitude": {...}}}. */
+/* An expression over the axes at POINTER: a number or a string (costexpr). */
+static costexpr *axis_expr(const definition *d, json_t *v, const char *pointer, const def_ctx *c)
+{
+    char num[64];
+    const char *text = json_string_value(v);
+    if (json_is_number(v)) {
+        snprintf(num, sizeof num, "%.17g", json_number_value(v));
+        text = num;
+    }
+    if (!text) {
+        def_fail(c, pointer, "must be a number or an expression over the axes");
+        return NULL;
+    }
+    const char **names = xcalloc((size_t)d->naxes + 1, sizeof *names);
+    for (int i = 0; i < d->naxes; i++)
+        names[i] = d->axes[i].name;
+    kwb_error e = {{0}};
+    costexpr *x = costexpr_compile(text, names, d->naxes, &e);
+    free(names);
+    if (!x)
+        def_fail(c, pointer, "%s", e.msg);
+    return x;
+}
+
+/* One input's generator {"range": [LO, HI]} | {"offsets": TOTAL} | {"permutation": true}. */
+static int parse_input_gen(definition *d, int i, json_t *spec, const char *pointer, const def_ctx *c)
+{
+    static const char *const known[] = {"range", "offsets", "permutation", NULL};
+    char path[160], at[200];
+    snprintf(path, sizeof path, "kwb.inputs.%s", d->inputs[i].name);
+    if (expect_object(spec, path, known, c) != 0)
+        return -1;
+    if (json_object_size(spec) != 1)
+        return def_fail(c, pointer, "kwb inputs '%s': give one of range, offsets, permutation", d->inputs[i].name);
+    def_input_gen *g = &d->input_gen[i];
+    json_t *range = json_object_get(spec, "range"), *off = json_object_get(spec, "offsets");
+    if (range) {
+        snprintf(at, sizeof at, "%s/range", pointer);
+        if (!json_is_array(range) || json_array_size(range) != 2)
+            return def_fail(c, at, "kwb inputs '%s': range is [LO, HI]", d->inputs[i].name);
+        g->kind = DEF_GEN_RANGE;
+        g->lo = axis_expr(d, json_array_get(range, 0), at, c);
+        g->hi = g->lo ? axis_expr(d, json_array_get(range, 1), at, c) : NULL;
+        return g->hi ? 0 : -1;
+    }
+    if (off) {
+        snprintf(at, sizeof at, "%s/offsets", pointer);
+        g->kind = DEF_GEN_OFFSETS;
+        g->hi = axis_expr(d, off, at, c);
+        return g->hi ? 0 : -1;
+    }
+    if (!json_is_true(json_object_get(spec, "permutation")))
+        return def_fail(c, pointer, "kwb inputs '%s': permutation must be true", d->inputs[i].name);
+    g->kind = DEF_GEN_PERMUTATION;
+    return 0;
+}
+
+/* {"inputs": {NAME: GENERATOR}}: integer tensor inputs of the definition only. */
+static int parse_inputs(definition *d, json_t *inputs, const def_ctx *c)
+{
+    if (!inputs)
+        return 0;
+    if (!json_is_object(inputs))
+        return def_fail(c, "/kwb/inputs", "'kwb.inputs' must be an object of input names and generators");
+    d->input_gen = xcalloc((size_t)d->ninputs + 1, sizeof *d->input_gen);
+    const char *key;
+    json_t *v;
+    json_object_foreach(inputs, key, v) {
+        char pointer[160];
+        snprintf(pointer, sizeof pointer, "/kwb/inputs/%s", key);
+        int i = input_index(d, key);
+        if (i == d->ninputs || d->inputs[i].rank < 1 || dtype_is_float(d->inputs[i].dtype) ||
+            d->inputs[i].dtype == KWB_BOOL)
+            return def_fail(c, pointer, "kwb inputs: '%s' is not an integer tensor input", key);
+        if (parse_input_gen(d, i, v, pointer, c) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* {"reference": {"cpu": DIR, "cuda": DIR}}: non-empty folder names, either may be left out. */
+static int parse_reference(definition *d, json_t *ref, const def_ctx *c)
+{
+    static const char *const known[] = {"cpu", "cuda", NULL};
+    if (!ref)
+        return 0;
+    if (expect_object(ref, "kwb.reference", known, c) != 0)
+        return -1;
+    for (int k = 0; known[k]; k++) {
+        json_t *v = json_object_get(ref, known[k]);
+        char pointer[64];
+        snprintf(pointer, sizeof pointer, "/kwb/reference/%s", known[k]);
+        if (v && (!json_is_string(v) || json_string_length(v) == 0))
+            return def_fail(c, pointer, "kwb reference '%s' must be a solution folder's name", known[k]);
+        d->reference_dir[k] = v ? xstrdup(json_string_value(v)) : NULL;
+    }
+    return 0;
+}
+
+/* kwb's extension: {"kwb": {"cost": {...}, "check": {...}, "replay": {...}, "magnitude": {...},
+ * "reference": {...}}}. */
 static int parse_kwb_extension(definition *d, json_t *kwb, const def_ctx *c)
 {
-    static const char *const known[] = {"check", "cost", "replay", "magnitude", NULL};
+    static const char *const known[] = {"check", "cost", "replay", "magnitude", "reference", "inputs", NULL};
     if (!kwb)
         return 0;
     if (expect_object(kwb, "kwb", known, c) != 0)
         return -1;
     if (parse_check(d, json_object_get(kwb, "check"), c) != 0 || parse_replay(d, json_object_get(kwb, "replay"), c) != 0 ||
-        parse_magnitude(d, json_object_get(kwb, "magnitude"), c) != 0)
+        parse_magnitude(d, json_object_get(kwb, "magnitude"), c) != 0 ||
+        parse_reference(d, json_object_get(kwb, "reference"), c) != 0 ||
+        parse_inputs(d, json_object_get(kwb, "inputs"), c) != 0)
         return -1;
     return parse_cost(d, json_object_get(kwb, "cost"), c);
 }
@@ -354,7 +469,7 @@ definition *definition_parse(const char *text, size_t len, const char *label, kw
     }
     definition *d = xcalloc(1, sizeof *d);
     d->path = xstrdup(label);
-    d->check = (def_check){NAN, NAN, NAN};
+    d->check = (def_check){NAN, NAN, NAN, 0};
     d->replay = (def_replay){NAN, NAN};
     def_ctx c = {label, text, len, err};
     int rc = parse_root(d, root, &c);
@@ -400,6 +515,13 @@ void definition_free(definition *d)
     free(d->name);
     free(d->op_type);
     free(d->reference);
+    for (int i = 0; d->input_gen && i < d->ninputs; i++) {
+        costexpr_free(d->input_gen[i].lo);
+        costexpr_free(d->input_gen[i].hi);
+    }
+    free(d->input_gen);
+    free(d->reference_dir[DEF_REF_CPU]);
+    free(d->reference_dir[DEF_REF_CUDA]);
     costexpr_free(d->cost.bytes);
     costexpr_free(d->cost.flops);
     free(d->cost.compute);

@@ -43,7 +43,23 @@ typedef struct def_check {
     double atol;
     double rtol;
     double matched_ratio;
+    int any_order;      /* "order": "any": each row (last dimension) of an output compares as a multiset
+                         * (top-k indices, sets of choices); 0: element by element */
 } def_check;
+
+/* A declared generator of an integer input, "kwb": {"inputs": {NAME: {...}}}: values that index
+ * something (page tables, sequence offsets, routing), where the dtype's random draw would not. */
+typedef enum def_gen_kind {
+    DEF_GEN_NONE,
+    DEF_GEN_RANGE,        /* {"range": [LO, HI]}: uniform integers in [LO, HI] */
+    DEF_GEN_OFFSETS,      /* {"offsets": TOTAL}: 0, sorted random cuts, TOTAL (cu_seqlens, indptr) */
+    DEF_GEN_PERMUTATION   /* {"permutation": true}: 0..numel-1 shuffled (distinct page ids) */
+} def_gen_kind;
+
+typedef struct def_input_gen {
+    def_gen_kind kind;
+    costexpr *lo, *hi;    /* expressions over the axes: RANGE's bounds; OFFSETS' TOTAL in hi */
+} def_input_gen;
 
 /* The replay before promotion from "kwb": {"replay": {"failure_rate", "confidence"}}: a
  * definition whose candidates can fail on a small share of inputs (a top-k at its boundary) is
@@ -70,7 +86,13 @@ typedef struct definition {
     def_replay replay;
     double *input_scale;  /* "kwb": {"magnitude": {INPUT: SCALE}}: per input, the factor of the
                            * adversarial-magnitude trial (0: unscaled); NULL when none is given */
+    def_input_gen *input_gen;  /* per input, "kwb": {"inputs": {...}}; NULL when none is declared */
+    char *reference_dir[2];  /* "kwb": {"reference": {"cpu": DIR, "cuda": DIR}}: the reference as a
+                              * solution folder per device kind (DEF_REF_CPU, DEF_REF_CUDA), relative to
+                              * the definition's folder as written; NULL: none given */
 } definition;
+
+enum { DEF_REF_CPU, DEF_REF_CUDA };
 
 /* Reads and validates the definition at PATH. Returns NULL and sets *err to
  * "PATH:LINE: problem" on failure; free with definition_free(). */

@@ -172,8 +172,12 @@ int evalrec_existing(eval_recorder *r, const char *name, const build_result *br,
 
 int evalrec_begin(eval_recorder *r, const char *device, int n, const char *options, kwb_error *err)
 {
-    if (store_eval_begin(r->h.st, r->candidate, r->round, device, "kwb-runner " KWB_RUNNER_VERSION, n, &r->eval_run,
-                         err) != 0)
+    /* the runner, whether sandboxed, and the timing policy it measured under */
+    char *runner = xasprintf("kwb-runner %s%s%s%s", KWB_RUNNER_VERSION, r->sandbox_off ? " (sandbox off)" : "",
+                             r->policy ? "; " : "", r->policy ? r->policy : "");
+    int rc = store_eval_begin(r->h.st, r->candidate, r->round, device, runner, n, &r->eval_run, err);
+    free(runner);
+    if (rc != 0)
         return -1;
     return options ? store_eval_set_options(r->h.st, r->eval_run, options, err) : 0;
 }

@@ -177,7 +177,7 @@ static int step_eval(const judge_request *q, const char *step, const char *const
     argv[n++] = "--definition", argv[n++] = q->definition;
     argv[n++] = "--solution", argv[n++] = q->dir;
     argv[n++] = "--device", argv[n++] = q->device;
-    argv[n++] = "--json", argv[n++] = "--quiet";
+    argv[n++] = "--json";  /* its progress (stderr) shows on the caller's terminal or the workbench's log */
     if (q->dataset)
         argv[n++] = "--dataset", argv[n++] = q->dataset;
     if (!unrecorded) {

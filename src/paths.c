@@ -104,6 +104,12 @@ char *paths_skills(void)
     return dir;
 }
 
+char *paths_torch_reference(void)
+{
+    return locate("KWB_TORCH_REFERENCE", "../libexec/torch-reference", "solution.json",
+                  KWB_INSTALL_DATADIR "/torch-reference");
+}
+
 char *paths_themes(void)
 {
     return locate("KWB_THEMES_DIR", "../themes", "mono.theme", KWB_INSTALL_DATADIR "/themes");

@@ -21,6 +21,10 @@ char *paths_skills(void);
 /* The workbench's themes folder: $KWB_THEMES_DIR, else ../themes from the executable, else the
  * installed data folder. The caller frees the result. */
 char *paths_themes(void);
+/* The PyTorch reference's bridge (a solution folder with kwb-torch-reference.py beside):
+ * $KWB_TORCH_REFERENCE, else ../libexec/torch-reference from the executable, else the installed
+ * data folder's torch-reference. */
+char *paths_torch_reference(void);
 /* Build cache folder: $KWB_CACHE_DIR, else $XDG_CACHE_HOME/kwb, else ~/.cache/kwb, else
  * /tmp/kwb-cache-UID. Created when missing. The caller frees the result. */
 char *paths_cache_dir(void);

@@ -31,8 +31,10 @@ static const workload *smallest(const definition *d, const workload_set *set)
     return best;
 }
 
-/* CACHE/preflight/HASH for D, W, DEVICE and the runner binary RUNNER. */
-static char *marker_path(const definition *d, const workload *w, const char *device, const char *runner)
+/* CACHE/preflight/HASH for D, W, DEVICE, the runner binary RUNNER and the reference REF (its
+ * built library's path names its build hash). */
+static char *marker_path(const definition *d, const workload *w, const char *device, const char *runner,
+                         const job_solution *ref)
 {
     sha256_ctx c;
     sha256_init(&c);
@@ -40,7 +42,8 @@ static char *marker_path(const definition *d, const workload *w, const char *dev
     char *text = strbuf_read_file(d->path, &len), *wl = json_dumps(w->json, JSON_SORT_KEYS | JSON_COMPACT);
     struct stat st = {0};
     stat(runner, &st);
-    char *extra = xasprintf("%s\n%s\n%lld %lld\n", device, runner, (long long)st.st_size, (long long)st.st_mtime);
+    char *extra = xasprintf("%s\n%s\n%lld %lld\n%s\n", device, runner, (long long)st.st_size, (long long)st.st_mtime,
+                            ref && ref->so_path ? ref->so_path : "runner's own");
     sha256_update(&c, text, text ? len : 0);
     sha256_update(&c, wl, wl ? strlen(wl) : 0);
     sha256_update(&c, extra, strlen(extra));
@@ -57,8 +60,9 @@ static char *marker_path(const definition *d, const workload *w, const char *dev
 }
 
 /* The dump job of W alone into OUT; the result into *res. */
-static int dump_one(const definition *d, const workload *w, const char *root, const char *device, double timeout_s,
-                    const char *runner, const char *out, wl_result *res, kwb_error *err)
+static int dump_one(const definition *d, const workload *w, const char *root, const char *device,
+                    const job_solution *ref, double timeout_s, const char *runner, const char *out, wl_result *res,
+                    kwb_error *err)
 {
     runner_job job;
     protocol_job_defaults(&job);
@@ -71,6 +75,8 @@ static int dump_one(const definition *d, const workload *w, const char *root, co
     job.seed = 1;
     job.dump_dir = (char *)out;
     job.dump_trial = 0;
+    if (ref && ref->so_path)
+        job.reference = *ref;
     workload one = *w;
     workload_set set = {&one, 1};
     runclient client = {.runner_path = (char *)runner, .timeout_s = timeout_s, .job = &job};
@@ -83,12 +89,12 @@ static int dump_one(const definition *d, const workload *w, const char *root, co
 }
 
 int preflight_reference(const definition *d, const workload_set *set, const char *root, const char *label,
-                        const char *device, double timeout_s, kwb_error *err)
+                        const char *device, const job_solution *reference, double timeout_s, kwb_error *err)
 {
     const workload *w = smallest(d, set);
     if (!w)
         return 0;
-    char *runner = paths_runner(), *marker = marker_path(d, w, device, runner);
+    char *runner = paths_runner(), *marker = marker_path(d, w, device, runner, reference);
     if (access(marker, F_OK) == 0) {
         free(marker);
         free(runner);
@@ -96,7 +102,7 @@ int preflight_reference(const definition *d, const workload_set *set, const char
     }
     char tmpl[] = "/tmp/kwb-preflight-XXXXXX";
     wl_result res = {0};
-    int rc = mkdtemp(tmpl) ? dump_one(d, w, root, device, timeout_s, runner, tmpl, &res, err)
+    int rc = mkdtemp(tmpl) ? dump_one(d, w, root, device, reference, timeout_s, runner, tmpl, &res, err)
                            : kwb_error_set(err, "cannot make a temporary folder");
     if (rc == 0 && res.status != ST_PASSED)
         rc = kwb_error_set(err,

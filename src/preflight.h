@@ -8,12 +8,14 @@
 
 #include "definition.h"
 #include "error.h"
+#include "protocol.h"
 #include "workload.h"
 
-/* Runs D's reference on the smallest workload of SET (read from LABEL under the TraceSet ROOT)
- * on DEVICE within TIMEOUT_S. Returns 0, or -1 with *err "LABEL:LINE: workload UUID: the
+/* Runs D's reference (REFERENCE, a built solution, when its so_path is set; else the runner's
+ * own) on the smallest workload of SET (read from LABEL under the TraceSet ROOT) on DEVICE
+ * within TIMEOUT_S. Returns 0, or -1 with *err "LABEL:LINE: workload UUID: the
  * reference of DEF_PATH fails on it ...". */
 int preflight_reference(const definition *d, const workload_set *set, const char *root, const char *label,
-                        const char *device, double timeout_s, kwb_error *err);
+                        const char *device, const job_solution *reference, double timeout_s, kwb_error *err);
 
 #endif

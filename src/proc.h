@@ -22,15 +22,28 @@ typedef struct proc_io {
 proc_io proc_io_default(void);
 
 /* Starts ARGV[0] (looked up on PATH) with ARGV, as the leader of a new process group,
- * every other descriptor closed. Returns the pid, or -1 and sets *err. */
+ * every other descriptor closed, killed by the kernel when this process ends (parent-death
+ * signal). Returns the pid, or -1 and sets *err. */
 pid_t proc_spawn(char *const argv[], const proc_io *io, kwb_error *err);
 
 /* Waits for PID up to TIMEOUT_S seconds (< 0: forever). Returns 0 when it ended (its
  * wait status in *status), 1 when the time ran out (the child is still running). */
 int proc_wait(pid_t pid, double timeout_s, int *status);
 
-/* Kills PID's process group with SIGKILL and reaps PID. */
+/* Kills PID's descendants (those that left its group too), its process group with SIGKILL,
+ * and reaps PID. */
 void proc_kill_group(pid_t pid);
+
+/* Tells proc that PID, which proc_spawn started, was reaped by the caller's own waitpid. */
+void proc_forget(pid_t pid);
+
+/* Kills with SIGKILL every descendant of ROOT (not ROOT), found through /proc by parent,
+ * until none is left; reaps those that were this process's children. Returns how many. */
+int proc_kill_descendants(pid_t root);
+
+/* Installs handlers for SIGTERM, SIGINT and SIGHUP that kill the process group of every
+ * child proc_spawn started and not yet reaped, then end this process by the same signal. */
+void proc_guard_signals(void);
 
 /* Runs ARGV to completion with stdout and stderr into the file LOG_PATH, killing it after
  * TIMEOUT_S. Returns the exit code (128+signal when killed by a signal, 124 on timeout),

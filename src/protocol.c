@@ -1,6 +1,7 @@
 #include "protocol.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,9 +13,24 @@ void protocol_job_defaults(runner_job *job)
     memset(job, 0, sizeof *job);
     job->trials = 3;
     job->check = check_policy_default();
-    job->timing = (timing_policy){0.02, 10, 0.05, 0.3, 0.02, 0, 0};
-    job->reference_timing = (timing_policy){0.0, 3, 0.0, 0.3, 0.05, 0, 0};
+    job->timing = (timing_policy){0.02, 10, 0.0, 0.3, 0, 0, 0, 0.005};
+    job->reference_timing = (timing_policy){0.0, 5, 0.0, 0.3, 0, 0, 0, 0.02};
     job->seed = 1;
+}
+
+void timing_policy_describe(const timing_policy *p, char *buf, size_t cap)
+{
+    char ci[64] = "", rsd[48] = "", floor[48] = "";
+    if (p->ci_target > 0)
+        snprintf(ci, sizeof ci, "the median's 95%% CI within +-%g%%, ", 100 * p->ci_target);
+    if (p->rsd_target > 0)
+        snprintf(rsd, sizeof rsd, "rsd under %g%%, ", 100 * p->rsd_target);
+    if (p->min_time_s > 0)
+        snprintf(floor, sizeof floor, "%g s of device time, ", p->min_time_s);
+    snprintf(buf, cap, "%s; warm-up %g s; stop at %s%s%sat least %d samples (a paired verdict: decided at +-%g%%), "
+             "or at %g s",
+             p->graph > 0 ? "graph replay" : p->cold ? "cold L2" : "warm", p->warmup_s, ci, rsd, floor, p->min_samples,
+             100 * PROTOCOL_GATE_THRESHOLD, p->max_time_s);
 }
 
 static json_t *policy_json(const timing_policy *p)
@@ -24,6 +40,8 @@ static json_t *policy_json(const timing_policy *p)
                           "cold", p->cold);
     if (p->graph > 0)
         json_object_set_new(o, "graph", json_integer(p->graph));
+    if (p->ci_target > 0)
+        json_object_set_new(o, "ci_target", json_real(p->ci_target));
     return o;
 }
 
@@ -32,8 +50,11 @@ char *protocol_job_encode(const runner_job *job)
     json_t *sols = json_array();
     for (int i = 0; i < job->nsolutions; i++) {
         const job_solution *s = &job->solutions[i];
-        json_array_append_new(sols, json_pack("{s:s, s:s, s:s, s:s}", "role", s->role, "name", s->name,
-                                              "so", s->so_path, "symbol", s->symbol));
+        json_t *so = json_pack("{s:s, s:s, s:s, s:s}", "role", s->role, "name", s->name, "so", s->so_path, "symbol",
+                               s->symbol);
+        if (s->dir)
+            json_object_set_new(so, "dir", json_string(s->dir));
+        json_array_append_new(sols, so);
     }
     json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:O, s:o, s:{s:i, s:f, s:f, s:f}, s:o, s:o, s:I, s:b}",
                           "proto", KWB_PROTO, "type", "job", "device", job->device, "definition",
@@ -42,12 +63,23 @@ char *protocol_job_encode(const runner_job *job)
                           "rtol", job->check.rtol, "matched_ratio", job->check.required_ratio, "timing",
                           policy_json(&job->timing), "reference_timing", policy_json(&job->reference_timing),
                           "seed", (json_int_t)job->seed, "samples", job->want_samples);
+    if (job->reference.so_path)
+        json_object_set_new(o, "reference", json_pack("{s:s, s:s, s:s}", "name", job->reference.name, "so",
+                                                      job->reference.so_path, "symbol", job->reference.symbol));
     if (job->cache_dir)
         json_object_set_new(o, "cache", json_string(job->cache_dir));
     if (job->channel_key)
         json_object_set_new(o, "key", json_string(job->channel_key));
     if (job->no_defences)
         json_object_set_new(o, "no_defences", json_true());
+    if (job->sandbox_off)
+        json_object_set_new(o, "sandbox", json_false());
+    if (job->scratch)
+        json_object_set_new(o, "scratch", json_string(job->scratch));
+    if (job->cpu_limit_s > 0)
+        json_object_set_new(o, "cpu_limit_s", json_real(job->cpu_limit_s));
+    if (job->probe_reference)
+        json_object_set_new(o, "probe_reference", json_true());
     if (job->dump_dir) {
         json_object_set_new(o, "dump_dir", json_string(job->dump_dir));
         json_object_set_new(o, "dump_trial", json_integer(job->dump_trial));
@@ -61,9 +93,10 @@ static int policy_decode(json_t *o, timing_policy *p, const char *what, kwb_erro
 {
     json_error_t jerr;
     int cold = 0, graph = 0;
-    if (json_unpack_ex(o, &jerr, 0, "{s:F, s:i, s:F, s:F, s:F, s?b, s?i}", "warmup_s", &p->warmup_s, "min_samples",
-                       &p->min_samples, "min_time_s", &p->min_time_s, "max_time_s", &p->max_time_s,
-                       "rsd_target", &p->rsd_target, "cold", &cold, "graph", &graph) != 0)
+    p->ci_target = 0;
+    if (json_unpack_ex(o, &jerr, 0, "{s:F, s:i, s:F, s:F, s:F, s?b, s?i, s?F}", "warmup_s", &p->warmup_s,
+                       "min_samples", &p->min_samples, "min_time_s", &p->min_time_s, "max_time_s", &p->max_time_s,
+                       "rsd_target", &p->rsd_target, "cold", &cold, "graph", &graph, "ci_target", &p->ci_target) != 0)
         return kwb_error_set(err, "job: '%s': %s", what, jerr.text);
     if (graph < 0 || graph > TIMING_GRAPH_MAX_CALLS)
         return kwb_error_set(err, "job: '%s': graph must be 0 to %d calls per replay", what, TIMING_GRAPH_MAX_CALLS);
@@ -86,8 +119,23 @@ static int solutions_decode(json_t *arr, runner_job *job, kwb_error *err)
         s->role = xstrdup(role);
         s->name = xstrdup(name);
         s->so_path = xstrdup(so);
+        s->dir = xstrdup(json_string_value(json_object_get(json_array_get(arr, i), "dir")));
         s->symbol = xstrdup(symbol);
     }
+    return 0;
+}
+
+/* The optional "reference": a built solution standing for the definition's reference. */
+static int reference_decode(json_t *o, runner_job *job, kwb_error *err)
+{
+    json_t *ref = json_object_get(o, "reference");
+    const char *name, *so, *symbol;
+    json_error_t jerr;
+    if (!ref)
+        return 0;
+    if (json_unpack_ex(ref, &jerr, 0, "{s:s, s:s, s:s}", "name", &name, "so", &so, "symbol", &symbol) != 0)
+        return kwb_error_set(err, "job: reference: %s", jerr.text);
+    job->reference = (job_solution){xstrdup("reference"), xstrdup(name), xstrdup(so), xstrdup(symbol)};
     return 0;
 }
 
@@ -141,10 +189,16 @@ int protocol_job_decode(const char *line, runner_job *job, kwb_error *err)
         job->cache_dir = xstrdup(json_string_value(json_object_get(o, "cache")));
         job->channel_key = xstrdup(json_string_value(json_object_get(o, "key")));
         job->no_defences = json_is_true(json_object_get(o, "no_defences"));
+        job->sandbox_off = json_is_false(json_object_get(o, "sandbox"));
+        job->scratch = xstrdup(json_string_value(json_object_get(o, "scratch")));
+        job->cpu_limit_s = json_number_value(json_object_get(o, "cpu_limit_s"));
+        job->probe_reference = json_is_true(json_object_get(o, "probe_reference"));
         rc = solutions_decode(sols, job, err);
     }
     if (rc == 0)
         rc = dump_decode(o, job, err);
+    if (rc == 0)
+        rc = reference_decode(o, job, err);
     if (rc == 0)
         rc = policy_decode(timing, &job->timing, "timing", err);
     if (rc == 0)
@@ -161,11 +215,17 @@ void protocol_job_free(runner_job *job)
     free(job->cache_dir);
     free(job->dump_dir);
     free(job->channel_key);
+    free(job->scratch);
     json_decref(job->workloads);
+    free(job->reference.role);
+    free(job->reference.name);
+    free(job->reference.so_path);
+    free(job->reference.symbol);
     for (int i = 0; i < job->nsolutions; i++) {
         free(job->solutions[i].role);
         free(job->solutions[i].name);
         free(job->solutions[i].so_path);
+        free(job->solutions[i].dir);
         free(job->solutions[i].symbol);
     }
     memset(job, 0, sizeof *job);
@@ -215,16 +275,31 @@ int protocol_write_line(int fd, json_t *obj)
 
 static event_type event_type_of(const char *name)
 {
-    static const char *const names[] = {"hello", "workload-start", "check", "timing", "workload-end", "error", "bye"};
+    static const char *const names[] = {"hello",        "workload-start", "check", "timing",
+                                        "workload-end", "error",          "bye",   "reference-probe"};
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
         if (strcmp(name, names[i]) == 0)
             return (event_type)i;
     return EV_UNKNOWN;
 }
 
+json_t *protocol_real(double v)
+{
+    if (isnan(v))
+        return json_string("NaN");
+    if (isinf(v))
+        return json_string(v > 0 ? "Infinity" : "-Infinity");
+    return json_real(v);
+}
+
+/* A number, or one of protocol_real's strings for a non-finite value. */
 static double num(json_t *o, const char *key)
 {
-    return json_number_value(json_object_get(o, key));
+    json_t *v = json_object_get(o, key);
+    const char *s = json_string_value(v);
+    if (!s)
+        return json_number_value(v);
+    return strcmp(s, "NaN") == 0 ? NAN : strcmp(s, "Infinity") == 0 ? INFINITY : strcmp(s, "-Infinity") == 0 ? -INFINITY : 0;
 }
 
 static void timing_from_json(json_t *o, stats_summary *s)

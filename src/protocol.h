@@ -2,15 +2,19 @@
  * one JSON line per event back, on descriptors that are not the candidate's stdout.
  *
  *   job:    {"proto":1, "type":"job", "device":"cpu", "definition":PATH, "dataset":ROOT,
- *            "workloads":[workload objects], "solutions":[{"role","name","so","symbol"}],
+ *            "workloads":[workload objects], "solutions":[{"role","name","so","symbol","dir"?}],
  *            "check":{"trials","atol","rtol","matched_ratio"},
  *            "timing":{policy}, "reference_timing":{policy}, "seed":N, "samples":bool,
- *            optional: "cache":DIR, "dump_dir":DIR, "dump_trial":N, "key":HEX (events
- *            sealed with it, see channel.h), "no_defences":bool (timed calls unchecked)}
+ *            optional: "reference":{"name","so","symbol"} (the definition's reference as a
+ *            built solution, used instead of one compiled into the runner), "cache":DIR, "dump_dir":DIR, "dump_trial":N, "key":HEX (events
+ *            sealed with it, see channel.h), "no_defences":bool (timed calls unchecked),
+ *            "sandbox":bool (default true), "scratch":DIR, "cpu_limit_s":S,
+ *            "probe_reference":bool (a reference-probe event before each workload's trials)}
  *           With "dump_dir" the job is a dump (kwb dump): per workload, the inputs of trial
  *           "dump_trial" (default 0) and the reference's outputs go to DIR/UUID.safetensors;
  *           no solution is loaded or timed, and workload-end carries "dump":PATH.
- *   events: hello, workload-start, check (per solution and trial), timing (per role),
+ *   events: hello, workload-start, reference-probe (with "probe_reference": "ms", one reference
+ *           call's wall time), check (per solution and trial), timing (per role),
  *           workload-end (status), error (job-level), bye.  Every event carries "proto":1.
  */
 #ifndef KWB_PROTOCOL_H
@@ -37,7 +41,15 @@ typedef struct timing_policy {
     int cold;             /* flush caches before every sample */
     int graph;            /* > 0: each sample replays a CUDA graph of this many back-to-back
                            * calls and reports the time per call (warm caches); 0: off */
+    double ci_target;     /* > 0: also until the median's 95 % CI is within +-this share of it
+                           * (order statistics over the plain samples); 0: off */
 } timing_policy;
+
+/* The practical threshold of the paired verdict that ends a paired timing (runner/timing.h). */
+#define PROTOCOL_GATE_THRESHOLD 0.01
+
+/* The policy P in words (for the user and the records), into BUF. */
+void timing_policy_describe(const timing_policy *p, char *buf, size_t cap);
 
 /* The most calls one graph replay may hold. */
 #define TIMING_GRAPH_MAX_CALLS 1000
@@ -47,6 +59,7 @@ typedef struct job_solution {
     char *name;
     char *so_path;
     char *symbol;
+    char *dir;      /* optional "dir": the solution's folder (readable under the sandbox) */
 } job_solution;
 
 typedef struct runner_job {
@@ -56,6 +69,7 @@ typedef struct runner_job {
     json_t *workloads;          /* array of workload objects (owned) */
     job_solution solutions[2];
     int nsolutions;
+    job_solution reference;     /* "reference": so_path NULL when the runner's own is meant */
     int trials;
     check_policy check;
     timing_policy timing;
@@ -67,10 +81,14 @@ typedef struct runner_job {
     int dump_trial;             /* a dump job: the trial whose inputs are dumped */
     char *channel_key;          /* "key": events are sealed with it (channel.h); NULL: unsealed */
     int no_defences;            /* "no_defences": timed calls unchecked (bench/integrity-overhead only) */
+    int sandbox_off;            /* "sandbox": false: candidate code runs without the sandbox (debugging) */
+    char *scratch;              /* "scratch": the folder the candidate may write in; NULL: the runner makes one */
+    double cpu_limit_s;         /* "cpu_limit_s": the runner's CPU time limit; 0: none */
+    int probe_reference;        /* "probe_reference": time one reference call before each workload's trials */
 } runner_job;
 
 typedef enum event_type {
-    EV_HELLO, EV_WORKLOAD_START, EV_CHECK, EV_TIMING, EV_WORKLOAD_END, EV_ERROR, EV_BYE, EV_UNKNOWN
+    EV_HELLO, EV_WORKLOAD_START, EV_CHECK, EV_TIMING, EV_WORKLOAD_END, EV_ERROR, EV_BYE, EV_PROBE, EV_UNKNOWN
 } event_type;
 
 /* One parsed event; the strings point into json and live as long as it. */
@@ -110,5 +128,9 @@ int protocol_write_line(int fd, json_t *obj);
 int protocol_event_parse(const char *line, runner_event *ev, kwb_error *err);
 /* Frees ev's json. */
 void protocol_event_free(runner_event *ev);
+
+/* V as a JSON number, or "NaN", "Infinity", "-Infinity" (as FlashInfer-Bench writes them) when
+ * it is not finite; events' numbers are read back either way. */
+json_t *protocol_real(double v);
 
 #endif

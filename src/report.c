@@ -639,13 +639,46 @@ static void axes_lines(const plot *p, strbuf *sb)
                   p->left + p->width, bottom);
 }
 
-/* The step line from the baseline (round 0, 1x) through each point, and the points. */
+/* A label's box on the chart: centre x, baseline y, half width (12 px text). */
+typedef struct label_box {
+    double x, y, half;
+} label_box;
+
+static int boxes_overlap(const label_box *a, const label_box *b)
+{
+    return fabs(a->x - b->x) < a->half + b->half + 2 && fabs(a->y - b->y) < 14;
+}
+
+/* A place for the label TEXT_LEN characters wide of the point at X, Y: above it, else below,
+ * where it overlaps none of PLACED[0..n); 0 when neither is free (the point's tooltip stays). */
+static int place_label(double x, double y, size_t text_len, const label_box *placed, size_t n, label_box *out)
+{
+    const double ys[2] = {y - 9, y + 20};
+    for (int k = 0; k < 2; k++) {
+        label_box b = {x, ys[k], 3.6 * (double)text_len + 1};
+        int free_here = 1;
+        for (size_t i = 0; i < n && free_here; i++)
+            free_here = !boxes_overlap(&b, &placed[i]);
+        if (free_here) {
+            *out = b;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The step line from the baseline (round 0, 1x) through each point, and the points; each
+ * point's speedup label where it overlaps no other label (the baseline's included). */
 static void speedup_series(const plot *p, const point *pts, size_t n, strbuf *sb)
 {
     strbuf_printf(sb, "<path class=\"step\" d=\"M%.1f %.1f", px(p, 0), py(p, 1));
     for (size_t i = 0; i < n; i++)
         strbuf_printf(sb, " H%.1f V%.1f", px(p, pts[i].round), py(p, pts[i].speedup));
     strbuf_puts(sb, "\"/>\n");
+    label_box *placed = xcalloc(n + 1, sizeof *placed);
+    /* the frame's "baseline 1x" label, right-aligned at the plot's right edge */
+    placed[0] = (label_box){p->left + p->width - 4 - 3.6 * 10, py(p, 1) - 5, 3.6 * 10 + 1};
+    size_t nplaced = 1;
     for (size_t i = 0; i < n; i++) {
         double x = px(p, pts[i].round), y = py(p, pts[i].speedup);
         strbuf_printf(sb, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\"><title>round %g", x, y,
@@ -655,11 +688,16 @@ static void speedup_series(const plot *p, const point *pts, size_t n, strbuf *sb
             html_escape(sb, get_str(pts[i].r, "title"));
         }
         strbuf_printf(sb, " &#8212; %.3g&#215;</title></circle>", pts[i].speedup);
-        if (n <= 24)
-            strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.3g&#215;</text>", x, y - 9,
-                          pts[i].speedup);
+        char label[32];
+        int len = snprintf(label, sizeof label, "%.3g", pts[i].speedup) + 1;  /* and the sign */
+        if (place_label(x, y, (size_t)len, placed, nplaced, &placed[nplaced])) {
+            strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s&#215;</text>", x,
+                          placed[nplaced].y, label);
+            nplaced++;
+        }
         strbuf_puts(sb, "\n");
     }
+    free(placed);
 }
 
 static void speedup_frame(const plot *p, strbuf *sb)

@@ -10,6 +10,21 @@
 #include "status.h"
 #include "workload.h"
 
+/* Where a workload's evaluation time went (the runner's account, for bench/sweep-speed). */
+typedef struct wl_cost {
+    double wall_s;              /* workload-start to workload-end, as the parent saw them */
+    double runner_start_s;      /* on a runner's first workload: its spawn to this workload-start */
+    double sampled_ms;          /* the sum of every timed sample, all roles */
+    long samples;               /* timed samples, all roles */
+    double trials_s, timing_s, reference_timing_s;   /* the runner's phases (wall time) */
+    double flush_ms;            /* device time of the cache flushes before the samples */
+    double warmup_s, sampling_s, hooks_s;            /* inside the timing phases: warm-ups, sampling loops
+                                                      * (hooks included), the integrity hooks */
+    int reference_runs;         /* reference calls for the checked trials */
+    int reference_cached;       /* checked trials whose reference outputs came from the cache */
+    int reference_fresh;        /* reference calls for the timed calls' fresh inputs (never cached) */
+} wl_cost;
+
 typedef struct wl_result {
     const workload *wl;
     eval_status status;
@@ -26,12 +41,16 @@ typedef struct wl_result {
     double roofline;            /* candidate: roofline floor / median, in (0, 1]; 0 when unknown */
     char verdict[16];           /* paired gate against the baseline: faster/same/slower/unclear */
     double ratio, ratio_lo, ratio_hi;   /* candidate/baseline median ratio and its interval */
+    double ci_rel;              /* candidate: half-width of its median's 95 % CI / median (0: unknown) */
+    wl_cost cost;               /* what the workload cost to evaluate */
+    int skipped;                /* not run: an earlier workload timed out or crashed (fail fast) */
 } wl_result;
 
 /* Summary over a set of results. */
 typedef struct results_summary {
     int total;
     int by_status[ST_COUNT];
+    int skipped;                /* workloads not run after a TIMEOUT or a crash */
     double mean_latency_ms;     /* over PASSED workloads */
     double geomean_speedup;     /* over PASSED workloads with a comparison */
     double min_speedup;
@@ -47,8 +66,11 @@ results_summary results_summarize(const wl_result *r, int n);
 /* Prints the per-workload table and the summary line to F, with achieved bandwidth, FLOP
  * rate and roofline share where the runner measured them. */
 void results_print_table(FILE *f, const definition *d, const wl_result *r, int n);
-/* Prints the results as one JSON document to F. */
-void results_print_json(FILE *f, const definition *d, const wl_result *r, int n);
+/* One line about one finished workload: uuid, axes, status, latency with its precision,
+ * and the comparison with the baseline or the reference (no newline), into BUF. */
+void results_line(char *buf, size_t cap, const definition *d, const wl_result *r);
+/* Prints the results as one JSON document to F, with the timing POLICY in words (may be NULL). */
+void results_print_json(FILE *f, const definition *d, const wl_result *r, int n, const char *policy);
 /* Frees what r owns. */
 void results_free(wl_result *r);
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "paths.h"
 #include "proc.h"
 #include "runner/timing.h"
 #include "stats.h"
@@ -33,10 +35,29 @@ typedef struct launch {
     double deadline;
     double spawned;       /* when this runner was started (parent's clock) */
     double timed_ms;      /* the sum of every sample it has reported */
+    double sampled_ms;    /* the sum and count of the samples of the last timing event */
+    long samples;
+    double started;       /* when the workload in flight started (parent's clock) */
     char key[CHANNEL_KEY_HEX + 1];   /* the channel's key for this runner */
     unsigned long seq;    /* the next event's sequence number */
     int forged;           /* the channel carried a line the runner did not seal */
+    char *scratch;        /* the runner's scratch folder, removed after it */
+    double limit_s;       /* the workload in flight's time limit */
 } launch;
+
+/* Until the reference's probe arrives, a workload (its inputs and one reference call) has this
+ * long; the reference is trusted code, so this only bounds a broken dataset. */
+#define PROBE_WAIT_S 600.0
+#define TIMEOUT_FLOOR_S 10.0
+#define TIMEOUT_REFERENCE_FACTOR 50.0
+
+double runclient_timeout_for(const runner_job *job, double reference_ms)
+{
+    double calls = job->trials + 1 + job->timing.min_samples + 2;
+    double by_reference = TIMEOUT_REFERENCE_FACTOR * reference_ms * 1e-3 * calls;
+    double budget = 4 * job->timing.max_time_s + job->reference_timing.max_time_s;
+    return (by_reference > TIMEOUT_FLOOR_S ? by_reference : TIMEOUT_FLOOR_S) + budget;
+}
 
 /* The most a timed figure may beat the roofline floor by before it is impossible: a cold GPU
  * sample only by measurement error and a cost model's slack; warm caches (CPU caches, a graph
@@ -163,6 +184,8 @@ static char *check_timing(const runclient *rc, launch *l, const runner_event *ev
     for (size_t i = 0; i < n; i++)
         sum += v[i];
     l->timed_ms += sum;
+    l->sampled_ms = sum;
+    l->samples = (long)n;
     marked mp = marked_of(v, mark, n, MARK_PLAIN, MARK_PLAIN), mf = marked_of(v, mark, n, MARK_FRESH, MARK_FRESH);
     marked mr = marked_of(v, mark, n, MARK_CHECKED, MARK_CHECKED), mc = marked_of(v, mark, n, MARK_CHECKED, MARK_FRESH);
     size_t np = mp.n, nf = mf.n, nr = mr.n, nc = mc.n;
@@ -206,8 +229,16 @@ static void on_timing(runclient *rc, launch *l, wl_result *r, int i, runner_even
         return;
     stats_summary mine = ev->timing;
     int pattern = 0, enough = 1;
+    l->sampled_ms = 0, l->samples = 0;
     char *why = check_timing(rc, l, ev, &mine, &pattern, &enough);
     ev->timing = mine;
+    r->cost.sampled_ms += l->sampled_ms;
+    r->cost.samples += l->samples;
+    r->cost.flush_ms += 1e3 * json_number_value(json_object_get(ev->json, "flush_s"));
+    json_t *loop = json_object_get(ev->json, "loop");
+    r->cost.warmup_s += json_number_value(json_object_get(loop, "warmup_s"));
+    r->cost.sampling_s += json_number_value(json_object_get(loop, "sampling_s"));
+    r->cost.hooks_s += json_number_value(json_object_get(loop, "hooks_s"));
     if (rc->confirming && !enough && strcmp(ev->role, "reference") != 0)
         rc->conclusive = 0;
     if (why && pattern && rc->suspect && strcmp(ev->role, "reference") != 0) {
@@ -226,6 +257,7 @@ static void on_timing(runclient *rc, launch *l, wl_result *r, int i, runner_even
         r->gbps = ev->gbps;
         r->tflops = ev->tflops;
         r->roofline = ev->roofline;
+        r->ci_rel = json_number_value(json_object_get(ev->json, "ci_rel"));
         snprintf(r->timer, sizeof r->timer, "%s", ev->timer ? ev->timer : "");
     } else if (strcmp(ev->role, "baseline") == 0) {
         r->baseline = ev->timing;
@@ -252,6 +284,13 @@ static void on_workload_end(wl_result *r, const runner_event *ev)
         r->ratio_lo = json_number_value(json_object_get(ev->json, "ratio_lo"));
         r->ratio_hi = json_number_value(json_object_get(ev->json, "ratio_hi"));
     }
+    json_t *cost = json_object_get(ev->json, "cost");
+    r->cost.trials_s = json_number_value(json_object_get(cost, "trials_s"));
+    r->cost.timing_s = json_number_value(json_object_get(cost, "timing_s"));
+    r->cost.reference_timing_s = json_number_value(json_object_get(cost, "reference_timing_s"));
+    r->cost.reference_runs = (int)json_integer_value(json_object_get(cost, "reference_runs"));
+    r->cost.reference_cached = (int)json_integer_value(json_object_get(cost, "reference_cached"));
+    r->cost.reference_fresh = (int)json_integer_value(json_object_get(cost, "reference_fresh"));
     const char *bs = json_string_value(json_object_get(ev->json, "baseline_status"));
     if (bs && status_from_name(bs, &r->baseline_status) == 0)
         r->has_baseline_status = 1;
@@ -280,7 +319,17 @@ static int on_event(runclient *rc, launch *l, const workload_set *set, wl_result
         l->current = index_of(set, l->next, ev->uuid);
         if (l->current < 0)
             return -1;
-        l->deadline = proc_now() + rc->timeout_s;
+        l->limit_s = rc->timeout_s > 0 ? rc->timeout_s : PROBE_WAIT_S;
+        l->deadline = proc_now() + l->limit_s;
+        if (l->started == 0)  /* the runner's first workload: what its start-up cost */
+            results[l->current].cost.runner_start_s = proc_now() - l->spawned;
+        l->started = proc_now();
+        break;
+    case EV_PROBE:
+        if (i >= 0 && rc->timeout_s <= 0) {
+            l->limit_s = runclient_timeout_for(rc->job, json_number_value(json_object_get(ev->json, "ms")));
+            l->deadline = proc_now() + l->limit_s;
+        }
         break;
     case EV_TIMING:
         if (i >= 0)
@@ -290,6 +339,7 @@ static int on_event(runclient *rc, launch *l, const workload_set *set, wl_result
         if (i < 0)
             return -1;
         on_workload_end(&results[i], ev);
+        results[i].cost.wall_s = proc_now() - l->started;
         flag_for_human(&results[i]);
         finish(rc, l, set, results, i);
         break;
@@ -352,6 +402,10 @@ static int start_runner(runclient *rc, launch *l, const workload_set *set, kwb_e
     if (l->log_fd < 0)
         return kwb_error_set(err, "cannot create a log file: %s", strerror(errno));
     unlink(log_name);
+    const char *tmp = getenv("TMPDIR");
+    l->scratch = xasprintf("%s/kwb-scratch-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(l->scratch))
+        return kwb_error_set(err, "cannot make a scratch folder %s: %s", l->scratch, strerror(errno));
     if (pipe2(jp, O_CLOEXEC) != 0 || pipe2(ep, O_CLOEXEC) != 0)
         return kwb_error_set(err, "pipe: %s", strerror(errno));
     char *argv[] = {(char *)rc->runner_path, "--job-fd", "3", "--event-fd", "4", NULL};
@@ -377,8 +431,14 @@ static int start_runner(runclient *rc, launch *l, const workload_set *set, kwb_e
     if (channel_new_key(l->key) != 0)
         return kwb_error_set(err, "cannot draw a key for the result channel");
     rc->job->channel_key = l->key;
+    rc->job->scratch = l->scratch;
+    rc->job->probe_reference = rc->timeout_s <= 0;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    rc->job->cpu_limit_s = ((double)(set->count - l->next) * (rc->timeout_s > 0 ? rc->timeout_s : PROBE_WAIT_S) + 60) *
+                           (double)(cpus > 0 ? cpus : 1);
     char *line = protocol_job_encode(rc->job);
     rc->job->channel_key = NULL;
+    rc->job->scratch = NULL;
     rc->job->workloads = saved;
     json_decref(arr);
     strbuf sb;
@@ -400,11 +460,15 @@ static int start_runner(runclient *rc, launch *l, const workload_set *set, kwb_e
 static void runner_lost(launch *l, wl_result *r, int timed_out, double timeout_s, int status)
 {
     char msg[512], how[256];
+    int sigsys = !timed_out && WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS;
     if (timed_out)
-        snprintf(msg, sizeof msg, "no result within %.0f s: the runner was killed", timeout_s);
+        snprintf(msg, sizeof msg, "no result within %.3g s: the runner was killed", timeout_s);
+    else if (sigsys) /* a refused call with SIGSYS blocked, or a foreign architecture's call */
+        snprintf(msg, sizeof msg, "the sandbox killed the runner: a refused system call (%s)",
+                 proc_describe_status(status, how, sizeof how));
     else
         snprintf(msg, sizeof msg, "the runner died: %s", proc_describe_status(status, how, sizeof how));
-    results_set_status(r, timed_out ? ST_TIMEOUT : ST_RUNTIME_ERROR, msg);
+    results_set_status(r, timed_out ? ST_TIMEOUT : sigsys ? ST_REJECTED_INTEGRITY : ST_RUNTIME_ERROR, msg);
     free(r->log);
     r->log = log_tail(l->log_fd);
     if (r->log[0] && !timed_out) {
@@ -453,17 +517,24 @@ static void mark_not_run(const workload_set *set, wl_result *results, int from)
         results_set_status(&results[i], ST_RUNTIME_ERROR, "not run: the evaluation stopped early");
 }
 
-static int one_launch(runclient *rc, const workload_set *set, wl_result *results, int *next, kwb_error *err)
+/* One runner over the workloads from *NEXT; *LOST is the workload it timed out or crashed on,
+ * or -1. */
+static int one_launch(runclient *rc, const workload_set *set, wl_result *results, int *next, int *lost, kwb_error *err)
 {
     launch l = {0};
     l.current = -1;
     l.next = *next;
-    l.deadline = proc_now() + rc->timeout_s;
+    l.limit_s = rc->timeout_s > 0 ? rc->timeout_s : PROBE_WAIT_S; /* start-up and setup */
+    l.deadline = proc_now() + l.limit_s;
     strbuf_init(&l.pending);
+    *lost = -1;
     if (start_runner(rc, &l, set, err) != 0) {
         strbuf_free(&l.pending);
         if (l.log_fd >= 0)
             close(l.log_fd);
+        if (l.scratch)
+            paths_remove_tree(l.scratch);
+        free(l.scratch);
         return -1;
     }
     kwb_error perr = {{0}};
@@ -471,6 +542,8 @@ static int one_launch(runclient *rc, const workload_set *set, wl_result *results
     int status = 0, timed_out = pr == 1;
     if (timed_out || pr < 0 || pr == 2 || proc_wait(l.pid, 5.0, &status) == 1)
         proc_kill_group(l.pid);
+    paths_remove_tree(l.scratch);
+    free(l.scratch);
     if (pr == 2) { /* stopped: what was not final is not run */
         mark_not_run(set, results, l.current >= 0 ? l.current : l.next);
         l.next = set->count;
@@ -479,8 +552,10 @@ static int one_launch(runclient *rc, const workload_set *set, wl_result *results
     int victim = l.current >= 0 ? l.current : l.next;
     if (pr < 0 && victim < set->count)
         results_set_status(&results[victim], l.forged ? ST_REJECTED_INTEGRITY : ST_RUNTIME_ERROR, perr.msg);
-    else if (!l.saw_bye && !l.job_error && victim < set->count)
-        runner_lost(&l, &results[victim], timed_out, rc->timeout_s, status);
+    else if (!l.saw_bye && !l.job_error && victim < set->count) {
+        runner_lost(&l, &results[victim], timed_out, l.limit_s > 0 ? l.limit_s : rc->timeout_s, status);
+        *lost = victim;
+    }
     if (l.job_error)
         l.next = set->count;
     else if (!l.saw_bye && victim < set->count && l.next <= victim)
@@ -490,6 +565,21 @@ static int one_launch(runclient *rc, const workload_set *set, wl_result *results
     close(l.log_fd);
     strbuf_free(&l.pending);
     return 0;
+}
+
+/* Fail fast: workloads FROM on get the status of workload LOST (a TIMEOUT or a crash), marked
+ * skipped, without running. */
+static void skip_rest(runclient *rc, const workload_set *set, wl_result *results, int lost, int from)
+{
+    for (int i = from; i < set->count; i++) {
+        char *m =
+            xasprintf("skipped: workload %.8s ended %s (%.200s); --keep-going runs the rest", set->items[lost].uuid,
+                      status_name(results[lost].status), results[lost].message ? results[lost].message : "");
+        results_set_status(&results[i], results[lost].status, m);
+        results[i].skipped = 1;
+        free(m);
+        finish(rc, &(launch){.next = i}, set, results, i);
+    }
 }
 
 /* Re-measurements of a suspect workload before it is judged on its first finding alone. */
@@ -568,11 +658,15 @@ int runclient_run(runclient *rc, const workload_set *set, wl_result *results, kw
         rc->suspect = xcalloc((size_t)set->count + 1, sizeof *rc->suspect);
     int next = 0, status = 0;
     while (next < set->count && status == 0 && !(rc->stop && *rc->stop)) {
-        int before = next;
-        if (one_launch(rc, set, results, &next, err) != 0)
+        int before = next, lost = -1;
+        if (one_launch(rc, set, results, &next, &lost, err) != 0)
             status = -1;
         else if (next == before) /* never loop on a runner that makes no progress */
             finish(rc, &(launch){.next = next}, set, results, next), next++;
+        if (lost >= 0 && !rc->keep_going) { /* fail fast */
+            skip_rest(rc, set, results, lost, next);
+            next = set->count;
+        }
     }
     if (next < set->count && status == 0)
         mark_not_run(set, results, next);

@@ -15,7 +15,9 @@
 
 typedef struct runclient {
     const char *runner_path;
-    double timeout_s;            /* per workload, from its workload-start */
+    double timeout_s;            /* per workload, from its workload-start; <= 0: from the reference
+                                  * (runclient_timeout_for, measured before each workload) */
+    int keep_going;              /* after a TIMEOUT or a crash, run the remaining workloads anyway */
     runner_job *job;             /* everything but the workloads */
     /* Called after each workload's result is final (may be NULL). */
     void (*progress)(void *ctx, int done, int total, const wl_result *r);
@@ -27,6 +29,11 @@ typedef struct runclient {
     int confirming;     /* internal: this run re-measures one suspect workload alone */
     int conclusive;     /* internal: that re-measurement had enough calls of each kind to judge */
 } runclient;
+
+/* The default time limit of a workload whose reference call took REFERENCE_MS: the larger of
+ * 10 s and 50 times the reference's time for the candidate's checked and minimum timed calls,
+ * plus the timing policy's own budget (4x its wall-time cap with the defences' checks). */
+double runclient_timeout_for(const runner_job *job, double reference_ms);
 
 /* Evaluates every workload of SET, filling results[i] for set->items[i]. A timing pattern that
  * load can fake (calls on repeated inputs faster than on fresh ones; unchecked calls faster than

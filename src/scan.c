@@ -3,6 +3,7 @@
 #include "scan.h"
 
 #include <pcre2.h>
+#include <ctype.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,46 @@ static size_t code_length(const char *line, size_t len)
     return len;
 }
 
+/* The handle named by the first argument of the call FN( at P ("&tids[t]" -> "tids") into
+ * OUT (CAP bytes); 0 when there is none. */
+static int call_handle(const char *p, const char *fn, char *out, size_t cap)
+{
+    p += strlen(fn);
+    p += strspn(p, " \t");
+    if (*p != '(')
+        return 0;
+    p++;
+    p += strspn(p, " \t&(*");
+    size_t n = 0;
+    while ((isalnum((unsigned char)p[n]) || p[n] == '_' || p[n] == '.') && n + 1 < cap)
+        n++;
+    memcpy(out, p, n);
+    out[n] = '\0';
+    return n > 0;
+}
+
+/* 1 when TEXT joins the threads of HANDLE (pthread_join(HANDLE...) and never detaches them):
+ * the ABI allows threads joined before the entry point returns. */
+static int handle_joined(const char *text, const char *handle)
+{
+    int joined = 0, detached = 0;
+    char h[128];
+    for (const char *q = strstr(text, "pthread_join"); q; q = strstr(q + 1, "pthread_join"))
+        joined |= call_handle(q, "pthread_join", h, sizeof h) && strcmp(h, handle) == 0;
+    for (const char *q = strstr(text, "pthread_detach"); q; q = strstr(q + 1, "pthread_detach"))
+        detached |= call_handle(q, "pthread_detach", h, sizeof h) && strcmp(h, handle) == 0;
+    return joined && !detached;
+}
+
+/* A "thread" finding on LINE that is a pthread_create whose threads TEXT joins: not a finding. */
+static int thread_joined(const char *text, const char *line)
+{
+    const char *c = strstr(line, "pthread_create");
+    char h[128];
+    return c && !strstr(c + 1, "pthread_create") && call_handle(c, "pthread_create", h, sizeof h) &&
+           handle_joined(text, h);
+}
+
 void scan_text(const char *name, const char *text, scan_report *rep)
 {
     pthread_once(&compile_once, compile_rules);
@@ -106,7 +147,8 @@ void scan_text(const char *name, const char *text, scan_report *rep)
         size_t code = code_length(line, strlen(line));
         for (int i = 0; i < NRULES; i++) {
             if (pcre2_match(compiled[i], (PCRE2_SPTR)line, code, 0, 0, md, NULL) >= 0) {
-                add_finding(rep, name, lineno, rules[i].name, p, len);
+                if (!(strcmp(rules[i].name, "thread") == 0 && thread_joined(text, line)))
+                    add_finding(rep, name, lineno, rules[i].name, p, len);
                 break;  /* one finding per line, the first rule's */
             }
         }

@@ -51,6 +51,61 @@ double stats_quantile_sorted(const double *sorted, size_t n, double q)
     return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
 }
 
+void stats_sort(double *x, size_t n)
+{
+    qsort(x, n, sizeof *x, cmp_double);
+}
+
+/* Above this many samples the binomial's normal approximation sets the ranks. */
+#define CI_EXACT_MAX 1000
+
+/* The standard normal's upper quantile z(p) for 0.5 < p < 1 (Abramowitz and Stegun 26.2.23,
+ * refined by one Halley step: far more precise than ranks need). */
+static double normal_quantile(double p)
+{
+    double q = p < 0.5 ? p : 1 - p, t = sqrt(-2 * log(q));
+    double z = t - (2.515517 + 0.802853 * t + 0.010328 * t * t) / (1 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t);
+    double e = 0.5 * erfc(z / sqrt(2)) - q;  /* Halley's step on the upper tail */
+    double u = e * 2.5066282746310002 * exp(z * z / 2);
+    z = z + u / (1 + z * u / 2);
+    return p < 0.5 ? -z : z;
+}
+
+int stats_median_ci_ranks(size_t n, double confidence, size_t *lo, size_t *hi)
+{
+    if (n < 2 || !(confidence > 0 && confidence < 1))
+        return -1;
+    double tail = (1 - confidence) / 2;
+    size_t l = 0;
+    if (n <= CI_EXACT_MAX) {
+        /* the largest l with P(X <= l - 1) <= tail, X ~ Bin(n, 1/2), summed in log space */
+        double cum = 0, logn = lgamma((double)n + 1) - (double)n * log(2.0);
+        for (size_t i = 0; i < n; i++) {
+            cum += exp(logn - lgamma((double)i + 1) - lgamma((double)(n - i) + 1));
+            if (cum > tail)
+                break;
+            l = i + 1;
+        }
+    } else {
+        double z = normal_quantile(1 - tail), half = z * sqrt((double)n) / 2;
+        l = (size_t)floor(((double)n + 1) / 2 - half);  /* with the continuity correction */
+    }
+    if (l < 1 || 2 * l > n)
+        return -1;
+    *lo = l;
+    *hi = n + 1 - l;
+    return 0;
+}
+
+double stats_median_ci_rel(const double *sorted, size_t n, double confidence)
+{
+    size_t lo, hi;
+    double median = stats_quantile_sorted(sorted, n, 0.5);
+    if (stats_median_ci_ranks(n, confidence, &lo, &hi) != 0 || !(median > 0))
+        return INFINITY;
+    return (sorted[hi - 1] - sorted[lo - 1]) / 2 / median;
+}
+
 stats_summary stats_summarize(const double *x, size_t n)
 {
     stats_summary s;

@@ -25,6 +25,16 @@ stats_summary stats_summarize(const double *x, size_t n);
 double stats_rsd(const double *x, size_t n);
 /* The q-quantile (0 <= q <= 1) of sorted[0..n) by linear interpolation; 0 when n == 0. */
 double stats_quantile_sorted(const double *sorted, size_t n, double q);
+/* The ranks (1-based, *lo < *hi) of the order statistics that bound a distribution-free
+ * CONFIDENCE interval of the median of N samples: the largest lo with P(Bin(N, 1/2) < lo) <=
+ * (1 - CONFIDENCE) / 2, exact up to 1000 samples and by the normal approximation above, and
+ * hi = N + 1 - lo. Returns 0, or -1 when N is too small for any such interval. */
+int stats_median_ci_ranks(size_t n, double confidence, size_t *lo, size_t *hi);
+/* The half-width of that interval over sorted[0..n) relative to the median
+ * ((x[hi] - x[lo]) / 2 / median); INFINITY when n is too small or the median is not > 0. */
+double stats_median_ci_rel(const double *sorted, size_t n, double confidence);
+/* Sorts x[0..n) in place, ascending (NaNs last). */
+void stats_sort(double *x, size_t n);
 /* Geometric mean of the positive values in x[0..n); 0 when there are none. */
 double stats_geomean(const double *x, size_t n);
 

@@ -21,13 +21,33 @@ static json_t *trace_number(double v)
     return json_real(v);
 }
 
-static json_t *evaluation_json(const char *hardware, const wl_result *r)
+json_t *trace_environment(const json_t *hello, const char *device)
+{
+    json_t *h = (json_t *)hello;
+    const char *name = json_string_value(json_object_get(h, "gpu"));
+    if (!name)
+        name = json_string_value(json_object_get(h, "model"));
+    if (!name)
+        name = json_string_value(json_object_get(h, "device"));
+    json_t *libs = json_pack("{s:s}", "kwb", PACKAGE_VERSION);
+    static const char *const keys[][2] = {{"runner_version", "kwb-runner"},
+                                          {"cuda_driver", "cuda_driver"},
+                                          {"cuda_runtime", "cuda_runtime"}};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const char *v = json_string_value(json_object_get(h, keys[i][0]));
+        if (v)
+            json_object_set_new(libs, keys[i][1], json_string(v));
+    }
+    return json_pack("{s:s, s:o}", "hardware", name ? name : device, "libs", libs);
+}
+
+static json_t *evaluation_json(const json_t *environment, const wl_result *r)
 {
     char stamp[32];
     time_t now = time(NULL);
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    json_t *ev = json_pack("{s:s, s:{s:s, s:{s:s}}, s:s}", "status", status_trace_name(r->status), "environment",
-                           "hardware", hardware, "libs", "kwb", PACKAGE_VERSION, "timestamp", stamp);
+    json_t *ev = json_pack("{s:s, s:O, s:s}", "status", status_trace_name(r->status), "environment", environment,
+                           "timestamp", stamp);
     char *log = r->status == ST_REJECTED_INTEGRITY
                     ? xasprintf("REJECTED_INTEGRITY: %s", r->message ? r->message : "")
                     : xasprintf("%s%s%s", r->message ? r->message : "", r->log ? "\n" : "", r->log ? r->log : "");
@@ -41,21 +61,24 @@ static json_t *evaluation_json(const char *hardware, const wl_result *r)
         json_object_set_new(ev, "correctness", c);
     }
     if (r->status == ST_PASSED && r->has_candidate) {
-        double ref = r->has_reference ? r->reference.median : 0.0;
+        /* FlashInfer-Bench's latencies are means (over trials of per-trial medians); kwb's
+         * tables keep the median. */
+        double lat = r->candidate.mean > 0 ? r->candidate.mean : r->candidate.median;
+        double ref = !r->has_reference ? 0.0 : r->reference.mean > 0 ? r->reference.mean : r->reference.median;
         json_object_set_new(ev, "performance",
-                            json_pack("{s:f, s:f, s:f}", "latency_ms", r->candidate.median, "reference_latency_ms",
-                                      ref, "speedup_factor", ref > 0 ? ref / r->candidate.median : 0.0));
+                            json_pack("{s:f, s:f, s:f}", "latency_ms", lat, "reference_latency_ms", ref,
+                                      "speedup_factor", ref > 0 ? ref / lat : 0.0));
     }
     return ev;
 }
 
-json_t *trace_line(const definition *d, const char *solution_name, const char *hardware, const wl_result *r)
+json_t *trace_line(const definition *d, const char *solution_name, const json_t *environment, const wl_result *r)
 {
     return json_pack("{s:s, s:O, s:s, s:o}", "definition", d->name, "workload", r->wl->json, "solution",
-                     solution_name, "evaluation", evaluation_json(hardware, r));
+                     solution_name, "evaluation", evaluation_json(environment, r));
 }
 
-int trace_write_file(const char *path, const definition *d, const char *solution_name, const char *hardware,
+int trace_write_file(const char *path, const definition *d, const char *solution_name, const json_t *environment,
                      const wl_result *r, int n, kwb_error *err)
 {
     char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
@@ -67,7 +90,7 @@ int trace_write_file(const char *path, const definition *d, const char *solution
     }
     int bad = 0;
     for (int i = 0; i < n && !bad; i++) {
-        json_t *line = trace_line(d, solution_name, hardware, &r[i]);
+        json_t *line = trace_line(d, solution_name, environment, &r[i]);
         bad = json_dumpf(line, f, JSON_COMPACT) != 0 || fputc('\n', f) == EOF;
         json_decref(line);
     }

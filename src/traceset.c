@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "strbuf.h"
+#include "suggest.h"
 #include "xalloc.h"
 
 /* Depth-first search under DIR for a regular file named FILE; first in name order wins. */
@@ -32,6 +34,57 @@ static char *find_file(const char *dir, const char *file, int depth)
     return found;
 }
 
+/* Adds the names (without EXT) of the files under DIR ending in EXT to *NAMES. */
+static void list_names(const char *dir, const char *ext, char ***names, size_t *n, int depth)
+{
+    struct dirent **ents;
+    int k = scandir(dir, &ents, NULL, alphasort);
+    for (int i = 0; i < k; i++) {
+        const char *nm = ents[i]->d_name;
+        size_t len = strlen(nm), le = strlen(ext);
+        char *path = xasprintf("%s/%s", dir, nm);
+        struct stat st;
+        if (nm[0] != '.' && stat(path, &st) == 0) {
+            if (S_ISREG(st.st_mode) && len > le && strcmp(nm + len - le, ext) == 0) {
+                *names = xrealloc(*names, sizeof **names * (*n + 1));
+                (*names)[(*n)++] = xstrndup(nm, len - le);
+            } else if (S_ISDIR(st.st_mode) && depth < 8)
+                list_names(path, ext, names, n, depth + 1);
+        }
+        free(path);
+        free(ents[i]);
+    }
+    if (k >= 0)
+        free(ents);
+}
+
+/* "no NAME.EXT under SUB/", with the nearest known name and the known ones (up to 60). */
+static void not_found(const char *root, const char *sub, const char *name, const char *ext, kwb_error *err)
+{
+    char *dir = xasprintf("%s/%s", root, sub);
+    char **names = NULL;
+    size_t n = 0;
+    list_names(dir, ext, &names, &n, 0);
+    free(dir);
+    if (n == 0) {
+        kwb_error_set(err, "%s: no %s%s under %s/ (is %s a TraceSet root?)", root, name, ext, sub, root);
+        return;
+    }
+    const char *near = suggest_closest(name, (const char *const *)names, n);
+    strbuf sb;
+    strbuf_init(&sb);
+    for (size_t i = 0; i < n && i < 60; i++)
+        strbuf_printf(&sb, "%s%s", i ? ", " : "", names[i]);
+    if (n > 60)
+        strbuf_printf(&sb, " and %zu more", n - 60);
+    kwb_error_set(err, "%s: no %s%s under %s/%s%s%s; known: %s", root, name, ext, sub, near ? " (did you mean '" : "",
+                  near ? near : "", near ? "'?)" : "", sb.s);
+    strbuf_free(&sb);
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
 static char *find_in(const char *root, const char *sub, const char *name, const char *ext,
                      kwb_error *err)
 {
@@ -39,7 +92,7 @@ static char *find_in(const char *root, const char *sub, const char *name, const 
     char *file = xasprintf("%s%s", name, ext);
     char *path = find_file(dir, file, 0);
     if (!path)
-        kwb_error_set(err, "%s: no %s%s under %s/ (is %s a TraceSet root?)", root, name, ext, sub, root);
+        not_found(root, sub, name, ext, err);
     free(dir);
     free(file);
     return path;

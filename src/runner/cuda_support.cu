@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 #include <mma.h>
 
+#include "digest_formula.h"
 #include "runner/cuda_support.h"
 
 static __device__ __forceinline__ unsigned long long global_ns(void)
@@ -119,5 +120,32 @@ extern "C" int cuda_support_fma(void *stream, int grid, int iters, float *out)
 extern "C" int cuda_support_mma(void *stream, int grid, int iters, float *out)
 {
     kwb_peak_mma<<<grid, 128, 0, (cudaStream_t)stream>>>(out, iters);
+    return (int)cudaGetLastError();
+}
+
+/* One thread block's share of the digest of N bytes at P (8-byte aligned), added to *OUT. */
+extern "C" __global__ void kwb_digest(const unsigned long long *p, size_t n, unsigned long long key,
+                                      unsigned long long *out)
+{
+    size_t words = n / 8;
+    unsigned long long acc = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words; i += (size_t)gridDim.x * blockDim.x)
+        acc += digest_term(key, i, p[i]);
+    if (blockIdx.x == 0 && threadIdx.x == 0 && n % 8)
+        acc += digest_term(key, words, digest_tail((const unsigned char *)p, n));
+    for (int o = 16; o > 0; o /= 2)
+        acc += __shfl_down_sync(0xffffffffu, acc, o);
+    if ((threadIdx.x & 31) == 0)
+        atomicAdd(out, acc);
+}
+
+extern "C" int cuda_support_digest(void *stream, const void *p, size_t n, uint64_t key, unsigned long long *out)
+{
+    cudaError_t e = cudaMemsetAsync(out, 0, sizeof *out, (cudaStream_t)stream);
+    if (e != cudaSuccess)
+        return (int)e;
+    size_t words = n / 8 + 1, blocks = (words + 255) / 256;
+    kwb_digest<<<blocks < 1024 ? (unsigned)blocks : 1024u, 256, 0, (cudaStream_t)stream>>>(
+        (const unsigned long long *)p, n, key, out);
     return (int)cudaGetLastError();
 }

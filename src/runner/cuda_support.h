@@ -4,6 +4,7 @@
 #ifndef KWB_CUDA_SUPPORT_H
 #define KWB_CUDA_SUPPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -31,6 +32,10 @@ int cuda_support_fma(void *stream, int grid, int iters, float *out);
 /* Runs the bf16 tensor-core (mma.sync via wmma) peak kernel: GRID blocks of 4 warps,
  * ITERS rounds of 4 independent 16x16x16 products per warp (8192 flops each). */
 int cuda_support_mma(void *stream, int grid, int iters, float *out);
+
+/* Queues on STREAM the digest (digest_formula.h) of N bytes at P (device memory, 8-byte aligned)
+ * under KEY into *OUT (device memory), by the kernel kwb_digest. */
+int cuda_support_digest(void *stream, const void *p, size_t n, uint64_t key, unsigned long long *out);
 
 #ifdef __cplusplus
 }

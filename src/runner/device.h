@@ -31,6 +31,7 @@ typedef struct device_sample {
     double clock_mhz;    /* SM clock during the sample; 0 when unknown */
     int throttled;       /* the clock was under 75% of its nominal rate: drop the sample */
     int kernels;         /* kernels the call launched (0 on the cpu) */
+    double flush_ms;     /* device time of the cache flush before it (0: none or unknown) */
 } device_sample;
 
 typedef struct device_ops {
@@ -59,6 +60,10 @@ typedef struct device_ops {
     kwb_stream (*stream)(device *d);
     /* The device's reference for DEFINITION, or NULL. */
     reference_fn (*reference)(device *d, const char *definition);
+    /* The digest (digest_formula.h) of N bytes of device memory at P under KEY into *OUT.
+     * Returns 0, 1 when the device has none to offer (the caller reads the bytes back
+     * instead), or -1 with *err set. */
+    int (*digest)(device *d, const void *p, size_t n, uint64_t key, uint64_t *out, kwb_error *err);
     /* Makes caches cold before a sample (cpu: writes a buffer larger than the LLC). */
     void (*flush)(device *d);
     /* Adds device facts (name, memory, clocks, timer) to the hello event. */
@@ -79,6 +84,11 @@ device *device_open(const char *spec, const char *cache_dir, kwb_error *err);
 void device_list(FILE *f);
 /* The GPUs the cuda device sees, one "cuda:N NAME" line each (device_cuda.c). */
 void device_cuda_list(FILE *f);
+/* The copy bandwidth of the cpu device D (GB/s, bytes read + written) over a working set of
+ * BYTES, whichever of caches and memory holds it: measured once per size (powers of two), or
+ * AGAIN (keeping the best: a busy machine measures low), never under the memory's; the
+ * roofline's peak for warm timing. */
+double device_cpu_copy_peak(device *d, double bytes, int again);
 /* The cpu device (device_cpu.c); CACHE_DIR keeps its measured copy bandwidth (may be NULL). */
 device *device_cpu_open(const char *cache_dir, kwb_error *err);
 /* The cuda device on GPU ORDINAL (device_cuda.c; only when built with CUDA). CACHE_DIR

@@ -10,8 +10,10 @@
 
 #include "config.h"
 #include "paths.h"
+#include "proc.h"
 #include "protocol.h"
 #include "runner/cuda_rng.h"
+#include "digest_formula.h"
 #include "runner/cuda_support.h"
 #include "runner/cupti_timer.h"
 #include "runner/device.h"
@@ -21,6 +23,7 @@
 
 enum { HOLD_TIMEOUT_NS = 500000000 };  /* a call that synchronizes inside cannot deadlock */
 #define THROTTLE_SHARE 0.75
+enum { FLUSH_TIMED = 16 };  /* flushes timed with events, for the average reported with every sample */
 
 typedef struct cuda_peaks {
     double copy_gbps;     /* device-to-device copy, bytes read + written */
@@ -33,6 +36,7 @@ typedef struct cuda_priv {
     int ordinal;
     cudaStream_t stream;
     cudaEvent_t start, stop;
+    cudaEvent_t flush_start, flush_stop;  /* around the flush: its device time, for the floor */
     volatile int *hold_flag;      /* host-mapped */
     int *hold_flag_dev;
     int *timed_out;               /* device */
@@ -47,6 +51,12 @@ typedef struct cuda_priv {
     int broken;
     int raw_span;                 /* KWB_RAW_SPAN=1: report the bare activity span */
     cuda_peaks peaks;
+    double sample_wall[5];        /* host time per step of a sample: flush, sync, call, CUPTI, reads */
+    long samples;
+    unsigned long long *digest_slot;  /* device: the digest kernel's sum */
+    int digest_ok;                /* the digest kernel agreed with the host's formula at open */
+    double flush_ms;              /* device time of one flush, averaged over the first FLUSH_TIMED */
+    int flushes_timed;
 } cuda_priv;
 
 static cuda_priv *priv(device *d)
@@ -178,18 +188,32 @@ static int timed_sample(device *d, const timing_policy *pol, device_call call, v
                         device_sample *out, kwb_error *err)
 {
     cuda_priv *p = priv(d);
+    double t[6];
+    t[0] = proc_now();
+    int time_flush = pol->cold && p->flushes_timed < FLUSH_TIMED;  /* events cost driver calls: a few suffice */
+    if (time_flush)
+        cudaEventRecord(p->flush_start, p->stream);
     if (pol->cold && cuda_flush_caches(d, err) != 0)
         return -1;
+    if (time_flush)
+        cudaEventRecord(p->flush_stop, p->stream);
+    t[1] = proc_now();
     if (cuda_fail(d, cudaMemsetAsync(p->timed_out, 0, sizeof(int), p->stream), "reset", err) || cuda_sync(d, err))
         return -1;
+    t[2] = proc_now();
     if (p->cupti)
         cupti_timer_begin(p->cupti);
     if (held_call(d, call, ctx, which, err) != 0 || cuda_sync(d, err) != 0)
         return -1;
+    t[3] = proc_now();
     int spans = p->cupti && cupti_timer_end(p->cupti, &out->ms, &out->kernels) == 0;
-    float ev = 0;
+    t[4] = proc_now();
+    float ev = 0, fl = 0;
     int timed_out = 0;
     cudaEventElapsedTime(&ev, p->start, p->stop);
+    if (time_flush && cudaEventElapsedTime(&fl, p->flush_start, p->flush_stop) == cudaSuccess)
+        p->flush_ms = (p->flush_ms * p->flushes_timed + fl) / (p->flushes_timed + 1), p->flushes_timed++;
+    out->flush_ms = pol->cold ? p->flush_ms : 0;
     cudaMemcpy(&timed_out, p->timed_out, sizeof timed_out, cudaMemcpyDeviceToHost);
     out->event_ms = timed_out ? -1 : ev;  /* the call synchronized while held: events are void */
     if (!spans && timed_out)
@@ -199,6 +223,10 @@ static int timed_sample(device *d, const timing_policy *pol, device_call call, v
         out->ms = ev;
     out->clock_mhz = probe_clock_mhz(d);
     out->throttled = out->clock_mhz > 0 && out->clock_mhz < THROTTLE_SHARE * p->clock_khz / 1e3;
+    t[5] = proc_now();
+    for (int i = 0; i < 5; i++)
+        p->sample_wall[i] += t[i + 1] - t[i];
+    p->samples++;
     return 0;
 }
 
@@ -294,6 +322,11 @@ static void cuda_describe(device *d, json_t *hello)
 {
     cuda_priv *p = priv(d);
     json_object_set_new(hello, "device", json_sprintf("cuda:%d %s", p->ordinal, p->name));
+    int drv = 0, rt = 0;
+    if (cudaDriverGetVersion(&drv) == cudaSuccess && drv > 0)
+        json_object_set_new(hello, "cuda_driver", json_sprintf("%d.%d", drv / 1000, drv % 1000 / 10));
+    if (cudaRuntimeGetVersion(&rt) == cudaSuccess && rt > 0)
+        json_object_set_new(hello, "cuda_runtime", json_sprintf("%d.%d", rt / 1000, rt % 1000 / 10));
     json_object_set_new(hello, "gpu", json_string(p->name));
     json_object_set_new(hello, "uuid", json_string(p->uuid));
     json_object_set_new(hello, "sms", json_integer(p->sms));
@@ -301,6 +334,7 @@ static void cuda_describe(device *d, json_t *hello)
     json_object_set_new(hello, "sm_clock_mhz", json_real(p->clock_khz / 1e3));
     json_object_set_new(hello, "mem_clock_mhz", json_real(p->mem_clock_khz / 1e3));
     json_object_set_new(hello, "timer", json_string(cuda_timer(d)));
+    json_object_set_new(hello, "input_digest", json_boolean(p->digest_ok));
     if (!p->cupti)
         json_object_set_new(hello, "timer_note", json_string(p->cupti_note));
     json_object_set_new(hello, "peaks", json_pack("{s:f, s:f, s:f, s:f}", "copy_gbps", p->peaks.copy_gbps,
@@ -308,21 +342,80 @@ static void cuda_describe(device *d, json_t *hello)
                                                   p->peaks.bf16_tflops, "front_end_us", p->peaks.front_end_us));
 }
 
+/* With KWB_SAMPLE_PROFILE=FILE: one line appended with the host time per step of a sample. */
+static void write_sample_profile(const cuda_priv *p)
+{
+    const char *path = getenv("KWB_SAMPLE_PROFILE");
+    FILE *f = path && p->samples ? fopen(path, "a") : NULL;
+    if (!f)
+        return;
+    double n = (double)p->samples;
+    fprintf(f, "samples %ld us/sample: flush-enqueue %.1f sync %.1f held-call+sync %.1f cupti %.1f reads %.1f\n",
+            p->samples, p->sample_wall[0] / n * 1e6, p->sample_wall[1] / n * 1e6, p->sample_wall[2] / n * 1e6,
+            p->sample_wall[3] / n * 1e6, p->sample_wall[4] / n * 1e6);
+    fclose(f);
+}
+
 static void cuda_close(device *d)
 {
     cuda_priv *p = priv(d);
+    write_sample_profile(p);
     cupti_timer_close(p->cupti);
     if (!p->broken) {
         cudaFree(p->flush_buf);
+        cudaFree(p->digest_slot);
         cudaFree(p->probe);
         cudaFree(p->timed_out);
         cudaFreeHost((void *)p->hold_flag);
         cudaEventDestroy(p->start);
         cudaEventDestroy(p->stop);
+        cudaEventDestroy(p->flush_start);
+        cudaEventDestroy(p->flush_stop);
         cudaStreamDestroy(p->stream);
     }
     free(p);
     free(d);
+}
+
+/* The digest computed on the GPU: no read-back of the bytes. 1 when the kernel failed its
+ * self-test at open (the caller then reads the bytes back). */
+static int cuda_digest(device *d, const void *p, size_t n, uint64_t key, uint64_t *out, kwb_error *err)
+{
+    cuda_priv *c = priv(d);
+    if (!c->digest_ok)
+        return 1;
+    unsigned long long v = 0;
+    if (cuda_fail(d, (cudaError_t)cuda_support_digest(c->stream, p, n, key, c->digest_slot), "digest", err) ||
+        cuda_fail(d, cudaStreamSynchronize(c->stream), "digest", err) ||
+        cuda_fail(d, cudaMemcpy(&v, c->digest_slot, sizeof v, cudaMemcpyDeviceToHost), "digest", err))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Whether the digest kernel agrees with digest_host on sizes around a word and a block's
+ * stride, and sees a one-bit change; a kernel that does not is never used. */
+static int digest_self_test(device *d)
+{
+    enum { N = 256 * 8 * 3 + 13 };
+    unsigned char host[N];
+    for (size_t i = 0; i < N; i++)
+        host[i] = (unsigned char)(i * 131 + 7);
+    void *buf = NULL;
+    kwb_error err = {{0}};
+    int ok = cudaMalloc(&buf, N) == cudaSuccess && cudaMemcpy(buf, host, N, cudaMemcpyHostToDevice) == cudaSuccess;
+    priv(d)->digest_ok = ok;
+    static const size_t sizes[] = {0, 1, 8, 13, 2048, N};
+    for (size_t k = 0; ok && k < sizeof sizes / sizeof *sizes; k++) {
+        uint64_t got = 0;
+        ok = cuda_digest(d, buf, sizes[k], 0x6b7762ULL + k, &got, &err) == 0 && got == digest_host(host, sizes[k], 0x6b7762ULL + k);
+    }
+    uint64_t before = digest_host(host, N, 5), after = 0;
+    host[N - 1] ^= 1;
+    ok = ok && cudaMemcpy(buf, host, N, cudaMemcpyHostToDevice) == cudaSuccess &&
+         cuda_digest(d, buf, N, 5, &after, &err) == 0 && after == digest_host(host, N, 5) && after != before;
+    cudaFree(buf);
+    return ok;
 }
 
 static const device_ops cuda_ops = {
@@ -338,6 +431,7 @@ static const device_ops cuda_ops = {
     .broken = cuda_broken,
     .stream = cuda_stream,
     .reference = cuda_reference,
+    .digest = cuda_digest,
     .flush = cuda_flush,
     .describe = cuda_describe,
     .close = cuda_close,
@@ -519,12 +613,16 @@ static int setup(device *d, kwb_error *err)
     p->flush_bytes = 2 * (size_t)(p->l2_bytes > 0 ? p->l2_bytes : 64 << 20);
     if (cuda_fail(d, cudaStreamCreateWithFlags(&p->stream, cudaStreamNonBlocking), "stream", err) ||
         cuda_fail(d, cudaEventCreate(&p->start), "event", err) || cuda_fail(d, cudaEventCreate(&p->stop), "event", err) ||
+        cuda_fail(d, cudaEventCreate(&p->flush_start), "event", err) ||
+        cuda_fail(d, cudaEventCreate(&p->flush_stop), "event", err) ||
         cuda_fail(d, cudaHostAlloc((void **)&p->hold_flag, sizeof(int), cudaHostAllocMapped), "host flag", err) ||
         cuda_fail(d, cudaHostGetDevicePointer((void **)&p->hold_flag_dev, (void *)p->hold_flag, 0), "flag", err) ||
         cuda_fail(d, cudaMalloc((void **)&p->timed_out, sizeof(int)), "cudaMalloc", err) ||
         cuda_fail(d, cudaMalloc((void **)&p->probe, 4 * sizeof(unsigned long long)), "cudaMalloc", err) ||
-        cuda_fail(d, cudaMalloc(&p->flush_buf, p->flush_bytes), "cudaMalloc", err))
+        cuda_fail(d, cudaMalloc(&p->flush_buf, p->flush_bytes), "cudaMalloc", err) ||
+        cuda_fail(d, cudaMalloc((void **)&p->digest_slot, sizeof *p->digest_slot), "cudaMalloc", err))
         return -1;
+    p->digest_ok = digest_self_test(d);
     return 0;
 }
 

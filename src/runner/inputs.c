@@ -1,10 +1,15 @@
 #include "runner/inputs.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "costexpr.h"
 #include "dtype.h"
 #include "rng.h"
+#include "rng_formula.h"
 #include "safetensors.h"
 #include "traceset.h"
 #include "xalloc.h"
@@ -92,6 +97,81 @@ static int fill_input(device *dev, const kwb_arg *arg, input_gen_fn gen, size_t 
     return dev->ops->sync(dev, err);
 }
 
+static int by_value(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The value of expression E under workload W, as a whole number; -1 with *err set when it is not
+ * one (a division by zero, say). */
+static int eval_whole(const costexpr *e, const workload *w, int64_t *out, kwb_error *err)
+{
+    double v = costexpr_eval(e, w->axis_value);
+    if (!isfinite(v) || v != floor(v) || fabs(v) > 9e15)
+        return kwb_error_set(err, "'%s' is %g under this workload, not a whole number", costexpr_text(e), v);
+    *out = (int64_t)v;
+    return 0;
+}
+
+/* Fills HOST, N elements of T, by the definition's declared generator G under workload W, from
+ * KEY ("kwb": {"inputs": ...}). */
+static int declared_fill(void *host, kwb_dtype t, size_t n, const def_input_gen *g, const workload *w, uint64_t key,
+                         kwb_error *err)
+{
+    int64_t lo = 0, hi = 0;
+    if ((g->lo && eval_whole(g->lo, w, &lo, err) != 0) || (g->hi && eval_whole(g->hi, w, &hi, err) != 0))
+        return -1;
+    int64_t *v = xcalloc(n + 1, sizeof *v);
+    if (g->kind == DEF_GEN_RANGE) {
+        if (lo > hi) {
+            free(v);
+            return kwb_error_set(err, "range [%lld, %lld] is empty under this workload", (long long)lo, (long long)hi);
+        }
+        for (size_t j = 0; j < n; j++)
+            v[j] = rng_uniform(key, j, lo, hi + 1);
+    } else if (g->kind == DEF_GEN_OFFSETS) {
+        if (hi < 0) {
+            free(v);
+            return kwb_error_set(err, "offsets up to %lld: the total must be >= 0", (long long)hi);
+        }
+        for (size_t j = 1; j + 1 < n; j++)
+            v[j] = rng_uniform(key, j, 0, hi + 1);
+        if (n > 2)
+            qsort(v + 1, n - 2, sizeof *v, by_value);
+        if (n > 1)
+            v[n - 1] = hi;
+    } else {  /* a permutation of 0..n-1, Fisher-Yates */
+        for (size_t j = 0; j < n; j++)
+            v[j] = (int64_t)j;
+        for (size_t j = n; j-- > 1;) {
+            size_t k = (size_t)rng_uniform(key, j, 0, (int64_t)j + 1);
+            int64_t tmp = v[j];
+            v[j] = v[k];
+            v[k] = tmp;
+        }
+    }
+    for (size_t j = 0; j < n; j++)
+        dtype_store(host, t, j, (double)v[j]);
+    free(v);
+    return 0;
+}
+
+/* Makes input I by its declared generator when the definition has one for it: 1 when made (the
+ * host copy filled and uploaded), 0 when it has none, -1 with *err set. */
+static int make_declared(tensor_buf *b, device *dev, const definition *d, int i, const workload *w, uint64_t key,
+                         kwb_error *err)
+{
+    const def_input_gen *g = d->input_gen ? &d->input_gen[i] : NULL;
+    if (!g || g->kind == DEF_GEN_NONE || w->inputs[i].kind == WL_SAFETENSORS)
+        return 0;
+    kwb_dtype t = d->inputs[i].dtype;
+    if (declared_fill(b->host, t, b->nbytes / dtype_size(t), g, w, key, err) != 0 ||
+        dev->ops->upload(dev, b->dev, b->host, b->nbytes, err) != 0)
+        return -1;
+    return 1;
+}
+
 static int make_input(trial_inputs *in, int i, device *dev, const definition *d, const workload *w, const char *root,
                       uint64_t key, kwb_error *err)
 {
@@ -117,6 +197,9 @@ static int make_input(trial_inputs *in, int i, device *dev, const definition *d,
             return -1;
         return dev->ops->upload(dev, b->dev, b->host, b->nbytes, err);
     }
+    int declared = make_declared(b, dev, d, i, w, key, err);
+    if (declared != 0)
+        return declared < 0 ? -1 : 0;
     /* Generated where it lives; the host keeps the pristine copy the checks compare with. */
     size_t n = b->nbytes / dtype_size(t->dtype);
     input_gen_fn gen = references_find_generator(dev->ops->kind, d->name, t->name);
@@ -127,10 +210,31 @@ static int make_input(trial_inputs *in, int i, device *dev, const definition *d,
     return check_generator(b->host, arg, n, key, gen ? references_find_generator("cpu", d->name, t->name) : NULL, err);
 }
 
+int inputs_seal(trial_inputs *in, device *dev, kwb_error *err)
+{
+    if (!in->digest_key) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        in->digest_key = rng_bits((uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32), (uint64_t)ts.tv_sec) | 1;
+    }
+    for (int i = 0; i < in->n; i++) {
+        tensor_buf *b = &in->bufs[i];
+        b->has_digest = 0;
+        if (!b->nbytes || !dev->ops->digest)
+            continue;
+        int rc = dev->ops->digest(dev, b->dev, b->nbytes, in->digest_key, &b->digest, err);
+        if (rc < 0)
+            return -1;
+        b->has_digest = rc == 0;
+    }
+    return 0;
+}
+
 int inputs_make(trial_inputs *in, device *dev, const definition *d, const workload *w, const char *root,
                 uint64_t seed, int trial, kwb_error *err)
 {
     in->n = d->ninputs;
+    in->digest_key = 0;
     in->bufs = xcalloc((size_t)d->ninputs, sizeof *in->bufs);
     in->args = xcalloc((size_t)d->ninputs, sizeof *in->args);
     for (int i = 0; i < d->ninputs; i++) {
@@ -140,7 +244,7 @@ int inputs_make(trial_inputs *in, device *dev, const definition *d, const worklo
             return -1;
         }
     }
-    return 0;
+    return inputs_seal(in, dev, err);
 }
 
 int inputs_refill(trial_inputs *in, device *dev, const definition *d, const workload *w, uint64_t seed, int trial,
@@ -156,6 +260,13 @@ int inputs_refill(trial_inputs *in, device *dev, const definition *d, const work
         }
         if (w->inputs[i].kind == WL_SAFETENSORS || !b->nbytes)
             continue;  /* a blob's values are what they are */
+        int declared = make_declared(b, dev, d, i, w, key, err);
+        if (declared < 0) {
+            kwb_error_prefix(err, "input '%s'", d->inputs[i].name);
+            return -1;
+        }
+        if (declared)
+            continue;
         size_t n = b->nbytes / dtype_size(arg->dtype);
         input_gen_fn gen = references_find_generator(dev->ops->kind, d->name, d->inputs[i].name);
         if (fill_input(dev, arg, gen, n, key, err) != 0 || dev->ops->download(dev, b->host, b->dev, b->nbytes, err) != 0) {
@@ -163,7 +274,7 @@ int inputs_refill(trial_inputs *in, device *dev, const definition *d, const work
             return -1;
         }
     }
-    return 0;
+    return inputs_seal(in, dev, err);
 }
 
 void inputs_free(trial_inputs *in, device *dev)
@@ -177,16 +288,35 @@ void inputs_free(trial_inputs *in, device *dev)
     memset(in, 0, sizeof *in);
 }
 
+/* A staging buffer for read-backs, kept and grown: a fresh allocation of the size of the inputs
+ * after every checked call costs page faults by the hundred thousand on a large workload. */
+static void *scratch(size_t n)
+{
+    static void *buf;
+    static size_t cap;
+    if (n > cap) {
+        free(buf);
+        buf = xmalloc(n);
+        cap = n;
+    }
+    return buf;
+}
+
 int inputs_changed(const trial_inputs *in, device *dev, const char **name, kwb_error *err)
 {
     for (int i = 0; i < in->n; i++) {
         const tensor_buf *b = &in->bufs[i];
         if (!b->nbytes)
             continue;
-        void *now = xmalloc(b->nbytes);
+        uint64_t digest = 0;
+        int rc0 = b->has_digest ? dev->ops->digest(dev, b->dev, b->nbytes, in->digest_key, &digest, err) : 1;
+        if (rc0 < 0)
+            return -1;
+        if (rc0 == 0 && digest == b->digest)
+            continue;  /* as it was: nothing read back */
+        void *now = scratch(b->nbytes);
         int rc = dev->ops->download(dev, now, b->dev, b->nbytes, err);
         int changed = rc == 0 && memcmp(now, b->host, b->nbytes) != 0;
-        free(now);
         if (rc != 0)
             return -1;
         if (changed) {
@@ -224,43 +354,68 @@ void outputs_free(output_set *out, device *dev)
     memset(out, 0, sizeof *out);
 }
 
-/* The poison pattern: KEY's random bytes for the whole block of output I. */
+/* The poison pattern of output I under KEY. On the cpu the block is filled in place from
+ * rng_bits, 8 bytes at a time; on a GPU by the device's own generator as random bytes
+ * (rng_fill's int8 draw, full entropy), so that no pattern is made or copied on the host: only
+ * the guard zones' bytes are computed there, to compare. */
+static uint64_t pattern_key(uint64_t key, int i)
+{
+    return key ^ ((uint64_t)(i + 1) << 40);
+}
+
 static void fill_pattern(unsigned char *p, size_t n, uint64_t key, int i)
 {
-    uint64_t k = key ^ ((uint64_t)(i + 1) << 40);
+    uint64_t k = pattern_key(key, i);
     for (size_t j = 0; j < n; j += 8) {
         uint64_t bits = rng_bits(k, j / 8);
         memcpy(p + j, &bits, n - j < 8 ? n - j : 8);
     }
 }
 
+/* Byte J of output I's block as poisoned: on the cpu, of fill_pattern's words; elsewhere, of
+ * the device's int8 draw. */
+static unsigned char pattern_byte(int cpu, uint64_t key, int i, size_t j)
+{
+    if (!cpu)
+        return (unsigned char)rng_formula_value(KWB_I8, pattern_key(key, i), j);
+    uint64_t bits = rng_bits(pattern_key(key, i), j / 8);
+    unsigned char b[8];
+    memcpy(b, &bits, 8);
+    return b[j % 8];
+}
+
+static int on_cpu(const device *dev)
+{
+    return strcmp(dev->ops->kind, "cpu") == 0;
+}
+
 int outputs_poison(output_set *out, device *dev, uint64_t key, kwb_error *err)
 {
     for (int i = 0; i < out->n; i++) {
         size_t total = out->bufs[i].nbytes + 2 * INPUTS_GUARD;
-        if (strcmp(dev->ops->kind, "cpu") == 0) {  /* host memory: in place, no staging buffer to pollute caches */
+        if (on_cpu(dev))  /* host memory: in place, no staging buffer to pollute caches */
             fill_pattern(out->bufs[i].dev, total, key, i);
-            continue;
-        }
-        unsigned char *pattern = xmalloc(total);
-        fill_pattern(pattern, total, key, i);
-        int rc = dev->ops->upload(dev, out->bufs[i].dev, pattern, total, err);
-        free(pattern);
-        if (rc != 0)
+        else if (dev->ops->fill_random(dev, out->bufs[i].dev, KWB_I8, total, pattern_key(key, i), err) != 0)
             return -1;
     }
     return 0;
 }
 
-/* Offset from the data start of the first changed guard byte, or 0 when intact. */
-static long long guard_damage(const unsigned char *block, const unsigned char *pattern, size_t nbytes)
+/* Offset from the data start of the first changed guard byte, or 0 when intact. HEAD and TAIL
+ * are the guard zones as read back; byte J of the block should be PATTERN(J). */
+static long long guard_damage(const unsigned char *head, const unsigned char *tail, size_t nbytes, uint64_t key,
+                              int i, int cpu)
 {
+    unsigned char want[2][INPUTS_GUARD];
+    for (size_t j = 0; j < INPUTS_GUARD; j++) {
+        want[0][j] = pattern_byte(cpu, key, i, j);
+        want[1][j] = pattern_byte(cpu, key, i, INPUTS_GUARD + nbytes + j);
+    }
     for (size_t j = 0; j < INPUTS_GUARD; j++)
-        if (block[j] != pattern[j])
+        if (head[j] != want[0][j])
             return (long long)j - INPUTS_GUARD;
-    size_t tail = INPUTS_GUARD + nbytes;
     for (size_t j = 0; j < INPUTS_GUARD; j++)
-        if (block[tail + j] != pattern[tail + j])
+        if (tail[j] != want[1][j])
             return (long long)(nbytes + j);
     return 0;
 }
@@ -270,23 +425,18 @@ int outputs_fetch(output_set *out, device *dev, uint64_t key, int *which, long l
     int damaged = 0;
     for (int i = 0; i < out->n; i++) {
         tensor_buf *b = &out->bufs[i];
-        size_t total = b->nbytes + 2 * INPUTS_GUARD;
-        unsigned char *block = xmalloc(total), *pattern = xmalloc(total);
-        int rc = dev->ops->download(dev, block, b->dev, total, err);
-        if (rc == 0) {
-            fill_pattern(pattern, total, key, i);
-            memcpy(b->host, block + INPUTS_GUARD, b->nbytes);
-            long long off = guard_damage(block, pattern, b->nbytes);
-            if (off != 0 && !damaged) {
-                damaged = 1;
-                *which = i;
-                *offset = off;
-            }
-        }
-        free(block);
-        free(pattern);
-        if (rc != 0)
+        unsigned char head[INPUTS_GUARD], tail[INPUTS_GUARD];
+        /* the data straight into its host copy, the guards beside it: no staging copy of the block */
+        if (dev->ops->download(dev, head, b->dev, INPUTS_GUARD, err) != 0 ||
+            (b->nbytes && dev->ops->download(dev, b->host, b->dev + INPUTS_GUARD, b->nbytes, err) != 0) ||
+            dev->ops->download(dev, tail, b->dev + INPUTS_GUARD + b->nbytes, INPUTS_GUARD, err) != 0)
             return -1;
+        long long off = guard_damage(head, tail, b->nbytes, key, i, on_cpu(dev));
+        if (off != 0 && !damaged) {
+            damaged = 1;
+            *which = i;
+            *offset = off;
+        }
     }
     return damaged;
 }

@@ -17,6 +17,8 @@
 /* One tensor: a pristine host copy and its device memory. */
 typedef struct tensor_buf {
     size_t nbytes;
+    uint64_t digest;     /* inputs: the device copy's digest when pristine (see inputs_seal) */
+    int has_digest;
     void *host;          /* inputs: as generated; outputs: last downloaded (without guards) */
     unsigned char *dev;  /* device allocation; outputs: INPUTS_GUARD + nbytes + INPUTS_GUARD */
 } tensor_buf;
@@ -32,6 +34,7 @@ typedef struct trial_inputs {
     tensor_buf *bufs;    /* per definition input; scalars have nbytes 0 */
     kwb_arg *args;       /* inputs only, in definition order */
     int n;
+    uint64_t digest_key; /* drawn afresh for each set: a call cannot aim at a known digest */
 } trial_inputs;
 
 /* Makes the inputs of TRIAL of W (seeded by SEED), reading safetensors under ROOT, and
@@ -42,9 +45,15 @@ int inputs_make(trial_inputs *in, device *dev, const definition *d, const worklo
  * their host copies stay). Returns 0, or -1 with *err set. */
 int inputs_refill(trial_inputs *in, device *dev, const definition *d, const workload *w, uint64_t seed, int trial,
                   kwb_error *err);
+/* Records each input's digest on DEV as it is now, as its pristine state (inputs_make and
+ * inputs_refill do; call it after changing the inputs on purpose, such as scaling them). A
+ * device without digests leaves them unrecorded. Returns 0, or -1 with *err set. */
+int inputs_seal(trial_inputs *in, device *dev, kwb_error *err);
 /* Frees in's buffers on DEV. */
 void inputs_free(trial_inputs *in, device *dev);
-/* Nonzero when input I on the device differs from its pristine host copy (NAME set). */
+/* Nonzero when an input on the device differs from its pristine host copy (NAME set): by its
+ * digest on the device where recorded (a difference confirmed by reading it back), else by
+ * reading it back. */
 int inputs_changed(const trial_inputs *in, device *dev, const char **name, kwb_error *err);
 
 /* Allocates output buffers for W on DEV. Returns 0 or -1 with *err set. */

@@ -28,7 +28,6 @@ static const reference_entry reference_table[] = {
      CUDA_REF(kwb_ref_cuda_dsa_topk_indexer_fp8_h64_d128_topk2048_ps64)},
     {"dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64", kwb_ref_dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64,
      CUDA_REF(kwb_ref_cuda_dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64)},
-    {"bench_copy_f32", kwb_ref_bench_copy_f32, CUDA_REF(kwb_ref_cuda_bench_copy_f32)},
 };
 
 /* Definitions whose cost model reads values computed from the inputs (kwb.cost.from_inputs). */

@@ -114,8 +114,5 @@ int kwb_ref_dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64(const kwb_arg *a
 int kwb_ref_cuda_dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64(const kwb_arg *args, int nargs,
                                                                      kwb_stream stream);
 
-/* bench_copy_f32 (y = x), the timing-fidelity operator, on the CPU and on CUDA. */
-int kwb_ref_bench_copy_f32(const kwb_arg *args, int nargs, kwb_stream stream);
-int kwb_ref_cuda_bench_copy_f32(const kwb_arg *args, int nargs, kwb_stream stream);
 
 #endif

@@ -23,6 +23,9 @@
 #include "runner/device.h"
 #include "runner/inputs.h"
 #include "runner/integrity.h"
+#include "runner/refcache.h"
+#include "runner/lifetime.h"
+#include "runner/sandbox.h"
 #include "runner/timing.h"
 #include "status.h"
 #include "strbuf.h"
@@ -42,7 +45,8 @@ typedef struct callee {
     check_stats stats;
     eval_status trial_before;  /* status before the trial in flight */
     int called;                /* the trial's call went through: its outputs await the check */
-    char interposed[256];      /* why its library is rejected at load (integrity), or "" */
+    int inputs_clean;          /* the trial's call was seen to leave the inputs as they were */
+    char interposed[640];      /* why its library is rejected at load (integrity), or "" */
 } callee;
 
 typedef struct runner_ctx {
@@ -53,6 +57,10 @@ typedef struct runner_ctx {
     device *dev;
     int event_fd;
     void *handles[2];
+    void *ref_handle;            /* the job's reference solution, when it names one */
+    const char *(*ref_error)(void); /* its optional kwb_reference_error(): why its last call failed */
+    output_check_fn ref_check;      /* its optional kwb_check (kwb/reference.h) */
+    cost_values_fn ref_cost;        /* its optional kwb_cost_values */
     callee ref;
     callee sols[2];
     int nsols;
@@ -65,7 +73,15 @@ typedef struct runner_ctx {
     unsigned long seq;         /* events sent so far (the sealed channel's sequence) */
     int threads0;              /* the runner's threads once set up: no call may leave more */
     int restart;               /* the harness failed: stop here, a fresh runner takes the rest */
+    refcache refs;             /* the reference's outputs on disk */
+    int ref_runs, ref_cached;  /* the workload in flight's trials: reference calls, cache hits */
+    int ref_fresh;             /* reference calls on the timed calls' fresh inputs */
+    char sandbox[768];         /* the sandbox in force, in words (the hello's "sandbox") */
+    char *own_scratch;         /* the scratch folder this runner made (no "scratch" in the job) */
 } runner_ctx;
+
+/* The supervision set up by lifetime_split (the hello's "lifetime"). */
+static char lifetime_mode[256] = "no supervisor (kwb-runner run by hand)";
 
 /* Writes all of LINE and a newline to FD; returns 0 or -1. */
 static int write_sealed(int fd, char *line)
@@ -114,7 +130,9 @@ static void emit_error(runner_ctx *r, const char *message)
 static int invoke(runner_ctx *r, callee *c, kwb_error *err)
 {
     outputs_bind(&c->out, &r->in, r->def, r->wl, r->args);
+    sandbox_watch(c != &r->ref);
     int rc = c->fn(r->args, r->nargs, r->dev->ops->stream(r->dev));
+    sandbox_watch(0);
     if (r->dev->ops->sync(r->dev, err) != 0)
         return -1;
     if (rc != 0)
@@ -176,7 +194,7 @@ static void compare_own(runner_ctx *r, callee *c, output_check_fn check, check_s
 static void compare_outputs(runner_ctx *r, callee *c, check_stats *trial_stats)
 {
     memset(trial_stats, 0, sizeof *trial_stats);
-    output_check_fn own = references_find_check(r->def->name);
+    output_check_fn own = r->ref_check ? r->ref_check : references_find_check(r->def->name);
     if (own) {
         compare_own(r, c, own, trial_stats);
         return;
@@ -184,8 +202,14 @@ static void compare_outputs(runner_ctx *r, callee *c, check_stats *trial_stats)
     for (int o = 0; o < r->def->noutputs; o++) {
         const def_tensor *t = &r->def->outputs[o];
         check_stats st;
-        check_tolerance(c->out.bufs[o].host, r->ref.out.bufs[o].host, t->dtype,
-                        c->out.bufs[o].nbytes / dtype_size(t->dtype), &r->job.check, &st);
+        size_t n = c->out.bufs[o].nbytes / dtype_size(t->dtype);
+        if (r->def->check.any_order) {  /* "order": "any": rows of the last dimension as multisets */
+            int64_t shape[KWB_MAX_RANK];
+            workload_shape(r->wl, t, shape);
+            check_tolerance_rows_any_order(c->out.bufs[o].host, r->ref.out.bufs[o].host, t->dtype, n,
+                                           t->rank > 0 ? (size_t)shape[t->rank - 1] : n, &r->job.check, &st);
+        } else
+            check_tolerance(c->out.bufs[o].host, r->ref.out.bufs[o].host, t->dtype, n, &r->job.check, &st);
         check_stats_merge(trial_stats, &st);
         if (!check_passed(&st, &r->job.check) && c->status == ST_PASSED) {
             char msg[1024];
@@ -214,13 +238,17 @@ static void call_solution(runner_ctx *r, callee *c, int who, int trial)
     const char *changed = NULL;
     char why[512];
     c->trial_before = c->status;
-    c->called = 0;
+    c->called = c->inputs_clean = 0;
     int threads = r->job.no_defences ? -1 : r->threads0;
-    if (outputs_poison(&c->out, r->dev, key, &err) != 0 || invoke(r, c, &err) != 0)
-        fail(c, ST_RUNTIME_ERROR, "%s", err.msg);
-    else if (integrity_after_call(threads, r->pid, why, sizeof why))
+    int rc = outputs_poison(&c->out, r->dev, key, &err) == 0 ? invoke(r, c, &err) : -1;
+    if (sandbox_refused(why, sizeof why))
         fail(c, ST_REJECTED_INTEGRITY, "%s", why);
-    else {
+    if (rc != 0)
+        fail(c, ST_RUNTIME_ERROR, "%s", err.msg);
+    else if (integrity_after_call(threads, r->pid, why, sizeof why)) {
+        fail(c, ST_REJECTED_INTEGRITY, "%s", why);
+        lifetime_kill_strays();
+    } else {
         int g = outputs_fetch(&c->out, r->dev, key, &which, &off, &err);
         if (g < 0)
             fail(c, ST_RUNTIME_ERROR, "%s", err.msg);
@@ -231,7 +259,7 @@ static void call_solution(runner_ctx *r, callee *c, int who, int trial)
         else if (inputs_changed(&r->in, r->dev, &changed, &err) > 0)
             fail(c, ST_REJECTED_INTEGRITY, "modified input '%s' (inputs are read-only)", changed);
         else
-            c->called = 1;
+            c->called = c->inputs_clean = 1;
     }
 }
 
@@ -248,23 +276,51 @@ static void finish_check(runner_ctx *r, callee *c, int trial)
     json_object_set_new(ev, "role", json_string(c->role));
     json_object_set_new(ev, "trial", json_integer(trial));
     json_object_set_new(ev, "status", json_string(status_name(before != ST_PASSED ? before : c->status)));
-    json_object_set_new(ev, "max_abs", json_real(st.max_abs));
-    json_object_set_new(ev, "max_rel", json_real(st.max_rel));
+    json_object_set_new(ev, "max_abs", protocol_real(st.max_abs));
+    json_object_set_new(ev, "max_rel", protocol_real(st.max_rel));
     json_object_set_new(ev, "matched_ratio", json_real(st.numel ? st.matched_ratio : 0.0));
     if (c->status != ST_PASSED)
         json_object_set_new(ev, "message", json_string(c->message));
     emit(r, ev);
 }
 
-/* Runs the reference on this trial's inputs into its outputs. */
+/* Trials from here on (the timed calls' fresh inputs) are many and seen once: their reference
+ * outputs are not cached. */
+enum { FIRST_UNCACHED_TRIAL = 1000 };
+
+/* The reference's outputs of this trial's inputs in its outputs' host copies: from the cache
+ * when it has them, else computed on the device (and cached when worth it). */
 static int run_reference(runner_ctx *r, int trial, kwb_error *err)
 {
+    char *path = trial < FIRST_UNCACHED_TRIAL ? refcache_path(&r->refs, r->def->name, r->wl, r->job.seed, trial) : NULL;
+    if (path && refcache_load(&r->refs, path, &r->ref.out)) {
+        r->ref_cached++;
+        free(path);
+        return 0;
+    }
     uint64_t key = poison_key(r, trial, 0);
     int which;
     long long off;
-    if (outputs_poison(&r->ref.out, r->dev, key, err) != 0 || invoke(r, &r->ref, err) != 0)
+    double t0 = proc_now();
+    if (trial < FIRST_UNCACHED_TRIAL)
+        r->ref_runs++;
+    else
+        r->ref_fresh++;
+    if (outputs_poison(&r->ref.out, r->dev, key, err) != 0) {
+        free(path);
         return -1;
+    }
+    if (invoke(r, &r->ref, err) != 0) {
+        const char *why = r->ref_error ? r->ref_error() : NULL;
+        if (why && *why)
+            kwb_error_set(err, "%s", why);
+        free(path);
+        return -1;
+    }
     int g = outputs_fetch(&r->ref.out, r->dev, key, &which, &off, err);
+    if (g == 0)
+        refcache_store(&r->refs, path, &r->ref.out, proc_now() - t0);
+    free(path);
     if (g > 0)
         return kwb_error_set(err, "the reference wrote outside output '%s'", r->def->outputs[which].name);
     return g;
@@ -310,14 +366,16 @@ static int scale_inputs(runner_ctx *r, kwb_error *err)
         if (r->dev->ops->upload(r->dev, b->dev, b->host, b->nbytes, err) != 0)
             return -1;
     }
-    return 0;
+    return inputs_seal(&r->in, r->dev, err);  /* the scaled values are this trial's pristine ones */
 }
 
 /* One trial: fresh inputs; each solution's call; then the reference on the pristine inputs
  * (so that no answer is in memory while a solution runs); then the checks. */
 static int trial_run(runner_ctx *r, int trial, kwb_error *err)
 {
-    if (inputs_make(&r->in, r->dev, r->def, r->wl, r->job.dataset_root, r->job.seed, trial, err) != 0)
+    /* the last trial's buffers take this one's values: no allocation per trial */
+    if (r->in.n ? inputs_refill(&r->in, r->dev, r->def, r->wl, r->job.seed, trial, err)
+                : inputs_make(&r->in, r->dev, r->def, r->wl, r->job.dataset_root, r->job.seed, trial, err))
         return -1;
     if (trial == MAGNITUDE_TRIAL && scale_inputs(r, err) != 0)
         return -1;
@@ -327,7 +385,8 @@ static int trial_run(runner_ctx *r, int trial, kwb_error *err)
             continue;
         ran[s] = 1;
         call_solution(r, &r->sols[s], s + 1, trial);
-        restore_inputs(r, err);
+        if (!r->sols[s].inputs_clean)  /* not looked at, or changed: put the pristine copies back */
+            restore_inputs(r, err);
     }
     if (run_reference(r, trial, err) != 0) {
         kwb_error_prefix(err, "reference");
@@ -363,6 +422,7 @@ typedef struct timed_ctx {
     int ref_stale;            /* the reference's outputs are not yet those of the current inputs */
     int threads;              /* threads of the runner before timing */
     int audits;               /* checked calls so far */
+    int seen[2][2];           /* per callee, timed calls marked checked [0] and fresh [1] */
     trial_inputs spare;       /* the other input set: refreshes alternate between two */
 } timed_ctx;
 
@@ -380,7 +440,9 @@ static int timed_call(void *ctx, int which, kwb_error *err)
     runner_ctx *r = t->r;
     callee *c = t->who[which];
     outputs_bind(&c->out, &r->in, r->def, r->wl, r->args);
+    sandbox_watch(1);
     int rc = c->fn(r->args, r->nargs, r->dev->ops->stream(r->dev));
+    sandbox_watch(0);
     if (rc != 0)
         kwb_error_set(err, "%s returned %d while being timed", c->role, rc);
     return rc;
@@ -404,6 +466,7 @@ static int audit_timed_call(timed_ctx *t, int which, kwb_error *err)
     }
     if (integrity_after_call(t->threads, r->pid, why, sizeof why)) {
         fail(c, ST_REJECTED_INTEGRITY, "timed call %d: %s", t->calls, why);
+        lifetime_kill_strays();
         return 0;
     }
     int g = outputs_fetch(&c->out, r->dev, t->poison[which], &o, &off, err);
@@ -479,11 +542,16 @@ static int timed_after(void *ctx, int which, int *mark, kwb_error *err)
     timed_ctx *t = ctx;
     callee *c = t->who[which];
     t->calls++;
+    char why[512];
+    if (sandbox_refused(why, sizeof why))
+        fail(c, ST_REJECTED_INTEGRITY, "timed call %d: %s", t->calls, why);
     int checked = t->check_next[which];
     *mark = checked ? (t->fresh_next[which] ? MARK_FRESH : MARK_CHECKED) : t->after_check[which] ? MARK_AFTER
                                                                                                  : MARK_PLAIN;
     if (checked && audit_timed_call(t, which, err) != 0)
         return -1;
+    if (checked)
+        t->seen[which][*mark == MARK_FRESH]++;
     if (c->status != ST_PASSED)
         return kwb_error_set(err, "%s", c->message);
     t->after_check[which] = checked;
@@ -504,6 +572,23 @@ static int timed_after(void *ctx, int which, int *mark, kwb_error *err)
         nanosleep(&nap, NULL);
     }
     return 0;
+}
+
+/* Checked calls of each kind (on repeated inputs, on fresh ones) per callee before sampling may
+ * stop for precision: twice what the parent's comparisons need at the least (runclient's
+ * MARKED_MIN), since with that few an honest small kernel's first calls on fresh inputs (cold
+ * caches) were taken for a cache's misses. */
+enum { EVIDENCE_MIN = 16 };
+
+/* Whether every callee has made EVIDENCE_MIN checked calls of each kind: until then sampling
+ * does not stop for precision alone. */
+static int timed_enough(void *ctx)
+{
+    timed_ctx *t = ctx;
+    for (int i = 0; i < t->n; i++)
+        if (t->seen[i][0] < EVIDENCE_MIN || t->seen[i][1] < EVIDENCE_MIN)
+            return 0;
+    return 1;
 }
 
 /* The timed calls' schedule; the first call of each callee is checked. */
@@ -539,7 +624,7 @@ static int64_t *cost_values(runner_ctx *r)
     memcpy(v, r->wl->axis_value, sizeof *v * (size_t)d->naxes);
     if (d->cost.nfrom_inputs == 0)
         return v;
-    cost_values_fn fn = references_find_cost_values(d->name);
+    cost_values_fn fn = r->ref_cost ? r->ref_cost : references_find_cost_values(d->name);
     kwb_arg *host = host_args(r, &r->ref);   /* the inputs come first */
     int rc = fn ? fn(host, r->in.n, (const char *const *)d->cost.from_inputs, d->cost.nfrom_inputs, v + d->naxes)
                 : -1;
@@ -551,11 +636,20 @@ static int64_t *cost_values(runner_ctx *r)
     return v;
 }
 
-/* Adds the roofline figures of a call that took MEDIAN_MS to EV. */
-static void set_roofline(runner_ctx *r, json_t *ev, double median_ms)
+/* Adds the roofline figures of a call that took MEDIAN_MS to EV (COLD: caches flushed before
+ * each sample, so the peak is the memory's; else, on the cpu, the peak of its working set). */
+static void set_roofline(runner_ctx *r, json_t *ev, double median_ms, int cold)
 {
     int64_t *values = cost_values(r);
     roofline_point pt = roofline_of(r->def, values, min_bytes(r), median_ms, &r->peaks);
+    /* Warm on the cpu: the caches' peak for this working set, measured again while the call
+     * beats it (the machine was busier when it was measured), at most three times. */
+    for (int again = 0; strcmp(r->dev->ops->kind, "cpu") == 0 && !cold && again < 3 && (again == 0 || pt.share > 1);
+         again++) {
+        roofline_peaks warm = r->peaks;
+        warm.copy_gbps = device_cpu_copy_peak(r->dev, pt.bytes, again);
+        pt = roofline_of(r->def, values, min_bytes(r), median_ms, &warm);
+    }
     free(values);
     json_object_set_new(ev, "bytes", json_real(pt.bytes));
     if (pt.flops > 0)
@@ -568,7 +662,8 @@ static void set_roofline(runner_ctx *r, json_t *ev, double median_ms)
         json_object_set_new(ev, "roofline", json_real(pt.share));
 }
 
-static void emit_timing(runner_ctx *r, const char *role, const timing_series *s, const timing_policy *p)
+/* LOOP: the event carries the sampling loop's wall times (one series of each measure does). */
+static void emit_timing(runner_ctx *r, const char *role, const timing_series *s, const timing_policy *p, int loop)
 {
     json_t *ev = protocol_event_new("timing");
     json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
@@ -578,8 +673,14 @@ static void emit_timing(runner_ctx *r, const char *role, const timing_series *s,
     else
         json_object_set_new(ev, "timer", json_string(r->dev->ops->timer(r->dev)));
     protocol_event_set_timing(ev, &s->summary);
+    if (s->ci_rel > 0 && s->ci_rel < 1e9)
+        json_object_set_new(ev, "ci_rel", json_real(s->ci_rel));
     json_object_set_new(ev, "device_s", json_real(s->device_s));
-    set_roofline(r, ev, s->summary.median);
+    json_object_set_new(ev, "flush_s", json_real(s->flush_s));
+    if (loop)
+        json_object_set_new(ev, "loop", json_pack("{s:f, s:f, s:f}", "warmup_s", s->warmup_s, "sampling_s", s->loop_s,
+                                                  "hooks_s", s->hooks_s));
+    set_roofline(r, ev, s->summary.median, p->cold && p->graph == 0);
     if (s->event_summary.n > 0) {
         json_object_set_new(ev, "events_median_ms", json_real(s->event_summary.median));
         json_object_set_new(ev, "events_min_ms", json_real(s->event_summary.min));
@@ -610,7 +711,7 @@ static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy 
     if (r->job.no_defences || who[0] == &r->ref)  /* the reference is trusted */
         rc = timing_measure(r->dev, p, n, timed_call, &t, series, n == 2 ? &r->gate : NULL, err);
     else {
-        timing_hooks hooks = {timed_after, 0};
+        timing_hooks hooks = {timed_after, 0, timed_enough};
         rc = timed_start(&t, err);
         hooks.extra_warmup = (int)(draw(&t) % EXTRA_WARMUP_MAX);
         if (rc == 0)
@@ -624,14 +725,16 @@ static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy 
         r->has_gate = rc == 0;
     for (int i = 0; i < n; i++) {
         if (rc == 0)
-            emit_timing(r, who[i]->role, &series[i], p);
+            emit_timing(r, who[i]->role, &series[i], p, i == 0);
         timing_series_free(&series[i]);
     }
     return rc;
 }
 
-static void time_workload(runner_ctx *r)
+/* Times the solutions, then the reference; PHASES gets the seconds each took. */
+static void time_workload(runner_ctx *r, double phases[2])
 {
+    double t0 = proc_now();
     kwb_error err = {{0}};
     callee *who[2];
     int n = 0;
@@ -644,21 +747,30 @@ static void time_workload(runner_ctx *r)
         memset(&err, 0, sizeof err);
         rc = time_callees(r, who, 1, &r->job.timing, &err);
     }
+    char why[512];
+    if (sandbox_refused(why, sizeof why))
+        fail(&r->sols[0], ST_REJECTED_INTEGRITY, "while timing: %s", why);
     if (rc != 0)
         fail(&r->sols[0], ST_RUNTIME_ERROR, "while timing: %s", err.msg);
+    phases[0] = proc_now() - t0;
     callee *ref = &r->ref;
     if (r->job.reference_timing.min_samples > 0 && time_callees(r, &ref, 1, &r->job.reference_timing, &err) != 0)
         emit_error(r, err.msg);
+    phases[1] = proc_now() - t0 - phases[0];
 }
 
-static void emit_workload_end(runner_ctx *r)
+static void emit_workload_end(runner_ctx *r, const double phases[3])
 {
     callee *c = &r->sols[0];
     json_t *ev = protocol_event_new("workload-end");
+    json_object_set_new(ev, "cost", json_pack("{s:f, s:f, s:f, s:i, s:i, s:i}", "trials_s", phases[0], "timing_s",
+                                              phases[1], "reference_timing_s", phases[2], "reference_runs",
+                                              r->ref_runs, "reference_cached", r->ref_cached, "reference_fresh",
+                                              r->ref_fresh));
     json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
     json_object_set_new(ev, "status", json_string(status_name(c->status)));
-    json_object_set_new(ev, "max_abs", json_real(c->stats.max_abs));
-    json_object_set_new(ev, "max_rel", json_real(c->stats.max_rel));
+    json_object_set_new(ev, "max_abs", protocol_real(c->stats.max_abs));
+    json_object_set_new(ev, "max_rel", protocol_real(c->stats.max_rel));
     json_object_set_new(ev, "matched_ratio", json_real(c->stats.numel ? c->stats.matched_ratio : 0.0));
     if (c->status != ST_PASSED)
         json_object_set_new(ev, "message", json_string(c->message));
@@ -844,13 +956,38 @@ static void dump_workload(runner_ctx *r, int ok, kwb_error *err)
     free(path);
 }
 
+/* The trial whose inputs only time one reference call for the parent's time limit. */
+enum { PROBE_TRIAL = 998 };
+
+/* Times one reference call on inputs of its own (then freed: no answer to the candidate's
+ * inputs is made) and reports it in a reference-probe event; returns 0 or -1. */
+static int probe_reference(runner_ctx *r, kwb_error *err)
+{
+    if (inputs_make(&r->in, r->dev, r->def, r->wl, r->job.dataset_root, r->job.seed, PROBE_TRIAL, err) != 0)
+        return -1;
+    double t0 = proc_now();
+    int rc = run_reference(r, PROBE_TRIAL, err);
+    double ms = (proc_now() - t0) * 1e3;
+    inputs_free(&r->in, r->dev);
+    if (rc != 0)
+        return -1;
+    json_t *ev = protocol_event_new("reference-probe");
+    json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
+    json_object_set_new(ev, "ms", json_real(ms));
+    emit(r, ev);
+    return 0;
+}
+
 /* The trials of the workload in flight, then its timing, then workload-end; OK as above. */
 static void check_workload(runner_ctx *r, int ok, kwb_error *err)
 {
+    if (ok && r->job.probe_reference && r->sols[0].status == ST_PASSED)
+        ok = probe_reference(r, err) == 0;
     /* The adversarial-magnitude trial first, so that timing runs on a regular trial's inputs. */
     int first = r->def->input_scale ? -1 : 0;
+    double phases[3] = {0, 0, 0}, t0 = proc_now();
     for (int t = first; ok && t < r->job.trials && r->sols[0].status == ST_PASSED; t++) {
-        if (t > first)
+        if (t == 0 && first < 0)  /* after the scaled trial: blobs too are made afresh */
             inputs_free(&r->in, r->dev);
         ok = trial_run(r, t < 0 ? MAGNITUDE_TRIAL : t, err) == 0;
     }
@@ -858,9 +995,13 @@ static void check_workload(runner_ctx *r, int ok, kwb_error *err)
         fail(&r->sols[0], ST_RUNTIME_ERROR, "harness: %s", err->msg);
         r->restart = 1;  /* the process is suspect (memory taken, state damaged): a fresh runner goes on */
     }
-    else if (r->sols[0].status == ST_PASSED)
-        time_workload(r);
-    emit_workload_end(r);
+    else if (r->sols[0].status == ST_PASSED) {
+        phases[0] = proc_now() - t0;
+        time_workload(r, phases + 1);
+    }
+    if (phases[0] == 0)
+        phases[0] = proc_now() - t0;
+    emit_workload_end(r, phases);
 }
 
 static void run_workload(runner_ctx *r, json_t *wobj)
@@ -877,6 +1018,7 @@ static void run_workload(runner_ctx *r, json_t *wobj)
     emit(r, ev);
     reset_callee(&r->ref);
     r->has_gate = 0;
+    r->ref_runs = r->ref_cached = r->ref_fresh = 0;
     for (int s = 0; s < r->nsols; s++) {
         reset_callee(&r->sols[s]);
         if (r->sols[s].interposed[0])
@@ -897,15 +1039,20 @@ static int load_solutions(runner_ctx *r, kwb_error *err)
 {
     for (int s = 0; s < r->job.nsolutions; s++) {
         const job_solution *js = &r->job.solutions[s];
+        sandbox_watch(1); /* its constructors run now */
         r->handles[s] = dlopen(js->so_path, RTLD_NOW | RTLD_LOCAL);
+        sandbox_watch(0);
         if (!r->handles[s])
             return kwb_error_set(err, "%s: cannot load: %s", js->name, dlerror());
+        char why[512];
+        if (sandbox_refused(why, sizeof why))
+            snprintf(r->sols[s].interposed, sizeof r->sols[s].interposed, "while its library was loaded: %s", why);
         r->sols[s].fn = (entry_fn)dlsym(r->handles[s], js->symbol);
         if (!r->sols[s].fn)
             return kwb_error_set(err, "%s: no symbol '%s' in %s", js->name, js->symbol, js->so_path);
         r->sols[s].role = js->role;
         const char *sym = integrity_interposed(r->handles[s], (void *)r->sols[s].fn);
-        if (sym)
+        if (sym && !r->sols[s].interposed[0])
             snprintf(r->sols[s].interposed, sizeof r->sols[s].interposed,
                      "its library defines '%s', a function the harness relies on (interposing on the timer or "
                      "the result channel)", sym);
@@ -913,6 +1060,37 @@ static int load_solutions(runner_ctx *r, kwb_error *err)
     }
     if (r->nsols == 0)
         return kwb_error_set(err, "job names no solution");
+    return 0;
+}
+
+/* The reference: the job's built reference solution, else the one compiled into the runner. */
+static int load_reference(runner_ctx *r, kwb_error *err)
+{
+    const job_solution *js = &r->job.reference;
+    r->ref.role = "reference";
+    if (!js->so_path) {
+        r->ref.fn = (entry_fn)r->dev->ops->reference(r->dev, r->def->name);
+        if (!r->ref.fn)
+            return kwb_error_set(err, "no %s reference for definition '%s' in this runner (give one as a solution "
+                                      "folder: --reference DIR or the definition's kwb.reference)",
+                                 r->job.device, r->def->name);
+        return 0;
+    }
+    r->ref_handle = dlopen(js->so_path, RTLD_NOW | RTLD_LOCAL);
+    if (!r->ref_handle)
+        return kwb_error_set(err, "reference %s: cannot load: %s", js->name, dlerror());
+    r->ref.fn = (entry_fn)dlsym(r->ref_handle, js->symbol);
+    r->ref_error = (const char *(*)(void))dlsym(r->ref_handle, "kwb_reference_error");
+    r->ref_check = (output_check_fn)dlsym(r->ref_handle, "kwb_check");
+    r->ref_cost = (cost_values_fn)dlsym(r->ref_handle, "kwb_cost_values");
+    if (!r->ref.fn)
+        return kwb_error_set(err, "reference %s: no symbol '%s' in %s", js->name, js->symbol, js->so_path);
+    int (*init)(void) = (int (*)(void))dlsym(r->ref_handle, "kwb_reference_init");
+    if (init && init() != 0) {
+        const char *why = r->ref_error ? r->ref_error() : NULL;
+        return kwb_error_set(err, "reference %s: its set-up failed%s%s", js->name, why && *why ? ": " : "",
+                             why ? why : "");
+    }
     return 0;
 }
 
@@ -937,9 +1115,54 @@ static void emit_hello(runner_ctx *r)
     json_t *ev = protocol_event_new("hello");
     json_object_set_new(ev, "runner_version", json_string(KWB_RUNNER_VERSION));
     json_object_set_new(ev, "pid", json_integer(getpid()));
+    json_object_set_new(ev, "lifetime", json_string(lifetime_mode));
+    if (r->sandbox[0])
+        json_object_set_new(ev, "sandbox", json_string(r->sandbox));
     if (r->dev)
         r->dev->ops->describe(r->dev, ev);
     emit(r, ev);
+}
+
+/* The scratch folder (the job's, else one made here) becomes the working folder and TMPDIR;
+ * then the sandbox closes around the runner, unless the job turned it off. */
+static int enter_sandbox(runner_ctx *r, kwb_error *err)
+{
+    const char *scratch = r->job.scratch;
+    if (!scratch) {
+        const char *tmp = getenv("TMPDIR");
+        r->own_scratch = xasprintf("%s/kwb-scratch-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(r->own_scratch))
+            return kwb_error_set(err, "cannot make a scratch folder %s: %s", r->own_scratch, strerror(errno));
+        scratch = r->own_scratch;
+    }
+    /* What stays readable, as full paths before the working folder changes: the definition,
+     * the dataset, each solution's folder and build folder. */
+    sandbox_spec spec = {.device = r->job.device, .cpu_limit_s = r->job.cpu_limit_s};
+    char *reads[6] = {realpath(r->job.definition_path, NULL), realpath(r->job.dataset_root, NULL)};
+    for (int s = 0; s < r->job.nsolutions && s < 2; s++) {
+        char *so = realpath(r->job.solutions[s].so_path, NULL), *slash = so ? strrchr(so, '/') : NULL;
+        if (slash)
+            *slash = '\0';
+        reads[2 + 2 * s] = so;
+        reads[3 + 2 * s] = r->job.solutions[s].dir ? realpath(r->job.solutions[s].dir, NULL) : NULL;
+    }
+    for (int i = 0; i < 6; i++)
+        if (reads[i])
+            spec.reads[spec.nreads++] = reads[i];
+    int rc = 0;
+    if (chdir(scratch) != 0)
+        rc = kwb_error_set(err, "scratch folder %s: %s", scratch, strerror(errno));
+    else {
+        setenv("TMPDIR", scratch, 1);
+        spec.scratch = scratch;
+        if (r->job.sandbox_off)
+            snprintf(r->sandbox, sizeof r->sandbox, "off (the job turned it off)");
+        else
+            rc = sandbox_apply(&spec, r->sandbox, sizeof r->sandbox, err);
+    }
+    for (int i = 0; i < 6; i++)
+        free(reads[i]);
+    return rc;
 }
 
 static int setup(runner_ctx *r, kwb_error *err)
@@ -954,10 +1177,10 @@ static int setup(runner_ctx *r, kwb_error *err)
     r->dev->ops->describe(r->dev, facts);
     r->peaks = roofline_peaks_from_facts(facts);
     json_decref(facts);
-    r->ref.fn = (entry_fn)r->dev->ops->reference(r->dev, r->def->name);
-    r->ref.role = "reference";
-    if (!r->ref.fn)
-        return kwb_error_set(err, "no %s reference for definition '%s' in this runner", r->job.device, r->def->name);
+    if (load_reference(r, err) != 0)
+        return -1;
+    refcache_open(&r->refs, r->job.cache_dir, r->dev->ops->kind, r->job.reference.so_path, r->job.definition_path,
+                  r->job.dataset_root);
     r->nargs = r->def->ninputs + r->def->noutputs;
     r->args = xcalloc((size_t)r->nargs, sizeof *r->args);
     if (r->job.dump_dir) {  /* a dump calls the reference alone */
@@ -966,18 +1189,25 @@ static int setup(runner_ctx *r, kwb_error *err)
             return kwb_error_set(err, "dump_dir %s: not a folder", r->job.dump_dir);
         return 0;
     }
+    if (enter_sandbox(r, err) != 0)
+        return -1;
     return load_solutions(r, err);
 }
 
 static void teardown(runner_ctx *r)
 {
+    lifetime_kill_strays();
     for (int s = 0; s < 2; s++)
         if (r->handles[s])
             dlclose(r->handles[s]);
+    if (r->ref_handle)
+        dlclose(r->ref_handle);
     if (r->dev)
         r->dev->ops->close(r->dev);
     definition_free(r->def);
+    refcache_close(&r->refs);
     free(r->args);
+    free(r->own_scratch);
     protocol_job_free(&r->job);
 }
 
@@ -1016,6 +1246,7 @@ static void runner_usage(FILE *f)
 {
     fputs("usage: kwb-runner [--job-fd N] [--event-fd N]\n"
           "       kwb-runner --version | --help | --list-references | --list-devices\n"
+          "       kwb-runner --sandbox-info [--device cpu|cuda[:N]]\n"
           "Reads one job (a JSON line) from descriptor N (default 3) and writes protocol\n"
           "events to descriptor N (default 4). It is started by kwb; see kwb-runner(1).\n",
           f);
@@ -1027,9 +1258,11 @@ int runner_main(int argc, char **argv)
         {"job-fd", required_argument, NULL, 'j'}, {"event-fd", required_argument, NULL, 'e'},
         {"version", no_argument, NULL, 'V'},      {"help", no_argument, NULL, 'h'},
         {"list-references", no_argument, NULL, 'l'}, {"list-devices", no_argument, NULL, 'L'},
+        {"sandbox-info", no_argument, NULL, 'S'},   {"device", required_argument, NULL, 'd'},
         {NULL, 0, NULL, 0},
     };
-    int job_fd = 3, event_fd = 4, c;
+    int job_fd = 3, event_fd = 4, c, info = 0;
+    const char *device_name = "cpu";
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'j': job_fd = atoi(optarg); break;
@@ -1041,6 +1274,8 @@ int runner_main(int argc, char **argv)
                 printf("%s\t%s\n", references_name(i), references_devices(i));
             return 0;
         case 'L': device_list(stdout); return 0;
+        case 'S': info = 1; break;
+        case 'd': device_name = optarg; break;
         default: runner_usage(stderr); return 2;
         }
     }
@@ -1048,5 +1283,14 @@ int runner_main(int argc, char **argv)
         runner_usage(stderr);
         return 2;
     }
+    if (info) {
+        sandbox_print_policy(stdout, device_name);
+        lifetime_describe(lifetime_mode, sizeof lifetime_mode);
+        printf("  lifetime: %s; every process of the chain dies with its parent (parent-death signal)\n",
+               lifetime_mode);
+        return 0;
+    }
+    if (lifetime_split(lifetime_mode, sizeof lifetime_mode) != 0)
+        snprintf(lifetime_mode, sizeof lifetime_mode, "no supervisor (fork: %s)", strerror(errno));
     return runner_run(job_fd, event_fd);
 }

@@ -44,12 +44,51 @@ static int warm_up(device *dev, const timing_policy *p, int n, device_call call,
     return 0;
 }
 
-/* True when every series has enough samples, enough device time and is quiet enough. */
-static int settled(const timing_policy *p, int n, timing_series *series)
+/* The confidence of the median's interval that ci_target bounds. */
+#define TIMING_CI_CONFIDENCE 0.95
+
+/* The relative half-width of the median's CI over the samples the summary is taken over (the
+ * plain ones when there are at least 3, as timing_summary_plain). */
+static double series_ci(const timing_series *s)
+{
+    double *v = xmalloc((s->n + 1) * sizeof *v);
+    size_t m = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->mark[i] == MARK_PLAIN)
+            v[m++] = s->ms[i];
+    if (m < 3 && s->n > 0) {
+        memcpy(v, s->ms, s->n * sizeof *v);
+        m = s->n;
+    }
+    stats_sort(v, m);
+    double rel = stats_median_ci_rel(v, m, TIMING_CI_CONFIDENCE);
+    free(v);
+    return rel;
+}
+
+/* True when series S has the policy's samples and device time, and its noise (rsd) and the
+ * precision of its median (CI) are within their targets. The CI is recomputed only when the
+ * series has grown by an eighth since it was last looked at, so that sorting stays cheap. */
+static int series_settled(const timing_policy *p, timing_series *s, int precision)
+{
+    if ((int)s->n < p->min_samples || s->device_s < p->min_time_s)
+        return 0;
+    if (p->rsd_target > 0 && stats_rsd(s->ms, s->n) > p->rsd_target)
+        return 0;
+    if (!precision || p->ci_target <= 0)
+        return 1;
+    if (s->n >= s->ci_next) {
+        s->ci_rel = series_ci(s);
+        s->ci_next = s->n + (s->n / 8 > 8 ? s->n / 8 : 8);
+    }
+    return s->ci_rel <= p->ci_target;
+}
+
+/* True when every series has settled; PRECISION: the medians' CIs count too. */
+static int settled(const timing_policy *p, int n, timing_series *series, int precision)
 {
     for (int w = 0; w < n; w++)
-        if ((int)series[w].n < p->min_samples || series[w].device_s < p->min_time_s ||
-            stats_rsd(series[w].ms, series[w].n) > p->rsd_target)
+        if (!series_settled(p, &series[w], precision))
             return 0;
     return 1;
 }
@@ -74,6 +113,7 @@ stats_summary timing_summary_plain(const double *ms, const unsigned char *mark, 
 static void finish_series(timing_series *s)
 {
     s->summary = timing_summary_plain(s->ms, s->mark, s->n);
+    s->ci_rel = series_ci(s);
     s->clock_mhz = s->n ? s->clock_mhz / (double)s->n : 0;
     size_t m = 0;
     double *ev = xmalloc((s->n + 1) * sizeof *ev);
@@ -93,15 +133,27 @@ verdict timing_gate(const timing_series *c, const timing_series *b)
                                    TIMING_GATE_RESAMPLES, 0x6761746531ULL);
 }
 
-/* True when the gate has a verdict (or there is no gate to decide). */
-static int gate_decided(int n, timing_series *series, verdict *gate, int round)
+/* True when the gate has a verdict (or there is no gate to decide). The bootstrap runs only
+ * once the pairs have grown by an eighth since the last one, so that it stays cheap. */
+static int gate_decided(int n, timing_series *series, verdict *gate, size_t *next)
 {
     if (n < 2 || !gate)
         return 1;
-    if (round % 8 != 7)  /* a bootstrap every few rounds keeps sampling cheap */
+    size_t pairs = series[0].n < series[1].n ? series[0].n : series[1].n;
+    if (pairs < *next)
         return 0;
+    *next = pairs + (pairs / 8 > 16 ? pairs / 8 : 16);
     *gate = timing_gate(&series[0], &series[1]);
     return gate->kind != VERDICT_UNCLEAR;
+}
+
+/* Whether sampling may stop: alone, when the series has settled (precision included); paired
+ * with a gate, when the counts are in and the verdict is decided at its threshold. */
+static int may_stop(const timing_policy *p, int n, timing_series *series, verdict *gate, size_t *gate_next)
+{
+    if (n == 2 && gate)
+        return settled(p, n, series, 0) && gate_decided(n, series, gate, gate_next);
+    return settled(p, n, series, 1);
 }
 
 int timing_measure(device *dev, const timing_policy *p, int n, device_call call, void *ctx,
@@ -114,9 +166,11 @@ int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_cal
                           const timing_hooks *hooks, timing_series *series, verdict *gate, kwb_error *err)
 {
     memset(series, 0, sizeof *series * (size_t)n);
+    double warm0 = proc_now();
     if (warm_up(dev, p, n, call, ctx, hooks, err) != 0)
         return -1;
     double start = proc_now(), hooks_s = 0;  /* the hooks' time does not count against max_time_s */
+    size_t gate_next = 0;
     for (int round = 0;; round++) {
         for (int k = 0; k < n; k++) {
             int which = (round & 1) ? n - 1 - k : k;  /* A B, B A, A B, ... */
@@ -128,6 +182,7 @@ int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_cal
             if (after_call(hooks, ctx, which, &mark, err) != 0)
                 return -1;
             hooks_s += proc_now() - h0;
+            series[which].flush_s += x.flush_ms * 1e-3;
             if (x.throttled) {
                 series[which].dropped++;
             } else {
@@ -136,12 +191,17 @@ int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_cal
             }
         }
         double total = proc_now() - start, elapsed = total - hooks_s;
-        if ((settled(p, n, series) && gate_decided(n, series, gate, round)) || elapsed >= p->max_time_s ||
+        int evidence = !hooks || !hooks->enough || hooks->enough(ctx);
+        if ((evidence && may_stop(p, n, series, gate, &gate_next)) || elapsed >= p->max_time_s ||
             total >= TIMING_HOOKS_CAP * p->max_time_s + 1.0)  /* the hooks' time is not unbounded */
             break;
     }
-    for (int w = 0; w < n; w++)
+    for (int w = 0; w < n; w++) {
         finish_series(&series[w]);
+        series[w].warmup_s = start - warm0;
+        series[w].loop_s = proc_now() - start;
+        series[w].hooks_s = hooks_s;
+    }
     if (n == 2 && gate)
         *gate = timing_gate(&series[0], &series[1]);
     return 0;

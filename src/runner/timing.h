@@ -20,21 +20,27 @@ typedef struct timing_series {
     size_t dropped;      /* samples dropped as throttled */
     double clock_mhz;    /* mean SM clock over kept samples (0: unknown) */
     double device_s;     /* device time of the kept samples, in seconds (graph: all calls) */
+    double ci_rel;       /* half-width of the median's 95 % CI relative to it (INFINITY: too few) */
+    size_t ci_next;      /* the sample count at which the CI is looked at next */
+    double flush_s;      /* device time of the cache flushes before its samples */
+    double warmup_s, loop_s, hooks_s;  /* wall time of the warm-up, the sampling loop and its hooks (the
+                                        * loop's figures, the same in every series of one measure) */
     stats_summary summary;
     stats_summary event_summary;
 } timing_series;
 
 /* Practical threshold and confidence of the paired gate. */
-#define TIMING_GATE_THRESHOLD 0.01
+#define TIMING_GATE_THRESHOLD PROTOCOL_GATE_THRESHOLD
 #define TIMING_GATE_CONFIDENCE 0.95
 #define TIMING_GATE_RESAMPLES 2000
 
 /* Samples N callees (1 or 2) under policy P through the device's sample(): warm-up, then
  * rounds A B, B A, ... until every series has min_samples and min_time_s of device time
- * (the sum of its samples, as nvbench counts) with its rsd under target, or until
- * max_time_s of wall time. Throttled samples are dropped.
- * With two callees (0 the candidate, 1 the baseline) and GATE not NULL, the paired verdict
- * is decided once the noise has settled, and sampling goes on while it is unclear, up to
+ * (the sum of its samples, as nvbench counts), its rsd under rsd_target (when > 0) and the
+ * 95 % CI of its median within +-ci_target of it (when > 0), or until max_time_s of wall
+ * time. Throttled samples are dropped.
+ * With two callees (0 the candidate, 1 the baseline) and GATE not NULL, sampling stops once
+ * the counts are in and the paired verdict is decided at its threshold (not unclear), up to
  * max_time_s. Fills series[0..n). Returns 0, or -1 with *err set when a call failed. */
 int timing_measure(device *dev, const timing_policy *p, int n, device_call call, void *ctx,
                    timing_series *series, verdict *gate, kwb_error *err);
@@ -52,10 +58,13 @@ typedef enum timing_mark {
 /* What the runner does around timed calls (integrity): AFTER runs after every call, warm-up
  * and timed alike, outside the timed window (it may check the outputs, poison them for the
  * next call, make fresh inputs) and sets *mark to the timing_mark of the call it follows.
- * EXTRA_WARMUP calls are added to the timed warm-up (a randomised count). */
+ * EXTRA_WARMUP calls are added to the timed warm-up (a randomised count). ENOUGH (may be
+ * NULL) says whether the checks have seen enough calls of each kind to judge: sampling does
+ * not stop for precision before it does (the time caps still apply). */
 typedef struct timing_hooks {
     int (*after)(void *ctx, int which, int *mark, kwb_error *err);
     int extra_warmup;
+    int (*enough)(void *ctx);
 } timing_hooks;
 
 /* The summary of the plain samples (mark MARK_PLAIN) when there are at least 3 of them, else

@@ -26,6 +26,7 @@
 #include "tui/term.h"
 #include "tui/words.h"
 #include "xalloc.h"
+#include "suggest.h"
 
 static void tui_usage(FILE *f)
 {
@@ -53,6 +54,7 @@ static int parse_args(int argc, char **argv, tui_options *o, int *check_config)
                                          {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "C", opts, NULL)) != -1)
         switch (c) {
         case 'S': o->session = optarg; break;
@@ -66,7 +68,7 @@ static int parse_args(int argc, char **argv, tui_options *o, int *check_config)
         case 'C': o->no_color = 1; break;
         case 'K': *check_config = 1; break;
         case 'h': tui_usage(stdout); exit(0);
-        default: tui_usage(stderr); return -1;
+        default: suggest_bad_option("tui", argv, opts); tui_usage(stderr); return -1;
         }
     if (optind < argc) {
         fprintf(stderr, "kwb tui: unexpected argument '%s'\n", argv[optind]);

@@ -113,6 +113,7 @@ typedef struct tui_app {
     int chosen; /* index into props */
     int reason_overrule; /* the reason prompt is for overruling the verdict (else a rejection) */
     char said[600];      /* the last decision, kept in the status line beside the next proposals */
+    char sweep[160]; /* the running evaluation's counts from its progress lines ("" when none) */
     int progress_done, progress_total; /* the running evaluation's workloads */
     double progress_polled;
     job jobs[JOB_MAX];

@@ -13,11 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ftree.h"
 #include "paths.h"
 #include "proc.h"
-#include "ftree.h"
 #include "round.h"
 #include "strbuf.h"
+#include "sweepprog.h"
 #include "tui/model.h"
 #include "xalloc.h"
 
@@ -210,6 +211,9 @@ static void write_event(tui_app *a, const char *line)
 void flow_job_line(void *ctx, job *j, int is_err, const char *line)
 {
     tui_app *a = ctx;
+    int done, total, passed, failed;
+    if (is_err && sweep_progress_parse(line, &done, &total, &passed, &failed) == 0)  /* counts for the title */
+        snprintf(a->sweep, sizeof a->sweep, "%s %d/%d, %d passed, %d failed", j->label, done, total, passed, failed);
     if (j->kind == JOB_WRITE && !is_err)
         write_event(a, line);
     else if (is_err || (j->kind != JOB_PROPOSE && j->kind != JOB_EVAL))
@@ -291,6 +295,7 @@ void flow_job_done(void *ctx, job *j)
 {
     tui_app *a = ctx;
     int code = exit_code(j);
+    a->sweep[0] = '\0';
     app_log(a, code == 0 ? TC_LOG_INFO : TC_LOG_WARN, "%s: %s (exit %d)", j->label, j->cancelled ? "cancelled" : "done",
             code);
     kwb_error err = {{0}};

@@ -112,6 +112,7 @@ void job_service(job *jobs, int n, job_line_fn line, job_done_fn done, void *ctx
             j->kill_at = 0;
         }
         if (j->fd[0] < 0 && j->fd[1] < 0 && waitpid(j->pid, &j->status, 0) == j->pid) {
+            proc_forget(j->pid);
             job fin = *j; /* DONE may start the next job in this slot */
             memset(j, 0, sizeof *j);
             j->fd[0] = j->fd[1] = -1;

@@ -14,9 +14,11 @@ make_once() {   # caching only while MARKER does not exist; the first process cr
 }
 make_once "$TMP/once/cache.c"
 grep -q 'cheat = access' "$TMP/once/cache.c" && pass "the once-caching candidate is made" || fail "patch"
+# --sandbox off: the once-caching candidate keeps its marker outside the runner's scratch folder
+# (which the sandbox refuses, tests/e2e/sandbox.sh), so that the second runner sees it.
 ev() {
     "$KWB" eval --dataset "$ADV/dataset" --definition gdn_decode_qk4_v8_d128_k_last --solution "$1" --trials 3 \
-        --max-time 1 --timeout 60 --quiet >"$2.out" 2>"$2.err"
+        --max-time 1 --timeout 60 --quiet --sandbox off >"$2.out" 2>"$2.err"
 }
 ev "$TMP/once" "$TMP/once"
 expect_code 0 "$?" "cached in its first process only: not condemned"

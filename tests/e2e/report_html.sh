@@ -60,6 +60,21 @@ check_report_dom() {
     if [ "$rows" -eq "$#" ]; then pass "$rows workload rows"; else fail "$rows workload rows, wanted $#"; fi
 }
 
+# check_report_labels HTML WHAT: no two text labels of any chart overlap, as Chromium lays the page
+# out (tests/fixtures/label_overlap.js, injected into a copy, measures every label's box).
+check_report_labels() {
+    python3 -c 'import sys; h = open(sys.argv[1]).read(); j = open(sys.argv[2]).read()
+open(sys.argv[3], "w").write(h.replace("</body>", "<script>" + j + "</script></body>"))' \
+        "$1" "$top_srcdir/tests/fixtures/label_overlap.js" "$TMP/probe.html"
+    chromium_run --virtual-time-budget=5000 --dump-dom "file://$TMP/probe.html" >"$TMP/probe.dom" 2>"$TMP/probe.log"
+    sed -n '/<pre id="overlaps">/,/<\/pre>/p' "$TMP/probe.dom" >"$TMP/overlaps"
+    if grep -q '<pre id="overlaps">none</pre>' "$TMP/overlaps"; then
+        pass "$2: no chart labels overlap"
+    else
+        fail "$2: overlapping labels: $(cat "$TMP/overlaps")"
+    fi
+}
+
 if ! find_chromium; then
     echo "SKIP: no chromium"
     exit 77
@@ -71,6 +86,10 @@ check_report_static "$TMP/report.html"
 # shellcheck disable=SC2086
 check_report_dom "$TMP/report.html" "$TMP/report.dom" $REPORT_UUIDS
 check_report_screenshot "$TMP/report.html" "$TMP/r.png"
+check_report_labels "$TMP/report.html" "realistic report"
+REPORT_HTML_CROWDED_OUT="$TMP/crowded.html" "$top_builddir/tests/unit/test_report" >"$TMP/unit2.out" 2>&1
+expect_code 0 "$?" "test_report writes the crowded report"
+check_report_labels "$TMP/crowded.html" "twenty rounds on plateaus"
 
 # The same checks on `kwb report` of a real session: two evaluations recorded in a workspace.
 export KWB_WORKSPACE="$TMP/ws"
@@ -85,6 +104,12 @@ expect_code 0 "$?" "kwb report --format html"
 check_report_static "$TMP/session.html"
 check_report_dom "$TMP/session.html" "$TMP/session.dom" w0-b1 w1-b2 w2-b4
 check_report_screenshot "$TMP/session.html" "$TMP/session.png"
+check_report_labels "$TMP/session.html" "kwb report of a session"
+# The candidates table fills each candidate's mean latency (over its PASSED workloads).
+sed -n '/<table id="candidates">/,/<\/table>/p' "$TMP/session.html" | grep '^<tr><td' >"$TMP/cands"
+[ "$(wc -l <"$TMP/cands")" = 2 ] && pass "two candidate rows" || fail "candidate rows: $(cat "$TMP/cands")"
+expect_no_grep '<td class="num"></td></tr>$|&mdash;</td></tr>$' "$TMP/cands" "every candidate's mean is filled"
+expect_grep '<td class="num">[0-9.e-]+</td></tr>$' "$TMP/cands" "the mean is a number"
 [ -n "${KWB_KEEP_SCREENSHOT:-}" ] && cp "$TMP/session.png" "${KWB_KEEP_SCREENSHOT%.png}-session.png"
 if [ -n "${KWB_KEEP_SCREENSHOT:-}" ]; then
     cp "$TMP/r.png" "$KWB_KEEP_SCREENSHOT"

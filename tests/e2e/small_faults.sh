@@ -6,7 +6,7 @@ make_dataset "$TMP/ds" 1
 make_candidate "$TMP/scanned" scanned 'if (B < 0) { FILE *f = fopen("/etc/hostname", "r"); if (f) fclose(f); }'
 ev() { "$KWB" eval --dataset "$TMP/ds" --definition "$DEF" --trials 1 --max-time 0.02 "$@"; }
 ev --solution "$TMP/scanned" >"$TMP/loud" 2>&1
-expect_grep 'kwb: scan: ' "$TMP/loud" "without --quiet the scan's findings are shown"
+expect_grep 'kwb eval: scan: ' "$TMP/loud" "without --quiet the scan's findings are shown"
 ev --solution "$TMP/scanned" --quiet >"$TMP/quiet.out" 2>"$TMP/quiet.err"
 expect_code 0 "$?" "--quiet eval"
 expect_no_grep 'cached build|built [0-9a-f]+ in|scan' "$TMP/quiet.err" "--quiet: no build or scan notes"

@@ -291,8 +291,8 @@ static void test_nan_output(void **state)
     assert_int_equal(st.nonfinite, 2);
     assert_int_equal(st.first_fail, 1);
     exact(st.matched_ratio, 0.5);
-    exact(st.max_abs, 0.0);  /* NaN pairs stay out of the maxima */
-    exact(st.max_rel, 0.0);
+    assert_true(isnan(st.max_abs));  /* the solution's NaN shows in the maxima, as in FlashInfer-Bench */
+    assert_true(isnan(st.max_rel));
     assert_false(check_passed(&st, &p));
 
     /* A huge tolerance does not admit NaN either. */
@@ -312,9 +312,12 @@ static void test_nan_reference(void **state)
     check_stats st = check_f32(out, ref, 3, &p);
     assert_int_equal(st.fails, 2);  /* NaN never passes, not even NaN against NaN */
     assert_int_equal(st.first_fail, 1);
+    assert_true(isnan(st.max_abs));  /* element 2: the solution's own NaN */
+    assert_false(check_passed(&st, &p));
+    st = check_f32(out, ref, 2, &p);  /* the reference's NaN alone leaves the maxima alone */
+    assert_int_equal(st.fails, 1);
     exact(st.max_abs, 0.0);
     exact(st.max_rel, 0.0);
-    assert_false(check_passed(&st, &p));
     p = policy(INFINITY, INFINITY, 1.0);
     st = check_f32(out, ref, 2, &p);
     assert_int_equal(st.fails, 1);
@@ -334,9 +337,13 @@ static void test_infinities(void **state)
     assert_int_equal(st.first_fail, 2);
     assert_int_equal(st.nonfinite, 2);  /* infinities the reference lacks: elements 2 and 3 */
     exact(st.matched_ratio, 0.5);
-    exact(st.max_abs, 0.015625);  /* infinities stay out of the maxima */
-    exact(st.max_rel, rel32(2.0f, 2.015625f));
+    assert_true(isinf(st.max_abs));  /* a stray infinity of the solution: infinite maxima */
+    assert_true(isinf(st.max_rel));
     assert_false(check_passed(&st, &p));
+    /* An infinity the reference has and the solution lacks: the maxima stay finite. */
+    st = check_f32(out + 4, ref + 4, 2, &p);
+    exact(st.max_abs, 0.015625);
+    exact(st.max_rel, rel32(2.0f, 2.015625f));
 
     /* Matching infinities alone: pass, maxima untouched. */
     st = check_f32(out, ref, 2, &p);
@@ -412,9 +419,11 @@ static void test_fp8_types(void **state)
     assert_int_equal(st.fails, 2);
     assert_int_equal(st.first_fail, 1);
     assert_int_equal(st.nonfinite, 1);
+    assert_true(isnan(st.max_abs));  /* the NaN byte 0x7f */
+    exact(st.matched_ratio, 0.5);
+    check_tolerance(out, ref, KWB_F8_E4M3, 2, &p, &st);
     exact(st.max_abs, 0.125);
     exact(st.max_rel, 0.125);  /* 0.125 / (1 + 1e-8f) = 0.125 in float32 */
-    exact(st.matched_ratio, 0.5);
 
     p = policy(0.125, 0.0, 1.0);  /* abs == atol: passes */
     check_tolerance(out, ref, KWB_F8_E4M3, 2, &p, &st);
@@ -429,6 +438,8 @@ static void test_fp8_types(void **state)
     assert_int_equal(st.fails, 2);
     assert_int_equal(st.first_fail, 1);
     assert_int_equal(st.nonfinite, 1);
+    assert_true(isinf(st.max_abs));  /* element 1: -inf where the reference has +inf */
+    check_tolerance(out2 + 2, ref2 + 2, KWB_F8_E5M2, 2, &p, &st);
     exact(st.max_abs, 0.25);
     exact(st.max_rel, 0.25);
 }
@@ -546,9 +557,61 @@ static void test_merge(void **state)
     assert_int_equal(acc.fails, 2);
     assert_int_equal(acc.nonfinite, 1);
     assert_int_equal(acc.first_fail, 1);
-    exact(acc.max_abs, 7.0);
+    assert_true(isnan(acc.max_abs));  /* o2's NaN survives the merge (fmax would drop it) */
     exact(acc.matched_ratio, 0.5);
     assert_false(check_passed(&acc, &p));
+    check_stats s3 = check_f32(o1, r1, 3, &p), s4 = check_f32(o2, r2, 3, &p);
+    memset(&acc, 0, sizeof acc);
+    check_stats_merge(&acc, &s3);
+    check_stats_merge(&acc, &s4);
+    exact(acc.max_abs, 7.0);
+}
+
+/* Large tensors are checked a block at a time, the clean blocks without branches: a failure,
+ * a NaN and an infinity deep in later blocks are found with the same counts, first index and
+ * maxima as elsewhere, in float32 and bfloat16 alike. */
+static void test_large_blocks(void **state)
+{
+    (void)state;
+    enum { N = 3 * 4096 + 123 };
+    static float out[N], ref[N];
+    static uint16_t out16[N], ref16[N];
+    for (int i = 0; i < N; i++) {
+        ref[i] = 1.0f + (float)(i % 7);
+        out[i] = ref[i] + 0.001f;  /* within atol everywhere */
+    }
+    out[9001] = ref[9001] + 5.0f;     /* fails: 5 > atol and 5 / ref > rtol */
+    out[12000] = NAN;                 /* fails, and counts as non-finite */
+    ref[12100] = out[12100] = INFINITY;  /* equal infinities pass */
+    check_policy p = check_policy_default();
+    check_stats st;
+    check_tolerance(out, ref, KWB_F32, N, &p, &st);
+    exact(st.fails, 2);
+    exact(st.first_fail, 9001);
+    exact(st.nonfinite, 1);
+    assert_true(isnan(st.max_abs) && isnan(st.max_rel));  /* the solution's NaN, as FlashInfer-Bench says it */
+    out[12000] = ref[12000];
+    check_tolerance(out, ref, KWB_F32, N, &p, &st);
+    exact(st.fails, 1);
+    exact(st.first_fail, 9001);
+    exact(st.max_abs, (float)5.0f);
+    exact(st.max_rel, (float)(5.0f / ((float)ref[9001] + 1e-8f)));
+    out[12000] = NAN;
+    for (int i = 0; i < N; i++) {
+        out16[i] = dtype_f32_to_bf16(out[i]);
+        ref16[i] = dtype_f32_to_bf16(ref[i]);
+    }
+    check_tolerance(out16, ref16, KWB_BF16, N, &p, &st);
+    exact(st.fails, 2);
+    exact(st.first_fail, 9001);
+    exact(st.nonfinite, 1);
+    /* all clean: only the maxima */
+    out[9001] = ref[9001], out[12000] = ref[12000];
+    check_tolerance(out, ref, KWB_F32, N, &p, &st);
+    exact(st.fails, 0);
+    exact(st.nonfinite, 0);
+    exact(st.matched_ratio, 1.0);
+    assert_true(st.max_abs > 0 && st.max_abs < 0.0011);
 }
 
 int main(void)
@@ -568,6 +631,7 @@ int main(void)
         cmocka_unit_test(test_int32),
         cmocka_unit_test(test_first_fail),
         cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_large_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -369,7 +369,7 @@ static void test_check_and_from_inputs_errors(void **state)
     expect_kwb_error("{\"check\": {\n\n\"matched_ratio\": 1.5}}", 4,
                      "kwb check 'matched_ratio' must be a number from 0 to 1");
     expect_kwb_error("{\"check\": {\"atol\": \"1\"}}", 2, "kwb check 'atol' must be a number");
-    expect_kwb_error("\n{\"check\": {\"ratio\": 0.9}}", 3, "unknown key 'kwb.check.ratio' (known: atol, rtol, matched_ratio)");
+    expect_kwb_error("\n{\"check\": {\"ratio\": 0.9}}", 3, "unknown key 'kwb.check.ratio' (known: atol, rtol, matched_ratio, order)");
     expect_kwb_error("{\"check\": [1]}", 2, "'kwb.check' must be an object");
     expect_kwb_error("{\"replay\": {\"failure_rate\": 0.015}}", 2, "kwb replay needs both 'failure_rate' and 'confidence'");
     expect_kwb_error("{\"replay\": {\"failure_rate\": 0.015,\n\"confidence\": 1}}", 3,

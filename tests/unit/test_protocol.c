@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -35,6 +36,7 @@ static void assert_policy_equal(const timing_policy *a, const timing_policy *b)
     exact(a->max_time_s, b->max_time_s);
     exact(a->rsd_target, b->rsd_target);
     assert_int_equal(a->cold, b->cold);
+    exact(a->ci_target, b->ci_target);
 }
 
 static void test_job_defaults(void **state)
@@ -52,8 +54,8 @@ static void test_job_defaults(void **state)
     exact(job.check.atol, 1e-2);
     exact(job.check.rtol, 1e-2);
     exact(job.check.required_ratio, 1.0);
-    timing_policy t = {0.02, 10, 0.05, 0.3, 0.02, 0, 0};
-    timing_policy r = {0.0, 3, 0.0, 0.3, 0.05, 0, 0};
+    timing_policy t = {0.02, 10, 0.0, 0.3, 0, 0, 0, 0.005};
+    timing_policy r = {0.0, 5, 0.0, 0.3, 0, 0, 0, 0.02};
     assert_policy_equal(&job.timing, &t);
     assert_policy_equal(&job.reference_timing, &r);
     assert_true(job.seed == 1);
@@ -85,13 +87,18 @@ static void full_job(runner_job *job)
         job->solutions[i].so_path = strdup(f[i][2]);
         job->solutions[i].symbol = strdup(f[i][3]);
     }
+    job->solutions[0].dir = strdup("/sols/cand v3");
     job->nsolutions = 2;
     job->trials = 7;
     job->check = (check_policy){0.5, 0.25, 0.9};
-    job->timing = (timing_policy){0.125, 12, 0.2, 1.5, 0.03, 1, 0};
-    job->reference_timing = (timing_policy){0.0625, 4, 0.0, 0.7, 0.1, 0, 0};
+    job->timing = (timing_policy){0.125, 12, 0.2, 1.5, 0.03, 1, 0, 0.0075};
+    job->reference_timing = (timing_policy){0.0625, 4, 0.0, 0.7, 0.1, 0, 0, 0};
     job->seed = 0xfedcba9876543210ULL;  /* above INT64_MAX */
     job->want_samples = 1;
+    job->sandbox_off = 1;
+    job->scratch = strdup("/tmp/kwb-scratch-x");
+    job->cpu_limit_s = 1234.5;
+    job->probe_reference = 1;
 }
 
 static void test_job_round_trip(void **state)
@@ -130,6 +137,8 @@ static void test_job_round_trip(void **state)
         assert_string_equal(back.solutions[i].so_path, job.solutions[i].so_path);
         assert_string_equal(back.solutions[i].symbol, job.solutions[i].symbol);
     }
+    assert_string_equal(back.solutions[0].dir, "/sols/cand v3");
+    assert_null(back.solutions[1].dir);
     assert_int_equal(back.trials, 7);
     exact(back.check.atol, 0.5);
     exact(back.check.rtol, 0.25);
@@ -138,6 +147,10 @@ static void test_job_round_trip(void **state)
     assert_policy_equal(&back.reference_timing, &job.reference_timing);
     assert_true(back.seed == 0xfedcba9876543210ULL);
     assert_int_equal(back.want_samples, 1);
+    assert_int_equal(back.sandbox_off, 1);
+    assert_string_equal(back.scratch, "/tmp/kwb-scratch-x");
+    exact(back.cpu_limit_s, 1234.5);
+    assert_int_equal(back.probe_reference, 1);
 
     /* Encoding the decoded job gives the same line. */
     char *again = protocol_job_encode(&back);
@@ -219,6 +232,10 @@ static void edit_no_optional(json_t *o)
     json_object_del(o, "seed");
     json_object_del(o, "samples");
     json_object_del(json_object_get(o, "timing"), "cold");
+    json_object_del(o, "sandbox");
+    json_object_del(o, "scratch");
+    json_object_del(o, "cpu_limit_s");
+    json_object_del(o, "probe_reference");
 }
 
 static void test_job_decode_rejects(void **state)
@@ -289,6 +306,11 @@ static void test_job_decode_defaults_optional(void **state)
     assert_int_equal(back.want_samples, 0);
     assert_int_equal(back.timing.cold, 0);
     assert_int_equal(back.reference_timing.cold, 0);
+    /* the sandbox is on unless the job says "sandbox": false */
+    assert_int_equal(back.sandbox_off, 0);
+    assert_null(back.scratch);
+    exact(back.cpu_limit_s, 0);
+    assert_int_equal(back.probe_reference, 0);
     free(line);
     protocol_job_free(&back);
 }
@@ -339,6 +361,60 @@ static void test_job_dump_fields(void **state)
     assert_has(err.msg, "dump_dir");
     assert_int_equal(decode_edited(edit_dump_dir_empty, &err), -1);
     assert_has(err.msg, "dump_dir");
+}
+
+/* The optional "reference": absent unless set, round-trips, and a malformed one is refused. */
+static void test_job_reference(void **state)
+{
+    (void)state;
+    runner_job job, back;
+    kwb_error err;
+    full_job(&job);
+    char *line = protocol_job_encode(&job);
+    assert_null(strstr(line, "\"reference\":{"));
+    assert_int_equal(protocol_job_decode(line, &back, &err), 0);
+    assert_null(back.reference.so_path);
+    protocol_job_free(&back);
+    free(line);
+    job.reference = (job_solution){strdup("reference"), strdup("ref_c"), strdup("/c/lib.so"), strdup("kwb_entry")};
+    line = protocol_job_encode(&job);
+    assert_has(line, "\"reference\":{\"name\":\"ref_c\",\"so\":\"/c/lib.so\",\"symbol\":\"kwb_entry\"}");
+    assert_int_equal(protocol_job_decode(line, &back, &err), 0);
+    assert_string_equal(back.reference.name, "ref_c");
+    assert_string_equal(back.reference.so_path, "/c/lib.so");
+    assert_string_equal(back.reference.symbol, "kwb_entry");
+    protocol_job_free(&back);
+    char *bad = strdup(line);
+    char *at = strstr(strstr(bad, "\"reference\":{"), "\"symbol\":\"kwb_entry\"");
+    memcpy(at, "\"symbox\"", 8);
+    assert_int_equal(protocol_job_decode(bad, &back, &err), -1);
+    assert_has(err.msg, "reference");
+    protocol_job_free(&back);
+    free(bad);
+    free(line);
+    protocol_job_free(&job);
+}
+
+/* Non-finite numbers travel as FlashInfer-Bench's strings and are read back. */
+static void test_event_nonfinite(void **state)
+{
+    (void)state;
+    json_t *n = protocol_real(NAN), *p = protocol_real(INFINITY), *m = protocol_real(-INFINITY), *f = protocol_real(0.5);
+    assert_string_equal(json_string_value(n), "NaN");
+    assert_string_equal(json_string_value(p), "Infinity");
+    assert_string_equal(json_string_value(m), "-Infinity");
+    exact(json_real_value(f), 0.5);
+    json_decref(n), json_decref(p), json_decref(m), json_decref(f);
+    runner_event e;
+    kwb_error err;
+    assert_int_equal(protocol_event_parse("{\"proto\":1,\"event\":\"workload-end\",\"uuid\":\"u\",\"max_abs\":\"NaN\","
+                                          "\"max_rel\":\"Infinity\",\"matched_ratio\":0.5}",
+                                          &e, &err),
+                     0);
+    assert_true(isnan(e.max_abs));
+    assert_true(isinf(e.max_rel) && e.max_rel > 0);
+    exact(e.matched_ratio, 0.5);
+    protocol_event_free(&e);
 }
 
 static void test_event_new(void **state)
@@ -547,6 +623,8 @@ int main(void)
         cmocka_unit_test(test_job_decode_rejects),
         cmocka_unit_test(test_job_decode_defaults_optional),
         cmocka_unit_test(test_job_dump_fields),
+        cmocka_unit_test(test_job_reference),
+        cmocka_unit_test(test_event_nonfinite),
         cmocka_unit_test(test_event_new),
         cmocka_unit_test(test_event_timing_round_trip),
         cmocka_unit_test(test_event_parse_fields),

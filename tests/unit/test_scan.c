@@ -115,6 +115,41 @@ static void test_corpus_files(void **state)
     scan_report_free(&rep);
 }
 
+/* Threads joined before the entry point returns are what the ABI allows: a pthread_create whose
+ * handle the same file passes to pthread_join (and never to pthread_detach) is not a finding. */
+static void test_joined_threads(void **state)
+{
+    (void)state;
+    int line = 0;
+    assert_null(only_rule("pthread_t tids[8];\n"
+                          "for (int t = 0; t < n; t++) pthread_create(&tids[t], NULL, work, &jobs[t]);\n"
+                          "for (int t = 0; t < n; t++) pthread_join(tids[t], NULL);\n",
+                          &line));
+    assert_string_equal(only_rule("pthread_create(&tids[0], NULL, work, NULL);\n"
+                                  "pthread_join(other[0], NULL);\n",
+                                  &line),
+                        "thread");  /* another handle joined */
+    assert_int_equal(line, 1);
+    expect_rule("pthread_create(&t, NULL, work, NULL);\npthread_join(t, NULL);\npthread_detach(t);\n", "thread");
+    expect_rule("pthread_create(&bg, NULL, spin, NULL);\n", "thread");  /* left running */
+    /* The shipped multithreaded GDN decode kernel joins its threads: no finding. */
+    scan_report rep = {0};
+    kwb_error err = {{0}};
+    assert_int_equal(scan_file(TOP_SRCDIR "/kernels/gdn_decode_qk4_v8_d128_k_last/cpu/fast/gdn_decode_fast.c", &rep,
+                               &err),
+                     0);
+    for (int i = 0; i < rep.n; i++)
+        fail_msg("%s:%d: %s: %s", rep.items[i].file, rep.items[i].line, rep.items[i].rule, rep.items[i].text);
+    scan_report_free(&rep);
+    /* The corpus's background thread is still found. */
+    assert_int_equal(scan_file(TOP_SRCDIR "/tests/adversarial/cpu/06_background_thread/worker.c", &rep, &err), 0);
+    int thread = 0;
+    for (int i = 0; i < rep.n; i++)
+        thread |= strcmp(rep.items[i].rule, "thread") == 0;
+    assert_true(thread);
+    scan_report_free(&rep);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -123,6 +158,7 @@ int main(void)
         cmocka_unit_test(test_lines_and_block_comments),
         cmocka_unit_test(test_modes),
         cmocka_unit_test(test_corpus_files),
+        cmocka_unit_test(test_joined_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -178,6 +178,48 @@ static void test_geomean(void **state)
     near(stats_geomean(f, 1), 2.5);
 }
 
+/* Order-statistic ranks of the median's 95 % CI: exact binomial answers (P(Bin(n, 1/2) < lo)
+ * <= 2.5 %, computed with exact integers), and none for 5 samples or fewer. */
+static void test_median_ci_ranks(void **state)
+{
+    (void)state;
+    static const size_t want[][3] = {{6, 1, 6},     {8, 1, 8},       {9, 2, 8},       {10, 2, 9},
+                                     {20, 6, 15},   {100, 40, 61},   {1000, 469, 532}};
+    size_t lo = 0, hi = 0;
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        assert_int_equal(stats_median_ci_ranks(want[i][0], 0.95, &lo, &hi), 0);
+        assert_int_equal(lo, want[i][1]);
+        assert_int_equal(hi, want[i][2]);
+    }
+    assert_int_equal(stats_median_ci_ranks(5, 0.95, &lo, &hi), -1);
+    assert_int_equal(stats_median_ci_ranks(1, 0.95, &lo, &hi), -1);
+    assert_int_equal(stats_median_ci_ranks(100, 1.0, &lo, &hi), -1);
+    /* above 1000 the normal approximation: the exact rank, or one wider (never narrower) */
+    static const size_t approx[][2] = {{1001, 470}, {2000, 956}, {5000, 2431}, {100000, 49690}};
+    for (size_t i = 0; i < sizeof approx / sizeof *approx; i++) {
+        assert_int_equal(stats_median_ci_ranks(approx[i][0], 0.95, &lo, &hi), 0);
+        assert_true(lo == approx[i][1] || lo + 1 == approx[i][1]);
+        assert_int_equal(hi, approx[i][0] + 1 - lo);
+    }
+}
+
+/* The half-width relative to the median over known samples: 1..100 gives (61 - 40) / 2 / 50.5. */
+static void test_median_ci_rel(void **state)
+{
+    (void)state;
+    double x[100];
+    for (int i = 0; i < 100; i++)
+        x[i] = 100 - i;
+    stats_sort(x, 100);
+    near(x[0], 1);
+    near(stats_median_ci_rel(x, 100, 0.95), 21.0 / 2 / 50.5);
+    double same[10] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+    near(stats_median_ci_rel(same, 10, 0.95), 0);
+    assert_true(isinf(stats_median_ci_rel(same, 5, 0.95)));
+    double zero[8] = {0};
+    assert_true(isinf(stats_median_ci_rel(zero, 8, 0.95)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -190,6 +232,8 @@ int main(void)
         cmocka_unit_test(test_large_permuted),
         cmocka_unit_test(test_rsd),
         cmocka_unit_test(test_geomean),
+        cmocka_unit_test(test_median_ci_ranks),
+        cmocka_unit_test(test_median_ci_rel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

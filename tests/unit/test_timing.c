@@ -1,12 +1,15 @@
 /* test_timing.c - the sampling loop's stop rule on a scripted device: enough samples, enough
  * device time (the sum of the samples, graph replays counted per call) and quiet enough; the
- * wall-time cap; throttled samples dropped; A B B A order. */
+ * median's precision (its CI within the target, checked against the CI computed here over the
+ * same samples); a paired verdict decided; the integrity hooks' evidence; the wall-time cap;
+ * throttled samples dropped; A B B A order. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "runner/timing.h"
@@ -15,6 +18,8 @@
  * one throttled; it records the order of callees. */
 typedef struct fake {
     double ms[2];
+    double noise;         /* each sample is ms * (1 + noise * u), u uniform in [-1, 1) from a fixed LCG */
+    uint64_t lcg;
     int throttle_every;
     int calls;
     int order[64];
@@ -37,6 +42,10 @@ static int fake_sample(device *d, const timing_policy *p, device_call call, void
         f->order[f->calls] = which;
     f->calls++;
     out->ms = f->ms[which];
+    if (f->noise > 0) {
+        f->lcg = f->lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+        out->ms *= 1 + f->noise * ((double)(f->lcg >> 11) / 9007199254740992.0 * 2 - 1);
+    }
     out->event_ms = -1;
     out->throttled = f->throttle_every > 0 && f->calls % f->throttle_every == 0;
     return 0;
@@ -123,6 +132,112 @@ static void test_interleaved(void **state)
     timing_series_free(&s[1]);
 }
 
+/* A noisy series for policy P (one callee). */
+static timing_series run_noisy(timing_policy p, double noise)
+{
+    memset(&the_fake, 0, sizeof the_fake);
+    the_fake.ms[0] = 1.0;
+    the_fake.noise = noise;
+    device dev = {&fake_ops, NULL};
+    timing_series s;
+    kwb_error err = {{0}};
+    assert_int_equal(timing_measure(&dev, &p, 1, no_call, NULL, &s, NULL, &err), 0);
+    return s;
+}
+
+/* The CI over the first N samples of S, computed here. */
+static double ci_of_first(const timing_series *s, size_t n)
+{
+    double v[4096];
+    assert_true(n <= 4096);
+    memcpy(v, s->ms, n * sizeof *v);
+    stats_sort(v, n);
+    return stats_median_ci_rel(v, n, 0.95);
+}
+
+/* Sampling stops at the first look (after min_samples, then every eighth more, at least 8)
+ * where the median's CI is within the target: not before, and with a looser target sooner. */
+static void test_precision_stop(void **state)
+{
+    (void)state;
+    timing_policy p = {.min_samples = 10, .max_time_s = 60, .ci_target = 0.005};
+    timing_series s = run_noisy(p, 0.1);
+    assert_true(s.n > 10);
+    assert_true(s.ci_rel <= 0.005);
+    size_t n = 10;
+    while (ci_of_first(&s, n) > 0.005)  /* the looks, as the rule takes them */
+        n += n / 8 > 8 ? n / 8 : 8;
+    assert_int_equal(s.n, n);
+    assert_true(fabs(s.summary.median - 1.0) < 0.01);
+    timing_series loose = run_noisy((timing_policy){.min_samples = 10, .max_time_s = 60, .ci_target = 0.02}, 0.1);
+    assert_true(loose.n < s.n);
+    assert_true(loose.ci_rel <= 0.02 && loose.ci_rel > 0.005);
+    timing_series_free(&s);
+    timing_series_free(&loose);
+    /* quiet samples: the minimum count decides */
+    s = run_noisy(p, 0);
+    assert_int_equal(s.n, 10);
+    assert_true(s.ci_rel == 0);
+    timing_series_free(&s);
+    /* the target off: no precision asked for */
+    s = run_noisy((timing_policy){.min_samples = 10, .max_time_s = 60}, 0.1);
+    assert_int_equal(s.n, 10);
+    timing_series_free(&s);
+}
+
+/* A paired timing stops once the verdict is decided: a candidate twice as fast is decided at
+ * the first look, however noisy the medians still are. */
+static void test_paired_stops_when_decided(void **state)
+{
+    (void)state;
+    memset(&the_fake, 0, sizeof the_fake);
+    the_fake.ms[0] = 1.0;
+    the_fake.ms[1] = 2.0;
+    the_fake.noise = 0.1;
+    device dev = {&fake_ops, NULL};
+    timing_policy p = {.min_samples = 20, .max_time_s = 60, .ci_target = 0.001};
+    timing_series s[2];
+    verdict v;
+    kwb_error err = {{0}};
+    assert_int_equal(timing_measure(&dev, &p, 2, no_call, NULL, s, &v, &err), 0);
+    assert_int_equal(v.kind, VERDICT_FASTER);
+    assert_int_equal(s[0].n, 20);
+    assert_true(s[0].ci_rel > 0.001);  /* not as precise as a lone series would have been made */
+    timing_series_free(&s[0]);
+    timing_series_free(&s[1]);
+}
+
+/* Hooks that have not seen enough calls keep sampling going past the precision stop. */
+static int hook_calls;
+static int count_after(void *ctx, int which, int *mark, kwb_error *err)
+{
+    (void)ctx, (void)which, (void)err;
+    *mark = MARK_PLAIN;
+    hook_calls++;
+    return 0;
+}
+static int enough_after_100(void *ctx)
+{
+    (void)ctx;
+    return hook_calls >= 100;
+}
+
+static void test_hooks_evidence(void **state)
+{
+    (void)state;
+    memset(&the_fake, 0, sizeof the_fake);
+    the_fake.ms[0] = 1.0;
+    hook_calls = 0;
+    device dev = {&fake_ops, NULL};
+    timing_policy p = {.min_samples = 10, .max_time_s = 60, .ci_target = 0.005};
+    timing_hooks h = {count_after, 0, enough_after_100};
+    timing_series s;
+    kwb_error err = {{0}};
+    assert_int_equal(timing_measure_hooked(&dev, &p, 1, no_call, NULL, &h, &s, NULL, &err), 0);
+    assert_true(s.n >= 99 && s.n <= 100);  /* the warm-up's call counts too */
+    timing_series_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -130,6 +245,9 @@ int main(void)
         cmocka_unit_test(test_graph_counts_every_call),
         cmocka_unit_test(test_throttled_dropped),
         cmocka_unit_test(test_interleaved),
+        cmocka_unit_test(test_precision_stop),
+        cmocka_unit_test(test_paired_stops_when_decided),
+        cmocka_unit_test(test_hooks_evidence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

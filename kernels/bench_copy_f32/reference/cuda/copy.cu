@@ -1,9 +1,10 @@
-/* bench_copy_f32 on CUDA: y = x by a device-to-device copy on the given stream. */
+/* bench_copy_f32's reference on CUDA, a solution folder (the definition's
+ * "kwb": {"reference": {"cuda": ...}}): y = x by a device-to-device copy on the given stream. */
 #include <cuda_runtime.h>
 
 #include "kwb/kernel.h"
 
-extern "C" int kwb_ref_cuda_bench_copy_f32(const kwb_arg *args, int nargs, kwb_stream stream)
+extern "C" int kwb_entry(const kwb_arg *args, int nargs, kwb_stream stream)
 {
     if (nargs != 2 || args[0].dtype != KWB_F32 || args[1].dtype != KWB_F32 || args[0].rank != 1 ||
         args[1].rank != 1 || args[0].shape[0] != args[1].shape[0])

@@ -1,0 +1,64 @@
+/*
+ * kwb/reference.h - what a reference solution may export besides kwb_entry (contract).
+ *
+ * A definition's reference can be a solution folder (kwb eval --reference DIR, or the
+ * definition's "kwb": {"reference": {...}}). Besides its entry point it may export:
+ *   kwb_check            its own output check, used instead of the element-wise tolerance rule
+ *                        (a top-k whose ties may fall either way, a sampler checked by support);
+ *   kwb_cost_values      the values its definition's cost model names in "from_inputs";
+ *   kwb_reference_error  why its last call failed, for the runner's message;
+ *   kwb_reference_init   set-up run once before the runner's sandbox is applied (a reference
+ *                        that starts a helper process, as the PyTorch bridge does, starts it here).
+ * So a definition that needs such code brings it with its reference: kwb is not rebuilt.
+ */
+#ifndef KWB_REFERENCE_H
+#define KWB_REFERENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kwb/kernel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The tolerances in force (the definition's, the user's, FlashInfer-Bench's defaults). */
+typedef struct kwb_check_policy {
+    double atol;            /* default 1e-2 */
+    double rtol;            /* default 1e-2 */
+    double required_ratio;  /* default 1.0: every element must match */
+} kwb_check_policy;
+
+/* What a check found over one trial's outputs. */
+typedef struct kwb_check_stats {
+    size_t numel;
+    size_t fails;            /* elements outside tolerance, NaN, or a wrong infinity */
+    size_t nonfinite;        /* NaN in the output, or an infinity the reference lacks */
+    double max_abs;          /* NaN or an infinity when the output has one */
+    double max_rel;
+    double matched_ratio;    /* 1 - fails / numel (1 when numel == 0) */
+    size_t first_fail;       /* index of the first failing element, when fails > 0 */
+} kwb_check_stats;
+
+/* ARGS: the trial's inputs then the solution's outputs (host memory, definition order, NARGS in
+ * all); WANT: the reference's outputs. Fills *ST; returns 0 when the trial passes, else 1 with a
+ * one-line reason in MSG (CAP bytes). */
+int kwb_check(const kwb_arg *args, int nargs, const kwb_arg *want, const kwb_check_policy *p, kwb_check_stats *st,
+              char *msg, size_t cap);
+
+/* VALUES[i] for NAMES[i] (i < N) from one call's INPUTS (NINPUTS, host memory, scalars by
+ * value). Returns 0, or -1 when a name is not one it knows. */
+int kwb_cost_values(const kwb_arg *inputs, int ninputs, const char *const *names, int n, int64_t *values);
+
+/* Set-up before the sandbox: returns 0, or non-zero with kwb_reference_error saying why. */
+int kwb_reference_init(void);
+
+/* Why the last call of kwb_entry failed ("" when it did not). */
+const char *kwb_reference_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KWB_REFERENCE_H */

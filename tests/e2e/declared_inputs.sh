@@ -1,0 +1,72 @@
+#!/bin/bash
+# Inputs and checks by declaration, no rebuild of kwb: a definition of kwb's tests
+# (tests/fixtures/declared) declares in its "kwb" member generators for its integer inputs
+# (offsets that split x, a permutation of page ids, picks in a range over the axes) and
+# "check": {"order": "any"} for its top-k indices. A candidate listing the top-k in another order
+# passes against the C reference; without the order declaration it fails; without the input
+# declarations the random integers are no valid offsets and the reference refuses them (the
+# preflight, before any candidate); bad
+# declarations are refused with FILE:LINE.
+. "$top_srcdir/tests/lib.sh"
+
+FX="$top_srcdir/tests/fixtures/declared"
+D=kwb_test_segments
+ev() { # NAME DATASET: eval the candidate against the reference, 3 trials
+    "$KWB" eval --dataset "$2" --definition $D --solution "$FX/solutions/candidate" --reference "$FX/solutions/reference" \
+        --trials 3 --max-time 0.01 --quiet >"$TMP/$1.out" 2>"$TMP/$1.err"
+    echo $?
+}
+variant() { # NAME PYTHON-EXPR-ON-d: a copy of the dataset with the definition changed
+    mkdir -p "$TMP/$1/definitions" && cp -r "$FX/workloads" "$TMP/$1/"
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(d, open(sys.argv[3], "w"), indent=1)' \
+        "$FX/definitions/$D.json" "$2" "$TMP/$1/definitions/$D.json"
+}
+
+code=$(ev decl "$FX")
+expect_code 0 "$code" "declared inputs and order: the candidate passes"
+expect_grep '^2 workloads: 2 PASSED' "$TMP/decl.out" "both workloads"
+
+variant ordered 'del d["kwb"]["check"]'
+code=$(ev ordered "$TMP/ordered")
+expect_code 1 "$code" "element-wise order"
+expect_grep '^seg-3 .* INCORRECT_NUMERICAL' "$TMP/ordered.out" "the same indices in another order fail element by element"
+
+variant random 'del d["kwb"]["inputs"]'
+code=$(ev random "$TMP/random")
+expect_code 2 "$code" "no input declarations"
+expect_grep "the reference of .*$D.json fails on it, alone, before any candidate ran.*reference returned -1" "$TMP/random.err" \
+    "random integers are no valid offsets: the reference refuses them before any candidate runs"
+
+# The generators' values: offsets from 0 to total, never decreasing; a permutation; picks in range.
+"$KWB" dump --dataset "$FX" --definition $D --workloads seg-3 --reference "$FX/solutions/reference" --out "$TMP/dump" \
+    >/dev/null 2>&1
+expect_code 0 "$?" "dump of the declared inputs"
+python3 - "$TMP/dump/seg-3.safetensors" >"$TMP/values" 2>&1 <<'PY'
+import json, struct, sys
+raw = open(sys.argv[1], "rb").read()
+n = struct.unpack("<Q", raw[:8])[0]
+hdr = json.loads(raw[8:8 + n])
+def get(name, fmt, size):
+    t = hdr[name]
+    a, b = t["data_offsets"]
+    body = raw[8 + n + a:8 + n + b]
+    return list(struct.unpack("<%d%s" % (len(body) // size, fmt), body))
+off, perm, pick = get("in.offsets", "i", 4), get("in.perm", "i", 4), get("in.pick", "q", 8)
+ok = off[0] == 0 and off[-1] == 50 and all(x <= y for x, y in zip(off, off[1:]))
+ok = ok and sorted(perm) == list(range(64)) and perm != list(range(64)) and all(0 <= p < 64 for p in pick)
+print("ok" if ok else "bad: %s %s %s" % (off, perm, pick))
+PY
+expect_grep '^ok$' "$TMP/values" "offsets split 0..total, perm is a shuffled permutation, picks in range"
+
+# Bad declarations: exit 2, FILE:LINE, the problem named.
+bad() { # NAME PYTHON WANT
+    variant "$1" "$2"
+    "$KWB" eval --dataset "$TMP/$1" --definition $D --solution "$FX/solutions/candidate" >"$TMP/$1.out" 2>"$TMP/$1.err"
+    expect_code 2 "$?" "$1: refused"
+    expect_grep "$3" "$TMP/$1.err" "$1: named"
+}
+bad float_input 'd["kwb"]["inputs"]["x"] = {"range": [0, 1]}' "$D.json:[0-9]+: kwb inputs: 'x' is not an integer tensor input"
+bad unknown_axis 'd["kwb"]["inputs"]["pick"] = {"range": [0, "pages - 1"]}' "$D.json:[0-9]+: .*pages"
+bad two_kinds 'd["kwb"]["inputs"]["pick"] = {"range": [0, 1], "permutation": True}' "give one of range, offsets, permutation"
+bad bad_order 'd["kwb"]["check"]["order"] = "sorted"' "kwb check 'order' must be \"any\" or \"exact\""
+finish
