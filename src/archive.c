@@ -543,6 +543,58 @@ int archive_mark_rejected(archive *a, const char *spec, const char *name, kwb_er
     return rc;
 }
 
+int archive_untag_promoted(archive *a, const char *definition, const char *spec, char tag_name_out[256],
+                           kwb_error *err)
+{
+    char *def = archive_ref_component(definition, err);
+    if (!def)
+        return kwb_error_prefix(err, "definition");
+    git_commit *commit = NULL;
+    git_strarray names = {0};
+    char *pattern = xasprintf("%s/v*", def);
+    long found = -1;
+    int rc = lookup_commit(a, spec, &commit, err) == 0 && git_tag_list_match(&names, pattern, a->repo) == 0 ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < names.count; i++) {
+        git_object *peeled = NULL;
+        char *ref = xasprintf("refs/tags/%s", names.strings[i]);
+        const char *v = names.strings[i] + strlen(def) + 2;
+        if (git_revparse_single(&peeled, a->repo, ref) == 0) {
+            git_object *target = NULL;
+            if (git_object_peel(&target, peeled, GIT_OBJECT_COMMIT) == 0 &&
+                git_oid_equal(git_object_id(target), git_commit_id(commit)) && strtol(v, NULL, 10) > found) {
+                found = strtol(v, NULL, 10);
+                snprintf(tag_name_out, 256, "%s", names.strings[i]);
+            }
+            git_object_free(target);
+        }
+        git_object_free(peeled);
+        free(ref);
+    }
+    if (rc == 0 && found >= 0 && git_tag_delete(a->repo, tag_name_out) < 0)
+        rc = git_fail(err, "cannot delete tag %s", tag_name_out);
+    else if (rc == 0 && found < 0)
+        tag_name_out[0] = '\0';
+    git_strarray_dispose(&names);
+    git_commit_free(commit);
+    free(pattern);
+    free(def);
+    return rc;
+}
+
+int archive_unmark_rejected(archive *a, const char *name, kwb_error *err)
+{
+    char *ref = make_ref("refs/kwb/rejected", name, "rejected name", err);
+    if (!ref)
+        return -1;
+    git_reference *r = NULL;
+    int rc = 0;
+    if (git_reference_lookup(&r, a->repo, ref) == 0 && git_reference_delete(r) < 0)
+        rc = git_fail(err, "cannot delete %s", ref);
+    git_reference_free(r);
+    free(ref);
+    return rc;
+}
+
 /* ---- reading trees --------------------------------------------------------------------------- */
 
 /* Called for each regular file of a tree with its path ("sub/x.cu") and contents. */

@@ -49,6 +49,13 @@ int archive_tag_promoted(archive *a, const char *definition, const char *spec, c
  * is an error. Returns 0, or -1 and sets *err. */
 int archive_mark_rejected(archive *a, const char *spec, const char *name, kwb_error *err);
 
+/* Deletes the newest promotion tag DEFINITION/v<N> on commit SPEC (a promotion taken back);
+ * TAG_NAME_OUT gets its name, "" when there was none. Returns 0, or -1 and sets *err. */
+int archive_untag_promoted(archive *a, const char *definition, const char *spec, char tag_name_out[256],
+                           kwb_error *err);
+/* Deletes refs/kwb/rejected/NAME (a rejection taken back); none is fine. 0, or -1 with *err. */
+int archive_unmark_rejected(archive *a, const char *name, kwb_error *err);
+
 /* Resolves SPEC (a full or abbreviated id, a ref or tag name, or SESSION/CANDIDATE under
  * refs/kwb/) to a commit and writes its hex id to OID_OUT. Returns 0, or -1 and sets *err. */
 int archive_resolve(archive *a, const char *spec, char oid_out[41], kwb_error *err);

@@ -20,15 +20,15 @@
 typedef struct judge_args {
     const char *definition, *session, *workspace, *solution, *name, *direction;
     const char *device, *filter, *max_time, *dataset;
-    int json, quiet, replay_on_gate;
+    int json, quiet, again, replay_on_gate;
 } judge_args;
 
 static void judge_usage(FILE *f)
 {
     fputs("usage: kwb judge --session NAME --solution DIR --name NAME [--direction TEXT]\n"
           "                 [--definition NAME] [--device cpu|cuda[:N]] [--workloads FILTER]\n"
-          "                 [--max-time S] [--replay-on all|gate] [--dataset DIR] [--json] [--quiet]\n"
-          "                 [--workspace DIR] [--executor local|ssh:HOSTS|slurm[:OPTIONS]]\n",
+          "                 [--max-time S] [--replay-on all|gate] [--dataset DIR] [--again] [--json]\n"
+          "                 [--quiet] [--workspace DIR] [--executor local|ssh:HOSTS|slurm[:OPTIONS]]\n",
           f);
 }
 
@@ -42,6 +42,7 @@ static int parse_judge_args(int argc, char **argv, judge_args *a)
         {"max-time", required_argument, NULL, 'm'},   {"dataset", required_argument, NULL, 'D'},
         {"json", no_argument, NULL, 'j'},             {"quiet", no_argument, NULL, 'q'},
         {"replay-on", required_argument, NULL, 'r'}, {"executor", required_argument, NULL, 'X'},
+        {"again", no_argument, NULL, 'g'},
         {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
     };
     *a = (judge_args){.device = "cpu", .direction = "human"};
@@ -63,6 +64,7 @@ static int parse_judge_args(int argc, char **argv, judge_args *a)
         case 'j': a->json = 1; break;
         case 'q': a->quiet = 1; break;
         case 'X': if (executor_use(optarg, "judge") != 0) return -1; break;
+        case 'g': a->again = 1; break;
         case 'r':
             if (strcmp(optarg, "gate") != 0 && strcmp(optarg, "all") != 0) {
                 fprintf(stderr, "kwb judge: --replay-on: expected all or gate, not '%s'\n", optarg);
@@ -120,13 +122,18 @@ int cmd_judge(int argc, char **argv)
     store_candidate best = {0};
     char *folder = NULL;
     int code = 2, have_best = 0;
-    if (wsopen_session(&h, a.session, &session, &err) != 0 || store_session_get(h.st, session, &s, &err) != 0)
+    /* a session that does not exist yet is started by this judgement (the start: no best) */
+    int found = a.definition ? store_session_find(h.st, a.session, &session, &err) : 1;
+    if (found < 0 || (found && (wsopen_session(&h, a.session, &session, &err) != 0 ||
+                                store_session_get(h.st, session, &s, &err) != 0)))
         goto out;
+    if (!found)
+        s.definition = xstrdup(a.definition);
     if (a.definition && strcmp(a.definition, s.definition) != 0) {
         kwb_error_set(&err, "session %s is for %s, not %s", a.session, s.definition, a.definition);
         goto out;
     }
-    have_best = store_candidate_promoted(h.st, session, &best_id, NULL, &err);
+    have_best = found ? store_candidate_promoted(h.st, session, &best_id, NULL, &err) : 0;
     if (have_best < 0 || (have_best && store_candidate_get(h.st, best_id, &best, &err) != 0))
         goto out;
     if (have_best && !best.solution_dir) {
@@ -143,7 +150,8 @@ int cmd_judge(int argc, char **argv)
         .device = a.device, .filter = a.filter, .max_time = a.max_time,
         .name = a.name, .dir = a.solution, .direction = a.direction,
         .best_name = have_best ? best.name : NULL, .best_dir = have_best ? best.solution_dir : NULL,
-        .st = h.st, .best_id = best_id, .folder = folder, .replay_on_gate = a.replay_on_gate,
+        .st = h.st, .best_id = best_id, .folder = folder, .again = a.again,
+        .replay_on_gate = a.replay_on_gate,
     };
     judge_verdict v;
     if (!a.quiet)

@@ -1,13 +1,14 @@
-/* cmd_run.c - `kwb run`: the round loop of DESIGN.md section 1 without the terminal UI.
+/* cmd_run.c - `kwb run`: the rounds without the terminal UI, a front end
+ * of the round engine (round.h), which holds the policy: numbering and names, what is recorded
+ * and when, the no-cycle bar, decisions, overrides and resuming.
  *
  * Each round: a direction is proposed (the tuner's knob change, or the best-ranked untried
  * skill direction for an LLM or command agent); the human accepts it (y/n/e on stdin) or, with
- * --auto, the policy does; the candidate folder is written with its diff; the harness judges it
- * (judge.h: gate on each regime's representative, sweep of every workload, replay where the
- * definition asks for it, each a child `kwb eval` recorded in the session); then `kwb decide`
- * promotes it or rejects it with the reason. Directions and their decisions are stored too, so
- * a rejected one is not proposed again. Children are kwb itself: a crash in one round is that
- * round's failure, and the session in the store is never left half-written. */
+ * --auto, the policy does; the candidate folder is written (under a temporary name, renamed when
+ * whole) with its diff; the harness judges it (judge.h: gate, sweep, replay, held-out); the
+ * human accepts the verdict, overrules it with a reason or measures again (--auto accepts); the
+ * engine records the decision. A killed run resumes: the candidate it was judging is judged again,
+ * and a session with a best is not started again. */
 #include "cmd_run.h"
 
 #include <ctype.h>
@@ -16,6 +17,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,7 @@
 #include "agentcfg.h"
 #include "executor.h"
 #include "judge.h"
+#include "round.h"
 #include "paths.h"
 #include "proc.h"
 #include "roundctx.h"
@@ -117,17 +120,12 @@ static int parse_run_args(int argc, char **argv, run_args *a)
     return 0;
 }
 
-/* The run's state between rounds. */
+/* The run's state between rounds: the round engine (round.h) holds the round's policy. */
 typedef struct run_state {
     run_args a;
     ws_handle h;
-    int64_t session;
-    char *folder;           /* WORKSPACE/run/SESSION: candidate folders and eval outputs */
-    char *best_dir;
-    char *best_name;
+    round_engine e;
     double best_ms;
-    char **tried;           /* direction ids already decided */
-    int ntried;
     sv_round *hist;         /* the rounds so far, for the supervisor (directions owned) */
     int nhist;
     agent_config cfg;       /* the LLM or command agent's settings (not for the tuner) */
@@ -154,62 +152,45 @@ static void note(run_state *r, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "kwb run: %s\n", text);
     kwb_error err = {{0}};
-    if (r->session && store_note_add(r->h.st, r->session, 0, 0, text, NULL, &err) != 0)
+    if (round_note(&r->e, text, &err) != 0)
         fprintf(stderr, "kwb run: note not recorded: %s\n", err.msg);
 }
 
-/* Judges DIR as candidate NAME for DIRECTION_ID against the best (none for the start):
- * gate, sweep, replay (judge.h), recorded in the session; fills *v. */
-static int evaluate(run_state *r, const char *dir, const char *name, const char *direction_id, judge_verdict *v,
-                    kwb_error *err)
-{
-    int64_t best_id = 0;
-    kwb_error ignored = {{0}};
-    if (r->best_dir)
-        store_candidate_promoted(r->h.st, r->session, &best_id, NULL, &ignored);
-    judge_request q = {
-        .definition = r->a.definition, .session = r->a.session, .workspace = r->a.workspace,
-        .device = r->a.device, .filter = r->a.filter, .max_time = r->a.max_time,
-        .name = name, .dir = dir, .direction = direction_id,
-        .best_name = r->best_dir ? r->best_name : NULL, .best_dir = r->best_dir,
-        .st = r->h.st, .best_id = best_id, .folder = r->folder,
-    };
-    return judge_candidate(&q, v, err);
-}
-
-/* `kwb decide NAME promote|reject --reason REASON` in a child. */
-static int decide(run_state *r, const char *name, int promote, const char *reason, kwb_error *err)
-{
-    char *argv[12] = {NULL, "decide", (char *)name, promote ? "promote" : "reject", "--session",
-                      (char *)r->a.session, "--reason", (char *)reason};
-    int n = 8;
-    if (r->a.workspace)
-        argv[n++] = "--workspace", argv[n++] = (char *)r->a.workspace;
-    argv[n] = NULL;
-    int code = judge_run_kwb(argv, NULL, err);
-    return code == 0 ? 0 : code < 0 ? -1 : kwb_error_set(err, "kwb decide %s ended with code %d", name, code);
-}
-
-/* Asks the human QUESTION; returns the first letter answered, or 'q' at the end of input. */
-static int ask(const char *question)
+/* Asks the human QUESTION; returns the first letter answered, or 'q' at the end of input.
+ * With LINE (CAP bytes), the rest of the answer line goes there (an overrule's reason). */
+static int ask_line(const char *question, char *rest, size_t cap)
 {
     fprintf(stderr, "%s ", question);
     fflush(stderr);
-    char line[64];
+    char line[512];
     if (!fgets(line, sizeof line, stdin))
         return 'q';
     if (!isatty(0))
         fprintf(stderr, "%s", line);  /* the answer, as a terminal would have echoed it */
-    return line[0] == '\n' ? 'y' : line[0];
+    line[strcspn(line, "\n")] = '\0';
+    if (rest) {
+        const char *p = line[0] ? line + 1 : line;
+        while (*p == ' ')
+            p++;
+        snprintf(rest, cap, "%s", p);
+    }
+    return line[0] == '\0' ? 'y' : line[0];
 }
 
-/* Opens $EDITOR (default vi) on PATH and waits. */
+static int ask(const char *question)
+{
+    return ask_line(question, NULL, 0);
+}
+
+/* Opens $VISUAL, else $EDITOR, else vi on PATH on this terminal and waits. */
 static void edit(const char *path)
 {
-    const char *editor = getenv("EDITOR");
+    const char *editor = getenv("VISUAL");
+    if (!editor || !*editor)
+        editor = getenv("EDITOR");
     char *argv[] = {(char *)(editor && *editor ? editor : "vi"), (char *)path, NULL};
     proc_io io = proc_io_default();
-    io.stdin_fd = 0;
+    io.stdin_fd = 0, io.stdout_fd = 1, io.stderr_fd = 2;
     kwb_error err = {{0}};
     pid_t pid = proc_spawn(argv, &io, &err);
     int status;
@@ -219,78 +200,95 @@ static void edit(const char *path)
         fprintf(stderr, "kwb run: %s\n", err.msg);
 }
 
-/* Remembers direction ID (from SKILL, "tuner" for knob changes) as decided, in memory and in
- * the store. */
-static void record_direction(run_state *r, const char *skill_id, const char *id, const char *title, const char *decision,
-                             const char *reason)
+/* Judges the engine's candidate (the start included) and lets the human answer the verdict:
+ * accept it, overrule it with a reason, or measure again; --auto accepts. Returns 1 promoted,
+ * 0 rejected, -1 when the decision could not be recorded or the human quit. */
+static int judge_and_decide(run_state *r, kwb_error *err)
 {
-    kwb_error err = {{0}};
-    int64_t rowid;
-    if (store_direction_add(r->h.st, r->session, 0, skill_id, id, title, &rowid, &err) != 0 ||
-        store_direction_decide(r->h.st, rowid, decision, reason, &err) != 0)
-        fprintf(stderr, "kwb run: direction not recorded: %s\n", err.msg);
-    r->tried = xrealloc(r->tried, (size_t)(r->ntried + 1) * sizeof *r->tried);
-    r->tried[r->ntried++] = xstrdup(id);
-}
-
-/* The directions decided in earlier runs of the session, tuner's and skills' (their titles are
- * the ids). */
-static void load_tried(run_state *r)
-{
-    store_direction *d = NULL;
-    int n = 0;
-    kwb_error err = {{0}};
-    if (store_direction_list(r->h.st, r->session, 0, &d, &n, &err) != 0)
-        return;
-    for (int i = 0; i < n; i++)
-        if (d[i].skill && strcmp(d[i].state, "proposed") != 0) {
-            r->tried = xrealloc(r->tried, (size_t)(r->ntried + 1) * sizeof *r->tried);
-            r->tried[r->ntried++] = xstrdup(d[i].title);
-        }
-    store_direction_list_free(d, n);
-}
-
-/* Evaluates candidate NAME in DIR for direction ID (from SKILL, titled TITLE), decides it and
- * records the outcome; a promoted candidate becomes the best. Returns 1 promoted, 0 rejected. */
-static int judge(run_state *r, int number, const char *name, const char *dir, const char *skill_id, const char *id,
-                 const char *title, kwb_error *err)
-{
+    round_engine *e = &r->e;
     judge_verdict v;
-    if (evaluate(r, dir, name, id, &v, err) != 0) {
-        note(r, "round %d: %s: %s", number, name, err->msg);
-        char why[512];
-        snprintf(why, sizeof why, "evaluation failed: %.400s", err->msg);
-        record_direction(r, skill_id, id, title, "rejected", why);
-        decide(r, name, 0, "evaluation failed", err);
-        remember_round(r, id, 0);
-        return 0;
+    round_answer answer = ROUND_ACCEPT;
+    char why[512] = "";
+    for (;;) {
+        judge_request q;
+        round_judge_request(e, &q, r->a.device, r->a.filter, r->a.max_time);
+        kwb_error jerr = {{0}};
+        memset(&v, 0, sizeof v);
+        if (judge_candidate(&q, &v, &jerr) != 0) {
+            note(r, "round %d: %s: %s", e->number, e->cand_name, jerr.msg);
+            char failed[600];
+            snprintf(failed, sizeof failed, "evaluation failed: %.500s", jerr.msg);
+            round_judged(e, 0, "build", failed);
+        } else {
+            const eval_summary *m = v.sweep.total > 0 ? &v.sweep : &v.gate;
+            if (m->total > 0)
+                note(r, "round %d: %s: measured (%s, %d workloads); %s", e->number, e->cand_name,
+                     m == &v.sweep ? "sweep" : "gate", m->total, m->evidence);
+            round_judged(e, v.promote, v.promote ? "end" : v.stage, v.reason);
+        }
+        if (r->a.auto_mode || strcmp(e->cand_name, "start") == 0) /* a start that passes is the start */
+            break;
+        char prompt[2048];
+        round_verdict_prompt(e, "y", "o REASON", "m", prompt, sizeof prompt);
+        fprintf(stderr, "kwb run: %s\n", prompt);
+        int key = ask_line("[y]es, as advised / [o]verrule REASON / [m]easure again / [q]uit", why, sizeof why);
+        if (key == 'q')
+            return kwb_error_set(err, "quit at the verdict on %s (it is judged again when the run resumes)",
+                                 e->cand_name);
+        if (key == 'o') {
+            answer = ROUND_OVERRULE;
+            if (!why[0])
+                snprintf(why, sizeof why, "overruled by the human");
+        }
+        if (key != 'm')
+            break;
     }
-    int promote = v.promote;
-    const eval_summary *m = v.sweep.total > 0 ? &v.sweep : &v.gate;
-    if (m->total > 0)
-        note(r, "round %d: %s: measured (%s, %d workloads); %s", number, name, m == &v.sweep ? "sweep" : "gate", m->total,
-             m->evidence);
-    record_direction(r, skill_id, id, title, promote ? "accepted" : "rejected", v.reason);
-    if (decide(r, name, promote, v.reason, err) != 0)
-        note(r, "round %d: %s: %s", number, name, err->msg);
-    note(r, "round %d: %s %s at the %s: %s", number, name, promote ? "promoted" : "rejected",
-         promote ? "end" : v.stage, v.reason);
-    if (promote) {
-        free(r->best_dir);
-        free(r->best_name);
-        r->best_dir = xstrdup(dir);
-        r->best_name = xstrdup(name);
+    int number = e->number;
+    char said[512];
+    int rc = round_decide(e, answer, why, said, sizeof said, err);
+    if (rc < 0)
+        return -1;
+    if (answer == ROUND_OVERRULE)
+        note(r, "round %d: %s: %s", number, said, why);
+    else
+        note(r, "round %d: %s %s at the %s: %s", number, e->cand_name, rc ? "promoted" : "rejected",
+             rc ? "end" : e->verdict_stage, e->verdict_reason);
+    if (rc) {
         r->best_ms = v.sweep.mean_ms;
         snprintf(r->best_evidence, sizeof r->best_evidence, "%s", v.sweep.evidence);
     }
-    remember_round(r, id, promote);
-    return promote;
+    if (strcmp(e->cand_name, "start") != 0)
+        remember_round(r, e->direction, rc);
+    return rc;
 }
 
-/* One round; returns 1 when it ran, 0 when there is nothing left to try, -1 on error. */
-static int one_round(run_state *r, int number, kwb_error *err)
+/* The candidate in play is written (into the engine's part_dir): made whole under its name,
+ * shown, reviewed (y/n/e), judged and decided. Returns 0, or -1 on error. */
+static int review_and_judge(run_state *r, const char *diff, const char *edit_path, kwb_error *err)
 {
-    solution *best = solution_load(r->best_dir, err);
+    round_engine *e = &r->e;
+    if (round_written(e, err) != 0)
+        return -1;
+    fprintf(stderr, "kwb run: round %d: %s\n%s", e->number, e->title, diff);
+    if (!r->a.auto_mode) {
+        int review = ask(edit_path ? "build and evaluate it? [y]es / [n]o / [e]dit first" : "build and evaluate it? [y]es / [n]o");
+        if (review == 'e' && edit_path) {
+            char *src = xasprintf("%s/%s", e->cand_dir, edit_path);
+            edit(src);
+            free(src);
+        } else if (review != 'y') {
+            return round_decline(e, NULL, NULL, NULL, "candidate declined at review", err);
+        }
+    }
+    return judge_and_decide(r, err) < 0 ? -1 : 0;
+}
+
+/* One round with the tuner; returns 1 when it ran, 0 when there is nothing left to try, -1 on
+ * error. */
+static int one_round(run_state *r, kwb_error *err)
+{
+    round_engine *e = &r->e;
+    solution *best = solution_load(e->best_dir, err);
     if (!best)
         return -1;
     tuner_knob *k;
@@ -299,10 +297,18 @@ static int one_round(run_state *r, int number, kwb_error *err)
         solution_free(best);
         return -1;
     }
-    tuner_proposal p;
     for (;;) {
-        if (!tuner_propose(k, nk, (const char *const *)r->tried, r->ntried, &p)) {
-            note(r, "round %d: the tuner has no untried knob value left (%d knobs)", number, nk);
+        char **tried = NULL;
+        int ntried = 0;
+        tuner_proposal p;
+        if (round_tried(e, &tried, &ntried, err) != 0) {
+            rc = -1;
+            break;
+        }
+        int found = tuner_propose(k, nk, (const char *const *)tried, ntried, &p);
+        round_ids_free(tried, ntried);
+        if (!found) {
+            note(r, "round %d: the tuner has no untried knob value left (%d knobs)", e->number, nk);
             break;
         }
         int answer = 'y';
@@ -313,41 +319,19 @@ static int one_round(run_state *r, int number, kwb_error *err)
         if (answer == 'q')
             break;
         if (answer != 'y') {
-            record_direction(r, "tuner", p.id, p.title, "rejected", "declined by the human");
+            if (round_decline(e, "tuner", p.id, p.title, "declined by the human", err) != 0) {
+                rc = -1;
+                break;
+            }
             continue;
         }
-        char *name = xasprintf("r%d-%s-%s", number, p.knob->name, p.to);
-        char *dir = xasprintf("%s/%s", r->folder, name);
         strbuf diff;
         strbuf_init(&diff);
-        rc = tuner_apply(best, &p, dir, &diff, err) == 0 ? 1 : -1;
-        if (rc == 1) {
-            fprintf(stderr, "kwb run: round %d: %s\n%s", number, p.title, diff.s);
-            if (!r->a.auto_mode) {
-                int review = ask("build and evaluate it? [y]es / [n]o / [e]dit first");
-                if (review == 'e') {
-                    char *src = xasprintf("%s/%s", dir, best->sources[p.knob->source].path);
-                    edit(src);
-                    free(src);
-                } else if (review != 'y') {
-                    record_direction(r, "tuner", p.id, p.title, "rejected", "candidate declined at review");
-                    rc = 1;
-                    goto done;
-                }
-            }
-            if (judge(r, number, name, dir, "tuner", p.id, p.title, err) == 1) {
-                /* going back to the value it left would be a cycle: never propose it */
-                tuner_proposal back = p;
-                snprintf(back.id, sizeof back.id, "tune.%s=%s", p.knob->name, p.knob->value);
-                snprintf(back.title, sizeof back.title, "set %s back to %s", p.knob->name, p.knob->value);
-                record_direction(r, "tuner", back.id, back.title, "rejected",
-                                 "cycle: the value this knob was promoted from");
-            }
-        }
-    done:
+        rc = round_choose(e, "tuner", p.id, p.title, err) == 0 && tuner_apply(best, &p, e->part_dir, &diff, err) == 0 &&
+                     review_and_judge(r, diff.s, best->sources[p.knob->source].path, err) == 0
+                 ? 1
+                 : -1;
         strbuf_free(&diff);
-        free(dir);
-        free(name);
         break;
     }
     tuner_knobs_free(k, nk);
@@ -388,33 +372,25 @@ static void on_agent_progress(void *ctx, const char *kind, const char *text)
     }
     char line[512];
     kwb_error err = {{0}};
-    if (agent_call_record(r->h.st, r->session, text, line, sizeof line, &err) != 0)
+    if (agent_call_record(r->h.st, r->e.session, text, line, sizeof line, &err) != 0)
         fprintf(stderr, "kwb run: agent call not recorded: %s\n", err.msg);
     fprintf(stderr, "kwb run: agent call: %s\n", line);
 }
 
-/* The candidate name for round NUMBER and direction ID: "rN-" and the id with '.' and '=' as '-'. */
-static char *candidate_name(int number, const char *id)
+/* The agent writes the candidate for direction D (the round's context C), then it is judged;
+ * a failing agent fails the round only. Returns 1, or -1 when cancelled or on error. */
+static int agent_write_and_judge(run_state *r, const round_ctx *c, const direction *d, kwb_error *err)
 {
-    char *name = xasprintf("r%d-%s", number, id);
-    for (char *p = name; *p; p++)
-        if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_'))
-            *p = '-';
-    return name;
-}
-
-/* The agent writes the candidate for direction D (the round's context C), then the gate judges
- * it; a failing agent fails the round only. Returns 1, or -1 when cancelled. */
-static int agent_write_and_judge(run_state *r, int number, const round_ctx *c, const direction *d, kwb_error *err)
-{
+    round_engine *e = &r->e;
     const char *skill_id = d->skill ? d->skill->id : "skill";
-    char *name = candidate_name(number, d->id), *dir = xasprintf("%s/%s", r->folder, name);
+    if (round_choose(e, skill_id, d->id, d->title, err) != 0)
+        return -1;
     int64_t best_id = 0;
     kwb_error cerr = {{0}};
-    store_candidate_promoted(r->h.st, r->session, &best_id, NULL, &cerr);
-    char *context = agent_context_build(r->h.st, r->session, best_id, r->a.definition, r->best_evidence);
-    fprintf(stderr, "kwb run: round %d: %s: %s (agent %s)\n", number, d->id, d->title, r->a.agent);
-    agent_task t = {c->definition_path, r->best_dir, dir, d, context, on_agent_progress, r, &agent_cancel, NULL};
+    store_candidate_promoted(r->h.st, e->session, &best_id, NULL, &cerr);
+    char *context = agent_context_build(r->h.st, e->session, best_id, r->a.definition, r->best_evidence);
+    fprintf(stderr, "kwb run: round %d: %s: %s (agent %s)\n", e->number, d->id, d->title, r->a.agent);
+    agent_task t = {c->definition_path, e->best_dir, e->part_dir, d, context, on_agent_progress, r, &agent_cancel, NULL};
     agent_outcome o;
     agent_outcome_init(&o);
     kwb_error aerr = {{0}};
@@ -428,51 +404,52 @@ static int agent_write_and_judge(run_state *r, int number, const round_ctx *c, c
     if (r->midline)
         fputc('\n', stderr), r->midline = 0;
     if (agent_cancel) {
-        note(r, "round %d: %s: cancelled while the agent worked; the run stops", number, d->id);
+        note(r, "round %d: %s: cancelled while the agent worked; the run stops", e->number, d->id);
         rc = kwb_error_set(err, "cancelled while the agent worked on %s", d->id);
     } else if (failed) {
-        note(r, "round %d: %s: the agent failed: %s%s%s", number, d->id, aerr.msg, o.transcript[0] ? "; transcript " : "",
-             o.transcript);
+        note(r, "round %d: %s: the agent failed: %s%s%s", e->number, d->id, aerr.msg,
+             o.transcript[0] ? "; transcript " : "", o.transcript);
         char reason[1024];
         snprintf(reason, sizeof reason, "agent failed: %.900s", aerr.msg);
-        record_direction(r, skill_id, d->id, d->title, "rejected", reason);
+        if (round_decline(e, NULL, NULL, NULL, reason, err) != 0)
+            rc = -1;
         remember_round(r, d->id, 0);
     } else {
-        fprintf(stderr, "kwb run: round %d: %s: %d call(s), %d+%d tokens, $%.4f, %.1f s; transcript %s\n%s", number, name,
-                o.calls, o.tokens_in, o.tokens_out, o.cost, o.seconds, o.transcript[0] ? o.transcript : "-", o.diff.s);
-        int review = r->a.auto_mode ? 'y' : ask("build and evaluate it? [y]es / [n]o");
-        if (review != 'y')
-            record_direction(r, skill_id, d->id, d->title, "rejected", "candidate declined at review");
-        else
-            judge(r, number, name, dir, skill_id, d->id, d->title, err);
+        fprintf(stderr, "kwb run: round %d: %s: %d call(s), %d+%d tokens, $%.4f, %.1f s; transcript %s\n",
+                e->number, e->cand_name, o.calls, o.tokens_in, o.tokens_out, o.cost, o.seconds,
+                o.transcript[0] ? o.transcript : "-");
+        if (review_and_judge(r, o.diff.s, NULL, err) != 0)
+            rc = -1;
     }
     agent_outcome_free(&o);
     free(context);
-    free(name);
-    free(dir);
     return rc;
 }
 
 /* One round with an LLM or command agent: the best-ranked untried skill direction, the agent
- * writes the candidate, then the same gate as the tuner's. A failing agent fails the round, not
+ * writes the candidate, then the same judge as the tuner's. A failing agent fails the round, not
  * the run. Returns 1 when it ran, 0 when nothing is left to try, -1 on error. */
-static int agent_round(run_state *r, int number, kwb_error *err)
+static int agent_round(run_state *r, kwb_error *err)
 {
     round_ctx c;
     if (round_ctx_open(r->a.workspace, r->a.session, 1, &c, err) != 0)
         return -1;
     direction *dirs = NULL;
     tuner_knob *k = NULL;
-    int nd = 0, nk = 0, rc = 0, pick = -1, quit = 0;
-    if (round_ctx_propose(&c, r->a.agent, 0, &dirs, &nd, &k, &nk, err) != 0) {
+    char **tried = NULL;
+    int nd = 0, nk = 0, ntried = 0, rc = 0, pick = -1, quit = 0;
+    if (round_ctx_propose(&c, r->a.agent, 0, &dirs, &nd, &k, &nk, err) != 0 ||
+        round_tried(&r->e, &tried, &ntried, err) != 0) {
+        free(dirs);
+        tuner_knobs_free(k, nk);
         round_ctx_close(&c);
         return -1;
     }
     for (int i = 0; i < nd && pick < 0; i++) {
-        int tried = 0;
-        for (int j = 0; j < r->ntried; j++)
-            tried |= strcmp(r->tried[j], dirs[i].id) == 0;
-        if (tried)
+        int done = 0;
+        for (int j = 0; j < ntried; j++)
+            done |= strcmp(tried[j], dirs[i].id) == 0;
+        if (done)
             continue;
         int answer = 'y';
         if (!r->a.auto_mode) {
@@ -486,15 +463,16 @@ static int agent_round(run_state *r, int number, kwb_error *err)
         }
         if (answer == 'y')
             pick = i;
-        else
-            record_direction(r, dirs[i].skill ? dirs[i].skill->id : "skill", dirs[i].id, dirs[i].title, "rejected",
-                             "declined by the human");
+        else if (round_decline(&r->e, dirs[i].skill ? dirs[i].skill->id : "skill", dirs[i].id, dirs[i].title,
+                               "declined by the human", err) != 0)
+            quit = 1, rc = -1;
     }
-    if (pick < 0 && !quit) {
-        note(r, "round %d: no untried direction left in the skills for %s (class %s)", number, c.definition, c.cls);
-    } else if (pick >= 0) {
-        rc = agent_write_and_judge(r, number, &c, &dirs[pick], err);
-    }
+    if (pick < 0 && !quit)
+        note(r, "round %d: no untried direction left in the skills for %s (class %s)", r->e.number, c.definition,
+             c.cls);
+    else if (pick >= 0)
+        rc = agent_write_and_judge(r, &c, &dirs[pick], err);
+    round_ids_free(tried, ntried);
     free(dirs);
     tuner_knobs_free(k, nk);
     round_ctx_close(&c);
@@ -506,31 +484,39 @@ static int budget_spent(run_state *r)
 {
     kwb_error err = {{0}};
     int calls = 0;
-    if (!r->have_cfg || !agent_budget_spent(r->h.st, r->session, &r->cfg, &calls, &err))
+    if (!r->have_cfg || !agent_budget_spent(r->h.st, r->e.session, &r->cfg, &calls, &err))
         return 0;
     note(r, "%s after %d agent call(s); the session stops here", err.msg, calls);
     return 1;
 }
 
-/* Evaluates the starting solution as the session's first candidate and promotes it when
- * every workload passes. */
+/* The session's start: a killed run's undecided candidate is judged again first; a session
+ * with no best evaluates the starting solution as its first candidate and promotes it when
+ * every workload passes; an existing one goes on from its best. */
 static int start(run_state *r, kwb_error *err)
 {
-    judge_verdict v;
-    if (evaluate(r, r->a.solution, "start", "start", &v, err) != 0)
+    round_engine *e = &r->e;
+    int resumed = round_resume(e, err);
+    if (resumed < 0)
         return -1;
-    eval_summary s = v.sweep;
-    if (!v.promote)
-        return kwb_error_set(err, "the starting solution %s does not pass: %d of %d workloads failed (first: %s)",
-                             r->a.solution, s.total - s.passed, s.total, s.first_failure);
-    if (decide(r, "start", 1, "starting point of the run", err) != 0 ||
-        wsopen_session(&r->h, r->a.session, &r->session, err) != 0)
+    if (resumed)
+        note(r, "resuming: %s (round %d) is judged again", e->cand_name, e->number);
+    if (resumed && e->step == ROUND_JUDGING && judge_and_decide(r, err) < 0)
         return -1;
-    r->best_dir = xstrdup(r->a.solution);
-    r->best_name = xstrdup("start");
-    r->best_ms = s.mean_ms;
-    snprintf(r->best_evidence, sizeof r->best_evidence, "%s", s.evidence);
-    note(r, "start: %s, mean %.4f ms over %d workloads; %s", r->a.solution, s.mean_ms, s.total, s.evidence);
+    if (!round_needs_start(e)) {
+        double mean = NAN;
+        int64_t id = 0;
+        store_candidate_promoted(r->h.st, e->session, &id, &mean, err);
+        r->best_ms = mean;
+        fprintf(stderr, "kwb run: session %s goes on from %s (round %d next)\n", r->a.session, e->best_name,
+                e->number);
+        return 0;
+    }
+    if (!resumed)
+        round_begin_start(e, r->a.solution);
+    if (judge_and_decide(r, err) < 0) /* a start that does not pass is said so by the engine */
+        return -1;
+    note(r, "start: %s, mean %.4f ms; %s", e->cand_dir, r->best_ms, r->best_evidence);
     return 0;
 }
 
@@ -545,33 +531,27 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "kwb run: %s\n", err.msg);
         return 2;
     }
-    r.folder = xasprintf("%s/run/%s", r.h.ws.root, r.a.session);
-    int code = 0;
     if (strcmp(r.a.agent, "tuner") != 0) {
         if (agentcfg_load_default(r.a.agent, &r.cfg, &err) != 0) {
             fprintf(stderr, "kwb run: %s\n", err.msg);
-            free(r.folder);
             wsclose(&r.h);
             return 2;
         }
         r.have_cfg = 1;
     }
-    if (paths_mkdir_p(r.folder) != 0)
-        kwb_error_set(&err, "%s: cannot make the folder: %s", r.folder, strerror(errno));
-    if (err.msg[0] || start(&r, &err) != 0) {
+    int code = 0;
+    if (round_open(&r.e, &r.h, r.a.session, r.a.definition, r.a.workspace, &err) != 0 || start(&r, &err) != 0) {
         fprintf(stderr, "kwb run: %s\n", err.msg);
         code = 2;
     }
-    if (code == 0)
-        load_tried(&r);
     int promoted = 0;
     for (int n = 1; code == 0 && n <= r.a.rounds; n++) {
         double before = r.best_ms;
         if (budget_spent(&r))
             break;
-        int rc = r.have_cfg ? agent_round(&r, n, &err) : one_round(&r, n, &err);
+        int rc = r.have_cfg ? agent_round(&r, &err) : one_round(&r, &err);
         if (rc < 0) {
-            fprintf(stderr, "kwb run: round %d: %s\n", n, err.msg);
+            fprintf(stderr, "kwb run: round %d: %s\n", r.e.number, err.msg);
             code = 1;
         } else if (rc == 0) {
             break;
@@ -585,16 +565,11 @@ int cmd_run(int argc, char **argv)
     }
     if (code == 0)
         fprintf(stderr, "kwb run: %d candidate(s) promoted; best %s, mean %.4f ms (kwb log, kwb report show the "
-                        "trajectory)\n", promoted, r.best_name, r.best_ms);
+                        "trajectory)\n", promoted, r.e.best_name, r.best_ms);
     for (int i = 0; i < r.nhist; i++)
         free((char *)r.hist[i].direction);
     free(r.hist);
-    for (int i = 0; i < r.ntried; i++)
-        free(r.tried[i]);
-    free(r.tried);
-    free(r.best_dir);
-    free(r.best_name);
-    free(r.folder);
+    round_close(&r.e);
     if (r.have_cfg)
         agentcfg_free(&r.cfg);
     wsclose(&r.h);

@@ -145,19 +145,30 @@ static char *candidate_name(store *st, int64_t id)
     return name;
 }
 
+/* The trajectory, each column as wide as its longest cell (names are never cut). */
 static void print_trajectory(ws_handle *h, int64_t session, const store_round *r, int n)
 {
-    printf("%-5s  %-36s  %-11s  %-24s  %-24s  %s\n", "round", "title", "state", "candidate", "best after", "best ms");
+    char **cand = xcalloc((size_t)n + 1, sizeof *cand), **best = xcalloc((size_t)n + 1, sizeof *best);
+    int wt = 5, wc = 9, wb = 10;
     for (int i = 0; i < n; i++) {
-        char *cand = candidate_name(h->st, r[i].candidate), *best = candidate_name(h->st, r[i].best_candidate);
-        printf("%-5d  %-36.36s  %-11s  %-24.24s  %-24.24s  %s", r[i].number, r[i].title ? r[i].title : "",
-               r[i].state, cand, best, r[i].best_mean_ms > 0 ? "" : "-");
+        cand[i] = candidate_name(h->st, r[i].candidate);
+        best[i] = candidate_name(h->st, r[i].best_candidate);
+        int lt = r[i].title ? (int)strlen(r[i].title) : 0, lc = (int)strlen(cand[i]), lb = (int)strlen(best[i]);
+        wt = lt > wt ? lt : wt, wc = lc > wc ? lc : wc, wb = lb > wb ? lb : wb;
+    }
+    printf("%-5s  %-*s  %-11s  %-*s  %-*s  %s\n", "round", wt, "title", "state", wc, "candidate", wb, "best after",
+           "best ms");
+    for (int i = 0; i < n; i++) {
+        printf("%-5d  %-*s  %-11s  %-*s  %-*s  %s", r[i].number, wt, r[i].title ? r[i].title : "", r[i].state, wc,
+               cand[i], wb, best[i], r[i].best_mean_ms > 0 ? "" : "-");
         if (r[i].best_mean_ms > 0)
             printf("%.4f", r[i].best_mean_ms);
         printf("%s%s\n", r[i].outcome ? "  " : "", r[i].outcome ? r[i].outcome : "");
-        free(cand);
-        free(best);
+        free(cand[i]);
+        free(best[i]);
     }
+    free(cand);
+    free(best);
     (void)session;
 }
 
@@ -365,9 +376,12 @@ static json_t *candidate_json(ws_handle *h, int64_t id, double mean_ms)
     kwb_error err;
     if (store_candidate_get(h->st, id, &c, &err) != 0)
         return NULL;
-    json_t *o = json_pack("{s:I, s:s, s:o, s:s, s:s?, s:s, s:o}", "id", (json_int_t)c.id, "name", c.name, "parent",
-                          c.parent ? json_integer(c.parent) : json_null(), "origin", c.origin, "commit", c.commit,
-                          "state", c.state, "mean_ms", num_or_null(mean_ms));
+    char *reason = NULL;
+    store_candidate_reason(h->st, id, &reason, &err);
+    json_t *o = json_pack("{s:I, s:s, s:o, s:s, s:s?, s:s, s:o, s:s?}", "id", (json_int_t)c.id, "name", c.name,
+                          "parent", c.parent ? json_integer(c.parent) : json_null(), "origin", c.origin, "commit",
+                          c.commit, "state", c.state, "mean_ms", num_or_null(mean_ms), "decision_reason", reason);
+    free(reason);
     store_candidate_free(&c);
     return o;
 }

@@ -204,8 +204,10 @@ static int step_eval(const judge_request *q, const char *step, const char *const
  * first eval run). 1 passed, 0 failed (V's reason says why), -1 on error. */
 static int gate_step(const judge_request *q, judge_verdict *v, kwb_error *err)
 {
-    const char *extra[] = {"--name", q->name, "--direction", q->direction, "--parent", q->best_name,
+    const char *first[] = {"--name", q->name, "--direction", q->direction, "--parent", q->best_name,
                            "--against", q->best_dir, "--workloads", v->gate_filter, NULL};
+    const char *again[] = {"--candidate", q->name, "--against", q->best_dir, "--workloads", v->gate_filter, NULL};
+    const char **extra = q->again ? again : first;
     char why[512];
     snprintf(v->stage, sizeof v->stage, "gate");
     if (step_eval(q, "gate", extra, 0, &v->gate, NULL, 0, err) != 0)
@@ -224,7 +226,7 @@ static int sweep_step(const judge_request *q, judge_verdict *v, kwb_error *err)
 {
     const char *extra[16];
     int n = 0;
-    if (v->gate_workloads > 0) {
+    if (v->gate_workloads > 0 || q->again) {
         extra[n++] = "--candidate", extra[n++] = q->name;
     } else {
         extra[n++] = "--name", extra[n++] = q->name, extra[n++] = "--direction", extra[n++] = q->direction;

@@ -54,6 +54,7 @@ typedef struct judge_request {
     int64_t best_id;          /* the best's candidate id in ST; 0: equal weights */
     const char *folder;       /* where the children's JSON outputs go (NAME.gate.json, ...) */
     int replay_on_gate;       /* 1: the replay runs on the gate's representatives only (when there is a gate) */
+    int again;                /* NAME is recorded already: measure it again (`--candidate`) */
 } judge_request;
 
 typedef struct judge_verdict {

@@ -23,7 +23,7 @@ static const field top_fields[] = {
 };
 static const field candidate_fields[] = {
     { "id", T_INT, 1 },     { "name", T_STR, 1 },  { "parent", T_INT, 0 },  { "origin", T_STR, 0 },
-    { "commit", T_STR, 0 }, { "state", T_STR, 0 }, { "mean_ms", T_NUM, 0 },
+    { "commit", T_STR, 0 }, { "state", T_STR, 0 }, { "mean_ms", T_NUM, 0 }, { "decision_reason", T_STR, 0 },
 };
 static const field round_fields[] = {
     { "number", T_INT, 1 },    { "title", T_STR, 0 },        { "state", T_STR, 0 },
@@ -140,15 +140,32 @@ static const json_t *get_arr(const json_t *o, const char *key)
 }
 
 /* The name of the candidate whose id is ID, or NULL. */
-static const char *candidate_name(const json_t *model, json_int_t id)
+static const json_t *candidate_of(const json_t *model, json_int_t id)
 {
     size_t i;
     const json_t *c;
     json_array_foreach(get_arr(model, "candidates"), i, c) {
         if (json_integer_value(json_object_get(c, "id")) == id)
-            return get_str(c, "name");
+            return c;
     }
     return NULL;
+}
+
+static const char *candidate_name(const json_t *model, json_int_t id)
+{
+    const json_t *c = candidate_of(model, id);
+    return c ? get_str(c, "name") : NULL;
+}
+
+/* ", promoted" / ", rejected" and " (override)" when the human overruled the judge; "" else. */
+static const char *candidate_decision(const json_t *model, json_int_t id, char *buf, size_t cap)
+{
+    const json_t *c = candidate_of(model, id);
+    const char *state = c ? get_str(c, "state") : NULL, *why = c ? get_str(c, "decision_reason") : NULL;
+    int decided = state && (strcmp(state, "promoted") == 0 || strcmp(state, "rejected") == 0);
+    snprintf(buf, cap, "%s%s%s", decided ? ", " : "", decided ? state : "",
+             decided && why && strncmp(why, "override:", 9) == 0 ? " (override)" : "");
+    return buf;
 }
 
 /* Appends the axes as "k=v, k=v" (strings bare, other values as compact JSON). */
@@ -312,7 +329,9 @@ static char *round_candidate(const json_t *model, const json_t *r)
     if (!json_is_integer(id))
         return NULL;
     const char *name = candidate_name(model, json_integer_value(id));
-    return xasprintf("#%" JSON_INTEGER_FORMAT "%s%s", json_integer_value(id), name ? " " : "", name ? name : "");
+    char decided[64];
+    return xasprintf("#%" JSON_INTEGER_FORMAT "%s%s%s", json_integer_value(id), name ? " " : "", name ? name : "",
+                     candidate_decision(model, json_integer_value(id), decided, sizeof decided));
 }
 
 /* A round's number formatted with FMT, or NULL when KEY is null. */

@@ -248,7 +248,8 @@ static const char *const migrations[] = {
     X(ROUND_SET_CAND, "UPDATE rounds SET candidate_id = ? WHERE id = ?")                                               \
     X(ROUND_END, "UPDATE rounds SET state = ?, outcome = ?, ended_at = ?, best_mean_ms = ?,"                           \
                  " best_candidate_id = ? WHERE id = ? AND state IN ('running', 'interrupted')")                        \
-    X(ROUND_REOPEN, "UPDATE rounds SET state = 'running', ended_at = NULL WHERE id = ? AND state = 'done'")            \
+    X(ROUND_REOPEN, "UPDATE rounds SET state = 'running', ended_at = NULL WHERE id = ?"                                \
+                    " AND state IN ('done', 'interrupted')")                                                           \
     X(ROUND_LIST, "SELECT " ROUND_COLS " FROM rounds WHERE session_id = ? ORDER BY number DESC LIMIT ?")               \
     X(DIR_ADD, "INSERT INTO directions (session_id, round_id, skill, title, rationale, created_at)"                    \
                " VALUES (?, ?, ?, ?, ?, ?)")                                                                           \
@@ -325,7 +326,32 @@ static const char *const migrations[] = {
     X(AGENT_TOTALS, "SELECT count(*), coalesce(sum(max(tokens_in, 0)), 0), coalesce(sum(max(tokens_out, 0)), 0),"      \
                     " coalesce(sum(cost), 0), coalesce(sum(duration_s), 0) FROM agent_calls WHERE session_id = ?")     \
     X(NOTE_ADD, "INSERT INTO notes (session_id, round_id, candidate_id, text, created_at)"                             \
-                " VALUES (?, ?, ?, ?, ?)")
+                " VALUES (?, ?, ?, ?, ?)")                                                                             \
+    X(DIR_SET_ROUND, "UPDATE directions SET round_id = ? WHERE id = ?")                            \
+    X(CAND_ROUND, "SELECT coalesce(max(id), 0) FROM rounds WHERE candidate_id = ?")                \
+    X(DEC_OLDER,                                                                                   \
+      "SELECT d.id, coalesce(d.direction_id, 0), coalesce(d.candidate_id, 0), d.decision, d.reason,"\
+      " dr.skill, dr.title, dr.rationale, coalesce(dr.round_id,"                                   \
+      "  (SELECT max(id) FROM rounds WHERE candidate_id = d.candidate_id), 0)"                     \
+      " FROM decisions d LEFT JOIN directions dr ON dr.id = d.direction_id"                        \
+      " WHERE d.session_id = ? AND d.id < ? ORDER BY d.id DESC LIMIT 1")                           \
+    X(DEC_DELETE, "DELETE FROM decisions WHERE id = ?")                                            \
+    X(CAND_REASON,                                                                                 \
+      "SELECT reason FROM decisions WHERE candidate_id = ? ORDER BY id DESC LIMIT 1")               \
+    X(ROUND_REBEST,                                                                                \
+      "UPDATE rounds SET best_candidate_id = ?2, best_mean_ms = ?3"                                \
+      " WHERE id = (SELECT max(id) FROM rounds WHERE candidate_id = ?1) AND state != 'running'")   \
+    X(DIR_RESTATE,                                                                                 \
+      "UPDATE directions SET state = coalesce((SELECT decision FROM decisions"                     \
+      " WHERE direction_id = ?1 ORDER BY id DESC LIMIT 1), 'proposed') WHERE id = ?1")             \
+    X(CAND_RESTATE,                                                                                \
+      "UPDATE candidates SET state = coalesce((SELECT decision FROM decisions"                     \
+      " WHERE candidate_id = ?1 ORDER BY id DESC LIMIT 1), CASE WHEN EXISTS (SELECT 1 FROM"        \
+      " eval_runs WHERE candidate_id = ?1 AND state = 'complete') THEN 'evaluated' ELSE 'new' END)"\
+      " WHERE id = ?1")                                                                            \
+    X(CAND_UNDECIDED,                                                                              \
+      "SELECT id FROM candidates WHERE session_id = ? AND state IN ('new', 'evaluated')"           \
+      " ORDER BY id DESC LIMIT 1")
 
 #define AS_ENUM(name, sql) Q_##name,
 #define AS_SQL(name, sql) sql,
@@ -949,6 +975,20 @@ static int pid_start_time(pid_t pid, char *buf, size_t cap)
     return 0;
 }
 
+/* 1 when PID has ended and waits to be reaped (state Z or X in /proc/PID/stat). */
+static int pid_zombie(pid_t pid)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char *got = fgets(line, sizeof line, f);
+    fclose(f);
+    const char *p = got ? strrchr(line, ')') : NULL;
+    return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
 /* 1 when the holder recorded as PID (started at START, may be NULL) on HOST still runs. WAL
  * needs shared memory, so every process using the file runs on this host: a holder recorded
  * on another host (a copied file, a renamed host) is stale. */
@@ -958,6 +998,8 @@ static int holder_alive(const store *st, int64_t pid, const char *host, const ch
         return 0;
     if (kill((pid_t)pid, 0) != 0 && errno != EPERM)
         return 0;
+    if (pid_zombie((pid_t)pid))
+        return 0;   /* killed, not yet reaped (its parent was killed with it): it holds nothing */
     char now_start[32];
     if (start && pid_start_time((pid_t)pid, now_start, sizeof now_start) == 0 && strcmp(now_start, start) != 0)
         return 0;   /* the pid was reused by another process */
@@ -1331,12 +1373,29 @@ int store_candidate_set_state(store *st, int64_t id, const char *state, kwb_erro
     return 0;
 }
 
+/* After a decision on CANDIDATE (made or taken back): its round's "best after" becomes the
+ * candidate promoted last, so that log and report follow the decisions. */
+static int rebest_round(store *st, int64_t candidate, kwb_error *err)
+{
+    sqlite3_stmt *s;
+    int64_t session = 0, best = 0;
+    double mean = NAN;
+    int rc = row(st, err, &s, Q_CAND_GET, "i", candidate);
+    if (rc == 1) {
+        session = sqlite3_column_int64(s, 1);
+        sqlite3_reset(s);
+    }
+    if (rc < 0 || store_candidate_promoted(st, session, &best, &mean, err) < 0)
+        return -1;
+    return exec(st, err, Q_ROUND_REBEST, "ioD", candidate, best, mean);
+}
+
 int store_candidate_decide(store *st, int64_t id, const char *decision, const char *reason, kwb_error *err)
 {
     char name[256];
     if (one_of(decision, cand_decisions, "candidate decision", err) || tx_begin(st, err) ||
         exec_one(st, err, "candidate", Q_CAND_STATE, "ti", decision, id) ||
-        insert(st, err, NULL, Q_CAND_DECISION, "ttdi", decision, reason, now(), id))
+        insert(st, err, NULL, Q_CAND_DECISION, "ttdi", decision, reason, now(), id) || rebest_round(st, id, err))
         return tx_fail(st, err, "deciding candidate %lld", (long long)id);
     cand_name(st, id, name, sizeof name);
     if (log_event(st, err, 0, 0, id, "decision", "candidate '%s' %s%s%s", name, decision, reason ? ": " : "",
@@ -1996,4 +2055,121 @@ void store_log_list_free(store_log_entry *e, int n)
     for (int i = 0; i < n; i++)
         free(e[i].text);
     free(e);
+}
+
+/* ---- taking decisions back (the round engine's undo) ---------------------------------------- */
+
+int store_direction_set_round(store *st, int64_t direction, int64_t round, kwb_error *err)
+{
+    if (tx_begin(st, err) || exec_one(st, err, "direction", Q_DIR_SET_ROUND, "oi", round, direction) ||
+        tx_commit(st, err))
+        return tx_fail(st, err, "setting the round of direction %lld", (long long)direction);
+    return 0;
+}
+
+int store_candidate_round(store *st, int64_t candidate, int64_t *round, kwb_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = row(st, err, &s, Q_CAND_ROUND, "i", candidate);
+    *round = rc == 1 ? sqlite3_column_int64(s, 0) : 0;
+    if (rc == 1)
+        sqlite3_reset(s);
+    return rc < 0 ? -1 : 0;
+}
+
+int store_candidate_undecided(store *st, int64_t session, int64_t *id, kwb_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = row(st, err, &s, Q_CAND_UNDECIDED, "i", session);
+    *id = rc == 1 ? sqlite3_column_int64(s, 0) : 0;
+    if (rc == 1)
+        sqlite3_reset(s);
+    return rc;
+}
+
+static void decision_free(store_decision *d)
+{
+    free(d->reason);
+    free(d->skill);
+    free(d->title);
+    free(d->rationale);
+}
+
+/* The decision of SESSION just older than BEFORE into *d: 1, 0 when none, -1 on error. */
+static int decision_older(store *st, int64_t session, int64_t before, store_decision *d, kwb_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = row(st, err, &s, Q_DEC_OLDER, "ii", session, before);
+    if (rc != 1)
+        return rc;
+    memset(d, 0, sizeof *d);
+    d->id = sqlite3_column_int64(s, 0);
+    d->direction = sqlite3_column_int64(s, 1);
+    d->candidate = sqlite3_column_int64(s, 2);
+    col_buf(s, 3, d->decision, sizeof d->decision);
+    d->reason = col_str(s, 4);
+    d->skill = col_str(s, 5);
+    d->title = col_str(s, 6);
+    d->rationale = col_str(s, 7);
+    d->round = sqlite3_column_int64(s, 8);
+    sqlite3_reset(s);
+    return 1;
+}
+
+int store_decision_undo(store *st, int64_t session, store_decision **out, int *n, kwb_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (tx_begin(st, err))
+        return -1;
+    store_decision d;
+    int64_t before = INT64_MAX, round = -1;
+    int rc;
+    while ((rc = decision_older(st, session, before, &d, err)) == 1) {
+        if (round >= 0 && (round == 0 || d.round != round)) { /* another group's */
+            decision_free(&d);
+            break;
+        }
+        round = d.round;
+        before = d.id;
+        *out = xrealloc(*out, (size_t)(*n + 1) * sizeof **out);
+        (*out)[(*n)++] = d;
+        char name[256] = "";
+        if (d.candidate)
+            cand_name(st, d.candidate, name, sizeof name);
+        if (exec(st, err, Q_DEC_DELETE, "i", d.id) ||
+            exec(st, err, d.direction ? Q_DIR_RESTATE : Q_CAND_RESTATE, "i", d.direction ? d.direction : d.candidate) ||
+            (d.candidate && rebest_round(st, d.candidate, err)) ||
+            log_event(st, err, session, 0, d.candidate, "decision", "undo: %s '%s' %s taken back",
+                      d.direction ? "direction" : "candidate", d.direction ? d.title : name, d.decision)) {
+            rc = -1;
+            break;
+        }
+        if (d.candidate) /* a candidate's decision closes its group (its direction's came after it) */
+            break;
+    }
+    if (rc < 0 || tx_commit(st, err)) {
+        store_decision_list_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+        return tx_fail(st, err, "taking back the last decision of session %lld", (long long)session);
+    }
+    return 0;
+}
+
+void store_decision_list_free(store_decision *d, int n)
+{
+    for (int i = 0; i < n; i++)
+        decision_free(&d[i]);
+    free(d);
+}
+
+int store_candidate_reason(store *st, int64_t candidate, char **reason, kwb_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = row(st, err, &s, Q_CAND_REASON, "i", candidate);
+    *reason = rc == 1 ? col_str(s, 0) : NULL;
+    if (rc == 1)
+        sqlite3_reset(s);
+    return rc < 0 ? -1 : 0;
 }

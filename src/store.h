@@ -98,7 +98,7 @@ int store_round_begin(store *st, int64_t session, const char *title, int64_t *id
                       kwb_error *err);
 /* Sets the candidate that round ROUND produced. */
 int store_round_set_candidate(store *st, int64_t round, int64_t candidate, kwb_error *err);
-/* Runs ROUND again after it ended "done" (the next step of the same candidate, such as the
+/* Runs ROUND again after it ended "done" or was interrupted (the next step of the same candidate, such as the
  * sweep after the gate), logged with WHY; -1 when it is not a finished round. */
 int store_round_reopen(store *st, int64_t round, const char *why, kwb_error *err);
 /* Ends ROUND as STATE ("done", "rejected", "interrupted") with OUTCOME (may be NULL) and
@@ -344,5 +344,35 @@ int store_log_list(store *st, int64_t session, int64_t after, int limit, store_l
                    kwb_error *err);
 /* Frees an array from store_log_list. */
 void store_log_list_free(store_log_entry *e, int n);
+
+/* ---- taking decisions back (the round engine's undo) ------------------------------------- */
+
+/* One decision as store_decision_undo took it back: a direction's or a candidate's. */
+typedef struct store_decision {
+    int64_t id;
+    int64_t direction, candidate; /* exactly one is nonzero */
+    char decision[16];            /* accepted, rejected, promoted */
+    char *reason;                 /* may be NULL */
+    char *skill, *title, *rationale; /* the direction's; NULL for a candidate */
+    int64_t round;                /* the direction's round, or the candidate's; 0 when none */
+} store_decision;
+
+/* Sets the round DIRECTION belongs to (ROUND 0: none), so that its decision is undone with the
+ * candidate's of that round. */
+int store_direction_set_round(store *st, int64_t direction, int64_t round, kwb_error *err);
+/* *round gets the round that evaluated CANDIDATE (0 when none). */
+int store_candidate_round(store *st, int64_t candidate, int64_t *round, kwb_error *err);
+/* The newest candidate of SESSION still undecided (new or evaluated): 1 with *id, 0 when none. */
+int store_candidate_undecided(store *st, int64_t session, int64_t *id, kwb_error *err);
+/* Takes back SESSION's last decision group in one transaction: the newest decision and, when it
+ * belongs to a round, the older ones of the same round down to the candidate's. Each row is
+ * deleted, its direction or candidate returns to its state before (proposed, new, evaluated or
+ * an earlier decision) and the log says "undo: ...". *out[*n] (newest first; free with
+ * store_decision_list_free) is what was taken back; *n 0 when there was nothing. */
+int store_decision_undo(store *st, int64_t session, store_decision **out, int *n, kwb_error *err);
+/* *reason gets the reason of CANDIDATE's latest decision (the caller frees it; NULL when none). */
+int store_candidate_reason(store *st, int64_t candidate, char **reason, kwb_error *err);
+/* Frees an array from store_decision_undo. */
+void store_decision_list_free(store_decision *d, int n);
 
 #endif

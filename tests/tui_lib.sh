@@ -20,3 +20,27 @@ golden_compare() {
         sed 's/^/    /' "$TMP/golden.diff" >&2
     fi
 }
+
+# descendants PID: PID's children, theirs, ... (each child kwb starts leads its own process group,
+# so killing a group misses them; a test that kills kwb "with everything it started" uses this).
+descendants() {
+    local c
+    for c in $(ps -o pid= --ppid "$1"); do
+        echo "$c"
+        descendants "$c"
+    done
+}
+
+# tmux_wait PATTERN [SECONDS] [capture flags]: polls the tmux pane w of server $SOCK (0.2 s steps,
+# 240 s at most by default) until PATTERN shows; the last capture is in $TMP/pane, shown on a miss.
+tmux_wait() {
+    local i
+    for i in $(seq $((${2:-240} * 5))); do
+        tmux -L "$SOCK" capture-pane -p ${3:-} -t w >"$TMP/pane" 2>/dev/null
+        grep -Eq -- "$1" "$TMP/pane" && return 0
+        sleep 0.2
+    done
+    echo "    waited for '$1'; the screen:" >&2
+    sed 's/^/    | /' "$TMP/pane" >&2
+    return 1
+}

@@ -29,40 +29,6 @@
 #include "xalloc.h"
 #include "suggest.h"
 
-#define LOG_KEEP 4000
-
-void app_log(tui_app *a, int cls, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *text = NULL;
-    if (vasprintf(&text, fmt, ap) < 0)
-        text = xstrdup("?");
-    va_end(ap);
-    if (a->nlog == LOG_KEEP) {
-        free(a->log[0].text);
-        memmove(a->log, a->log + 1, (LOG_KEEP - 1) * sizeof *a->log);
-        a->nlog--;
-        a->ps[PANE_LOG].sel -= a->ps[PANE_LOG].sel > 0;
-    }
-    int follow = a->ps[PANE_LOG].sel >= a->nlog - 1;
-    a->log = xrealloc(a->log, (size_t)(a->nlog + 1) * sizeof *a->log);
-    a->log[a->nlog++] = (log_line){text, cls};
-    if (follow)
-        a->ps[PANE_LOG].sel = a->nlog - 1;
-    a->dirty = 1;
-}
-
-void app_status(tui_app *a, int cls, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(a->status, sizeof a->status, fmt, ap);
-    va_end(ap);
-    a->status_cls = cls;
-    a->dirty = 1;
-}
-
 static void tui_usage(FILE *f)
 {
     fputs("usage: kwb tui [--session NAME] [--definition NAME --solution DIR] [--workspace DIR]\n"
@@ -183,7 +149,7 @@ static int wait_events(tui_app *a, int stdin_fd, int timeout_ms)
     k += job_pollfds(a->jobs, JOB_MAX, pfd + k, 2 * JOB_MAX);
     int rc = poll(pfd, (nfds_t)k, timeout_ms);
     job_service(a->jobs, JOB_MAX, flow_job_line, flow_job_done, a);
-    if (a->step == STEP_EVALUATING && proc_now() - a->progress_polled > 0.25) {
+    if (a->eng.step == ROUND_JUDGING && proc_now() - a->progress_polled > 0.25) {
         model_poll_progress(a);
         a->progress_polled = proc_now();
     }
@@ -284,6 +250,7 @@ static void app_free(tui_app *a)
     for (int i = 0; i < a->nlog; i++)
         free(a->log[i].text);
     free(a->log);
+    free(a->detail);
     free(a->rows);
     free(a->order);
     free(a->props);
@@ -299,7 +266,6 @@ static void app_free(tui_app *a)
 /* The start: config, workspace, session; the first job of the round. */
 static int app_start(tui_app *a, kwb_error *err)
 {
-    config_load(&a->cfg);
     if (a->cfg.nerrors)
         for (char *l = strtok(a->cfg.errors.s, "\n"); l; l = strtok(NULL, "\n"))
             app_log(a, TC_LOG_ERROR, "config: %s", l);
@@ -341,6 +307,11 @@ int cmd_tui(int argc, char **argv)
     if (check_config) {
         config_init(&a->cfg);
         config_load(&a->cfg);
+        strbuf loaded;
+        strbuf_init(&loaded);
+        config_describe(&a->cfg, &loaded);
+        fputs(loaded.s, stdout);
+        strbuf_free(&loaded);
         fputs(a->cfg.errors.s, stderr);
         code = a->cfg.nerrors ? 1 : 0;
         config_free(&a->cfg);
@@ -354,6 +325,7 @@ int cmd_tui(int argc, char **argv)
         return code;
     }
     config_init(&a->cfg);
+    config_load(&a->cfg); /* before the terminal starts: theme, line graphics and mouse come from it */
     input_on_resize = on_resize;
     kwb_error err = {{0}};
     if (script && *script) {

@@ -15,6 +15,7 @@
 #include "tui/request.h"
 #include "tui/surface.h"
 #include "tui/theme.h"
+#include "round.h"
 #include "wsopen.h"
 
 /* The options of `kwb tui`. */
@@ -53,20 +54,6 @@ typedef struct history_point {
     char title[64];
 } history_point;
 
-/* The steps of a round (DESIGN.md section 1). */
-typedef enum round_step {
-    STEP_IDLE,       /* nothing loaded yet */
-    STEP_STARTING,   /* evaluating the starting solution of a new session */
-    STEP_PROPOSING,  /* kwb propose in flight */
-    STEP_CHOOSE,     /* the engineer picks or rejects a direction */
-    STEP_WRITING,    /* kwb write in flight */
-    STEP_REVIEW,     /* the diff: accept, reject, edit */
-    STEP_EVALUATING, /* kwb eval (build, gate, sweep) in flight */
-    STEP_CONFIRM,    /* promote? */
-    STEP_DECIDING,   /* kwb decide in flight */
-    STEP_DONE        /* nothing left to propose */
-} round_step;
-
 /* The text field at the bottom (":" prompt, "/" search, reject reason, a yes/no question). */
 typedef enum prompt_kind { PROMPT_NONE, PROMPT_COMMAND, PROMPT_SEARCH, PROMPT_REASON, PROMPT_QUIT } prompt_kind;
 
@@ -85,6 +72,7 @@ typedef struct tui_app {
     int focus;
     pane_state ps[PANE_COUNT];
     int help_open, help_top;
+    char *detail; /* with help_open: the full text of a log line, proposal or row instead of the help */
     int dirty;       /* something changed: repaint */
     int full_redraw; /* clear the terminal first (resize, Ctrl-L) */
     int quit;
@@ -120,17 +108,12 @@ typedef struct tui_app {
     diff_doc diff;
     int diff_mode; /* 0 auto, 1 side by side, 2 unified */
 
-    /* the round in progress */
-    round_step step;
-    int round_no;     /* the round being played: the store's round count when it was proposed */
-    int store_rounds; /* rounds in the store at the last reload */
+    /* the round in progress: the engine (round.h) holds its step, candidate and verdict */
+    round_engine eng;
     int chosen; /* index into props */
-    char cand_name[160], cand_dir[1024];
-    char eval_json[1024];
-    char verdict_reason[512];
-    char sweep[160];         /* the running evaluation's counts from its progress lines ("" when none) */
-    int verdict_promote;
-    char last_undo[256];               /* what `u` would undo: "direction N" or "candidate NAME" */
+    int reason_overrule; /* the reason prompt is for overruling the verdict (else a rejection) */
+    char said[600];      /* the last decision, kept in the status line beside the next proposals */
+    char sweep[160]; /* the running evaluation's counts from its progress lines ("" when none) */
     int progress_done, progress_total; /* the running evaluation's workloads */
     double progress_polled;
     job jobs[JOB_MAX];
@@ -144,9 +127,9 @@ typedef struct tui_app {
     int status_cls;
 } tui_app;
 
-/* Appends a line to the log pane (keeps the newest few thousand). */
+/* Appends a line to the log pane (keeps the newest few thousand); defined in model.c. */
 void app_log(tui_app *a, int cls, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* Sets the status line. */
+/* Sets the status line; defined in model.c. */
 void app_status(tui_app *a, int cls, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "executor.h"
+#include "paths.h"
 #include "tui/layout.h"
 #include "tui/words.h"
 #include "xalloc.h"
@@ -68,6 +70,18 @@ static int apply_set(tui_config *c, char **w, int n, kwb_error *err)
         return 0;
     }
     if (strcmp(w[0], "theme") == 0) {
+        char *dir = paths_themes();
+        for (int i = 2; i < n; i++) { /* every name must be a theme: a typo is said, not skipped */
+            char *path = xasprintf("%s/%s.theme", dir, w[i]);
+            int known = strcmp(w[i], "mono") == 0 || access(path, R_OK) == 0;
+            free(path);
+            if (!known) {
+                kwb_error_set(err, "set theme: unknown theme '%s' (the themes are %s/*.theme, and mono)", w[i], dir);
+                free(dir);
+                return -1;
+            }
+        }
+        free(dir);
         c->theme[0] = '\0';
         for (int i = 2; i < n; i++)
             snprintf(c->theme + strlen(c->theme), sizeof c->theme - strlen(c->theme), "%s%s", i > 2 ? " " : "", w[i]);
@@ -208,4 +222,14 @@ void config_apply_colors(const tui_config *c, theme *t)
 {
     for (int i = 0; i < c->ncolors; i++)
         t->style[c->colors[i].cls] = c->colors[i].style;
+}
+
+void config_describe(const tui_config *c, strbuf *out)
+{
+    strbuf_printf(out, "set diff-mode = %s\nset line-graphics = %s\nset mouse = %s\nset theme = %s\n", c->diff_mode,
+                  c->line_graphics, c->mouse ? "yes" : "no", c->theme);
+    for (int i = 0; i < c->ncolors; i++)
+        strbuf_printf(out, "color %s (fg %d, bg %d, attrs %#x)\n", tui_class_name(c->colors[i].cls),
+                      c->colors[i].style.fg, c->colors[i].style.bg, (unsigned)c->colors[i].style.attrs);
+    strbuf_printf(out, "%d key binding(s)\n", c->keys.n);
 }

@@ -55,6 +55,8 @@ void config_apply_file(tui_config *c, const char *path, int optional, int depth)
 int config_apply_line(tui_config *c, const char *label, char *line, int depth, kwb_error *err);
 /* Reads the configuration in its order (see above). */
 void config_load(tui_config *c);
+/* What C holds, as `set` lines, the colour overrides and the number of bindings (--check-config). */
+void config_describe(const tui_config *c, strbuf *out);
 /* Applies the colour overrides to T. */
 void config_apply_colors(const tui_config *c, theme *t);
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ftree.h"
 #include "paths.h"
 #include "proc.h"
+#include "round.h"
+#include "strbuf.h"
 #include "sweepprog.h"
 #include "tui/model.h"
 #include "xalloc.h"
@@ -62,27 +66,42 @@ static void propose(tui_app *a)
 {
     const char *args[] = {
         "propose", "--session", a->opt.session, "--json", "--agent", a->opt.agent ? a->opt.agent : "tuner", NULL};
-    a->step = STEP_PROPOSING;
-    a->round_no = a->store_rounds; /* the candidate's own round, once recorded, does not advance it */
+    kwb_error err = {{0}};
+    if (round_refresh(&a->eng, &err) != 0)
+        app_log(a, TC_LOG_ERROR, "%s", err.msg);
+    a->eng.step = ROUND_PROPOSING;
     spawn_kwb(a, JOB_PROPOSE, "propose", 1, args);
 }
 
+static void evaluate(tui_app *a);
+
 int flow_begin(tui_app *a, kwb_error *err)
 {
-    if (a->session) {
+    if (!a->opt.session)
+        a->opt.session = "demo"; /* a fresh workspace: the session kwb tui's headless fallback names too */
+    if (round_open(&a->eng, &a->h, a->opt.session, a->opt.definition, a->opt.workspace, err) != 0)
+        return -1;
+    int resumed = round_resume(&a->eng, err);
+    if (resumed < 0)
+        return -1;
+    if (resumed) { /* a killed kwb left a candidate undecided: it is judged again, from its step */
+        app_log(a, TC_LOG_WARN, "resuming: %s (round %d) is judged again", a->eng.cand_name, a->eng.number);
+        if (!a->definition[0])
+            snprintf(a->definition, sizeof a->definition, "%s", a->eng.definition);
+        evaluate(a);
+        return 0;
+    }
+    if (!round_needs_start(&a->eng)) {
         propose(a);
         return 0;
     }
-    if (!a->opt.definition || !a->opt.solution || !a->opt.session)
-        return kwb_error_set(err, "session '%s' does not exist: give --definition NAME and --solution DIR to start it",
-                             a->opt.session ? a->opt.session : "(none)");
+    if (!a->opt.definition || !a->opt.solution)
+        return kwb_error_set(err, "session '%s' has no start yet: give --definition NAME and --solution DIR to start it",
+                             a->opt.session);
     snprintf(a->definition, sizeof a->definition, "%s", a->opt.definition);
-    const char *args[32] = {"eval", "--solution", a->opt.solution, "--name", "start", "--direction", "start"};
-    int n = 7;
-    eval_options(a, args, &n);
-    args[n] = NULL;
-    a->step = STEP_STARTING;
-    return spawn_kwb(a, JOB_START_EVAL, "start: eval", 1, args) == 0 ? 0 : kwb_error_set(err, "cannot start kwb eval");
+    round_begin_start(&a->eng, a->opt.solution);
+    evaluate(a);
+    return 0;
 }
 
 /* The verdict on kwb judge's JSON (its "judge" object: gate, sweep, replay), or on kwb eval's
@@ -156,45 +175,13 @@ static void read_proposals(tui_app *a, const char *json)
     }
     json_decref(doc);
     a->ps[PANE_PROPOSALS].sel = 0;
-    a->step = added ? STEP_CHOOSE : STEP_DONE;
-    app_status(a, TC_NORMAL, added ? "%d directions: a chooses one, x rejects it" : "no direction left to try", added);
+    a->eng.step = added ? ROUND_CHOOSE : ROUND_DONE;
+    /* what was just decided stays in front, with what comes next */
+    app_status(a, TC_NORMAL, added ? "%s%s%d directions: a chooses one, x rejects it" : "%s%sno direction left to try",
+               a->said, a->said[0] ? "; " : "", added);
+    a->said[0] = '\0';
     if (added)
         a->focus = PANE_PROPOSALS;
-}
-
-/* Records direction P as DECISION with REASON in the store (as kwb run does). */
-static void record_direction(tui_app *a, proposal *p, const char *decision, const char *reason)
-{
-    int64_t id;
-    kwb_error err = {{0}};
-    if (store_direction_add(a->h.st, a->session, 0, p->source[0] ? p->source : "tuner", p->id, p->title, &id, &err) !=
-            0 ||
-        store_direction_decide(a->h.st, id, decision, reason, &err) != 0)
-        app_log(a, TC_LOG_ERROR, "direction not recorded: %s", err.msg);
-    snprintf(p->state, sizeof p->state, "%s", decision);
-    snprintf(p->reason, sizeof p->reason, "%s", reason ? reason : "");
-}
-
-/* After promoting a knob change "tune.K=V", going back to the value it left would be a cycle: the
- * old value (the deleted "#define K OLD" line of the diff) is recorded as rejected, as kwb run does. */
-static void bar_cycle(tui_app *a, const proposal *p)
-{
-    char knob[48];
-    if (sscanf(p->id, "tune.%47[^=]=", knob) != 1)
-        return;
-    for (int i = 0; i < a->diff.nlines; i++) {
-        char name[48], value[24];
-        if (a->diff.lines[i].kind == '-' && sscanf(a->diff.lines[i].text, "#define %47s %23s", name, value) == 2 &&
-            strcmp(name, knob) == 0) {
-            proposal back;
-            memset(&back, 0, sizeof back);
-            snprintf(back.id, sizeof back.id, "tune.%s=%s", knob, value);
-            snprintf(back.title, sizeof back.title, "set %s back to %s", knob, value);
-            snprintf(back.source, sizeof back.source, "tuner");
-            record_direction(a, &back, "rejected", "cycle: the value this knob was promoted from");
-            return;
-        }
-    }
 }
 
 static void write_event(tui_app *a, const char *line)
@@ -231,9 +218,7 @@ void flow_job_line(void *ctx, job *j, int is_err, const char *line)
         snprintf(a->sweep, sizeof a->sweep, "%s %d/%d, %d passed, %d failed", j->label, done, total, passed, failed);
     if (j->kind == JOB_WRITE && !is_err)
         write_event(a, line);
-    else if (j->kind == JOB_REDIFF && !is_err)
-        return; /* captured whole */
-    else if (is_err || (j->kind != JOB_PROPOSE && j->kind != JOB_EVAL && j->kind != JOB_START_EVAL))
+    else if (is_err || (j->kind != JOB_PROPOSE && j->kind != JOB_EVAL))
         app_log(a, strstr(line, "error") ? TC_LOG_ERROR : TC_LOG_INFO, "%s: %s", j->label, line);
     a->dirty = 1;
 }
@@ -243,34 +228,69 @@ static int exit_code(const job *j)
     return WIFEXITED(j->status) ? WEXITSTATUS(j->status) : 128 + WTERMSIG(j->status);
 }
 
-static void decide(tui_app *a, const char *name, int promote, const char *reason)
-{
-    const char *args[] = {"decide", name, promote ? "promote" : "reject", "--session", a->opt.session, "--reason",
-                          reason,   NULL};
-    spawn_kwb(a, promote ? JOB_DECIDE : JOB_DECIDE + 100, "decide", 0, args);
-}
-
 static proposal *chosen(tui_app *a)
 {
     return a->chosen >= 0 && a->chosen < a->nprops ? &a->props[a->chosen] : NULL;
 }
 
+/* Shows the verdict step's prompt (title and status line say the same verdict). */
+static void verdict_status(tui_app *a)
+{
+    char line[1600];
+    round_verdict_prompt(&a->eng, "a/y", "o", "m", line, sizeof line);
+    app_status(a, a->eng.verdict_promote ? TC_NORMAL : TC_WARNING, "%s", line);
+}
+
+/* The engine decides (ANSWER, WHY); then the next round is proposed. */
+static void decide(tui_app *a, round_answer answer, const char *why)
+{
+    char said[600];
+    kwb_error err = {{0}};
+    int start = strcmp(a->eng.cand_name, "start") == 0;
+    int rc = round_decide(&a->eng, answer, why, said, sizeof said, &err);
+    if (rc < 0) {
+        app_status(a, TC_ERROR, "%s", err.msg);
+        a->eng.step = start ? ROUND_DONE : ROUND_VERDICT;
+        return;
+    }
+    if (!a->session && wsopen_session(&a->h, a->opt.session, &a->session, &err) != 0) {
+        app_status(a, TC_ERROR, "%s", err.msg);
+        return;
+    }
+    if (start && !rc) {
+        app_status(a, TC_ERROR, "the starting solution does not pass: %s", a->eng.verdict_reason);
+        a->eng.step = ROUND_DONE;
+        model_reload(a);
+        return;
+    }
+    a->chosen = -1;
+    model_reload(a);
+    snprintf(a->said, sizeof a->said, "%s", said);
+    app_status(a, TC_NORMAL, "%s; next round", said);
+    propose(a);
+}
+
 static void eval_done(tui_app *a, job *j)
 {
     double mean = 0;
-    int v = exit_code(j) == 0 || j->out.len ? read_verdict(j->out.s, a->verdict_reason, sizeof a->verdict_reason, &mean)
-                                            : -1;
-    if (v < 0 && !a->verdict_reason[0])
-        snprintf(a->verdict_reason, sizeof a->verdict_reason, "evaluation failed (%s)",
-                 j->cancelled ? "cancelled" : "exit");
-    a->verdict_promote = v == 1;
-    a->step = STEP_CONFIRM;
+    char reason[1024] = "";
+    int v = exit_code(j) <= 1 && j->out.len ? read_verdict(j->out.s, reason, sizeof reason, &mean) : -1;
+    if (v < 0 && !reason[0])
+        snprintf(reason, sizeof reason, "evaluation failed (exit %d); the log has its message", exit_code(j));
+    char stage[16] = "";
+    json_t *doc = v >= 0 ? json_loads(j->out.s, 0, NULL) : NULL;
+    snprintf(stage, sizeof stage, "%s",
+             json_string_value(json_object_get(json_object_get(doc, "judge"), "stage")) ?: (v < 0 ? "build" : "end"));
+    json_decref(doc);
+    round_judged(&a->eng, v == 1, v == 1 ? "end" : stage, reason);
+    if (strcmp(a->eng.cand_name, "start") == 0) { /* a start that passes is the start: no question */
+        decide(a, ROUND_ACCEPT, NULL);
+        return;
+    }
     model_reload(a);
     a->focus = PANE_WORKLOADS;
-    app_log(a, v == 1 ? TC_LOG_INFO : TC_LOG_WARN, "judged: %s", a->verdict_reason);
-    /* the question first: a long verdict is cut at the screen's edge, the keys must not be */
-    app_status(a, v == 1 ? TC_NORMAL : TC_WARNING, "%s: %s? y/a confirms, x rejects with a reason; %s", a->cand_name,
-               v == 1 ? "promote" : "reject", a->verdict_reason);
+    app_log(a, v == 1 ? TC_LOG_INFO : TC_LOG_WARN, "judged: %s", a->eng.verdict_reason);
+    verdict_status(a);
 }
 
 void flow_job_done(void *ctx, job *j)
@@ -282,86 +302,40 @@ void flow_job_done(void *ctx, job *j)
             code);
     kwb_error err = {{0}};
     a->dirty = 1;
+    if (j->cancelled && j->kind == JOB_PROPOSE) /* asked again (undo, redo): the new answer counts */
+        return;
     if (j->cancelled && j->kind != JOB_PROFILE) {
         if (j->kind == JOB_WRITE || j->kind == JOB_EVAL)
-            a->step = STEP_CHOOSE;
+            a->eng.step = ROUND_CHOOSE;
         app_status(a, TC_WARNING, "%s cancelled", j->label);
         if (chosen(a) && j->kind == JOB_WRITE)
             snprintf(chosen(a)->state, sizeof chosen(a)->state, "pending");
         return;
     }
     switch (j->kind) {
-    case JOB_START_EVAL: {
-        double mean;
-        char reason[512];
-        if (read_verdict(j->out.s, reason, sizeof reason, &mean) != 1) {
-            app_status(a, TC_ERROR, "the starting solution does not pass: %s", reason);
-            a->step = STEP_DONE;
-            return;
-        }
-        const char *args[] = {
-            "decide", "start", "promote", "--session", a->opt.session, "--reason", "starting point of the session",
-            NULL};
-        spawn_kwb(a, JOB_START_DECIDE, "start: decide", 0, args);
-        break;
-    }
-    case JOB_START_DECIDE:
-        if (wsopen_session(&a->h, a->opt.session, &a->session, &err) != 0) {
-            app_status(a, TC_ERROR, "%s", err.msg);
-            return;
-        }
-        model_reload(a);
-        propose(a);
-        break;
     case JOB_PROPOSE:
         if (code == 0)
             read_proposals(a, j->out.s);
         else
-            a->step = STEP_DONE, app_status(a, TC_ERROR, "kwb propose failed (exit %d); the log has its message", code);
+            a->eng.step = ROUND_DONE, app_status(a, TC_ERROR, "kwb propose failed (exit %d); the log has its message", code);
         break;
     case JOB_WRITE:
-        if (code == 0 && a->diff.nlines > 0) {
-            a->step = STEP_REVIEW;
+        if (code == 0 && a->diff.nlines > 0 && round_written(&a->eng, &err) == 0) {
             snprintf(chosen(a)->state, sizeof chosen(a)->state, "written");
             a->focus = PANE_DIFF;
             a->bottom = PANE_DIFF;
-            app_status(a, TC_NORMAL, "%s written: a accepts (build, judge), x rejects, e edits", a->cand_name);
+            app_status(a, TC_NORMAL, "%s written: a accepts (build, judge), x rejects, e edits", a->eng.cand_name);
         } else {
-            record_direction(a, chosen(a), "rejected", "the agent wrote no candidate");
-            a->step = STEP_CHOOSE;
-            app_status(a, TC_ERROR, "the agent failed (exit %d); choose another direction", code);
+            if (round_decline(&a->eng, NULL, NULL, NULL, "the agent wrote no candidate", &err) != 0)
+                app_log(a, TC_LOG_ERROR, "%s", err.msg);
+            model_reload(a);
+            a->eng.step = ROUND_CHOOSE;
+            app_status(a, TC_ERROR, "the agent failed (exit %d)%s%s; choose another direction", code,
+                       err.msg[0] ? ": " : "", err.msg);
         }
         break;
     case JOB_EVAL: eval_done(a, j); break;
-    case JOB_DECIDE:
-    case JOB_DECIDE + 100: {
-        int promoted = j->kind == JOB_DECIDE;
-        if (chosen(a))
-            record_direction(a, chosen(a), promoted ? "accepted" : "rejected", a->verdict_reason);
-        if (chosen(a) && promoted)
-            bar_cycle(a, chosen(a));
-        snprintf(a->last_undo, sizeof a->last_undo, promoted ? "candidate %s" : "", a->cand_name);
-        app_status(a, TC_NORMAL, "%s %s; next round", a->cand_name, promoted ? "promoted" : "rejected");
-        a->step = STEP_PROPOSING; /* decided: the table shows the best alone, no candidate beside it */
-        model_reload(a);
-        propose(a);
-        break;
     }
-    case JOB_REDIFF:
-        diff_free(&a->diff);
-        diff_parse(j->out.s, &a->diff);
-        app_status(a, TC_NORMAL, "edited: the diff is fresh; a accepts, x rejects");
-        break;
-    }
-}
-
-/* A candidate name from the direction id: r<round>-<id with unsafe characters as '-'>. */
-static void candidate_name(tui_app *a, const char *id, char *out, size_t cap)
-{
-    int n = snprintf(out, cap, "r%d-", a->round_no);
-    for (const char *p = id; *p && (size_t)n + 1 < cap; p++)
-        out[n++] = isalnum((unsigned char)*p) || *p == '_' || *p == '-' ? *p : '-';
-    out[n] = '\0';
 }
 
 static void choose(tui_app *a)
@@ -371,22 +345,19 @@ static void choose(tui_app *a)
         app_status(a, TC_WARNING, "select a pending direction in the proposals pane");
         return;
     }
-    a->chosen = i;
     proposal *p = &a->props[i];
+    kwb_error err = {{0}};
+    if (round_choose(&a->eng, p->source[0] ? p->source : "tuner", p->id, p->title, &err) != 0) {
+        app_status(a, TC_ERROR, "%s", err.msg);
+        return;
+    }
+    a->chosen = i;
     snprintf(p->state, sizeof p->state, "chosen");
-    candidate_name(a, p->id, a->cand_name, sizeof a->cand_name);
-    snprintf(a->cand_dir, sizeof a->cand_dir, "%s/run/%s/%s", a->h.ws.root, a->opt.session, a->cand_name);
-    char *parent = xstrdup(a->cand_dir);
-    *strrchr(parent, '/') = '\0';
-    paths_mkdir_p(parent);
-    free(parent);
-    paths_remove_tree(a->cand_dir);
     diff_free(&a->diff);
-    const char *args[] = {"write",       "--session", a->opt.session,
-                          "--direction", p->id,       "--out",
-                          a->cand_dir,   "--agent",   a->opt.agent ? a->opt.agent : "tuner",
-                          "--events",    NULL};
-    a->step = STEP_WRITING;
+    const char *args[] = {"write",          "--session", a->opt.session,
+                          "--direction",    p->id,       "--out",
+                          a->eng.part_dir,  "--agent",   a->opt.agent ? a->opt.agent : "tuner",
+                          "--events",       NULL};
     a->focus = PANE_LOG;
     a->bottom = PANE_LOG;
     spawn_kwb(a, JOB_WRITE, "write", 0, args);
@@ -394,77 +365,113 @@ static void choose(tui_app *a)
 
 static void evaluate(tui_app *a)
 {
-    const char *args[40] = {
-        "judge", "--solution", a->cand_dir, "--name", a->cand_name, "--direction", chosen(a) ? chosen(a)->id : "edit"};
+    judge_request q;
+    round_judge_request(&a->eng, &q, a->opt.device ? a->opt.device : "cpu", a->opt.workloads, a->opt.max_time);
+    const char *args[40] = {"judge", "--solution", q.dir, "--name", q.name, "--direction", q.direction};
     int n = 7;
     eval_options(a, args, &n);
+    if (q.again)
+        args[n++] = "--again";
     args[n] = NULL;
-    a->verdict_reason[0] = '\0';
-    a->step = STEP_EVALUATING;
     a->bottom = PANE_LOG;
-    app_status(a, TC_NORMAL, "%s: build, gate, sweep, replay, held-out shapes against %s (Esc cancels)", a->cand_name,
-               a->best_name);
-    spawn_kwb(a, JOB_EVAL, "judge", 1, args);
+    app_status(a, TC_NORMAL, "%s: build, gate, sweep, replay, held-out shapes against %s (Esc cancels)", q.name,
+               q.best_name ? q.best_name : "nothing (the start)");
+    spawn_kwb(a, JOB_EVAL, q.best_name ? "judge" : "start: judge", 1, args);
 }
 
 void flow_accept(tui_app *a)
 {
-    switch (a->step) {
-    case STEP_CHOOSE: choose(a); break;
-    case STEP_REVIEW: evaluate(a); break;
-    case STEP_CONFIRM:
-        a->step = STEP_DECIDING;
-        decide(a, a->cand_name, a->verdict_promote, a->verdict_reason);
-        break;
+    switch (a->eng.step) {
+    case ROUND_CHOOSE: choose(a); break;
+    case ROUND_REVIEW: evaluate(a); break;
+    case ROUND_VERDICT: decide(a, ROUND_ACCEPT, NULL); break;
     default: app_status(a, TC_WARNING, "nothing to accept now"); break;
     }
     a->dirty = 1;
 }
 
-void flow_reject(tui_app *a)
+/* Opens the reason prompt, for a rejection or (OVERRULE) for overruling the verdict. */
+static void ask_reason(tui_app *a, int overrule)
 {
-    if (a->step != STEP_CHOOSE && a->step != STEP_REVIEW && a->step != STEP_CONFIRM) {
-        app_status(a, TC_WARNING, "nothing to reject now");
-        return;
-    }
-    if (a->step == STEP_CHOOSE &&
-        (a->ps[PANE_PROPOSALS].sel >= a->nprops || strcmp(a->props[a->ps[PANE_PROPOSALS].sel].state, "pending") != 0)) {
-        app_status(a, TC_WARNING, "select a pending direction to reject");
-        return;
-    }
+    a->reason_overrule = overrule;
     a->prompt = PROMPT_REASON;
     a->input[0] = '\0';
     a->input_len = 0;
     a->dirty = 1;
 }
 
+void flow_reject(tui_app *a)
+{
+    if (a->eng.step != ROUND_CHOOSE && a->eng.step != ROUND_REVIEW && a->eng.step != ROUND_VERDICT) {
+        app_status(a, TC_WARNING, "nothing to reject now");
+        return;
+    }
+    if (a->eng.step == ROUND_CHOOSE &&
+        (a->ps[PANE_PROPOSALS].sel >= a->nprops || strcmp(a->props[a->ps[PANE_PROPOSALS].sel].state, "pending") != 0)) {
+        app_status(a, TC_WARNING, "select a pending direction to reject");
+        return;
+    }
+    /* rejecting what the judge advises to promote is overruling it */
+    ask_reason(a, a->eng.step == ROUND_VERDICT && a->eng.verdict_promote);
+}
+
+void flow_overrule(tui_app *a)
+{
+    if (a->eng.step != ROUND_VERDICT) {
+        app_status(a, TC_WARNING, "o overrules the judge's verdict; there is none in front of you");
+        return;
+    }
+    ask_reason(a, 1);
+}
+
+void flow_again(tui_app *a)
+{
+    if (a->eng.step != ROUND_VERDICT) {
+        app_status(a, TC_WARNING, "m measures a judged candidate again; there is none in front of you");
+        return;
+    }
+    app_log(a, TC_LOG_INFO, "measure again: %s (the verdict was %s at the %s)", a->eng.cand_name,
+            a->eng.verdict_promote ? "promote" : "reject", a->eng.verdict_stage);
+    evaluate(a);
+}
+
 void flow_reject_with(tui_app *a, const char *reason)
 {
     char why[400];
     snprintf(why, sizeof why, "%s", reason && *reason ? reason : "rejected by the engineer");
-    if (a->step == STEP_CHOOSE) {
+    kwb_error err = {{0}};
+    if (a->eng.step == ROUND_VERDICT) {
+        if (a->reason_overrule && !(reason && *reason)) {
+            app_status(a, TC_WARNING, "overruling the judge needs a reason; nothing decided");
+            return;
+        }
+        decide(a, a->reason_overrule ? ROUND_OVERRULE : ROUND_ACCEPT, why);
+    } else if (a->eng.step == ROUND_CHOOSE) {
         int i = a->ps[PANE_PROPOSALS].sel;
-        record_direction(a, &a->props[i], "rejected", why);
-        snprintf(a->last_undo, sizeof a->last_undo, "direction %d", i);
-        app_status(a, TC_NORMAL, "%s rejected: %s", a->props[i].id, why);
+        proposal *p = &a->props[i];
+        if (round_decline(&a->eng, p->source[0] ? p->source : "tuner", p->id, p->title, why, &err) != 0) {
+            app_status(a, TC_ERROR, "%s", err.msg);
+            return;
+        }
+        snprintf(p->state, sizeof p->state, "rejected");
+        snprintf(p->reason, sizeof p->reason, "%.250s", why);
+        app_status(a, TC_NORMAL, "%s rejected: %s", p->id, why);
+        snprintf(a->said, sizeof a->said, "%s", a->status);
         int left = 0;
         for (int k = 0; k < a->nprops; k++)
             left += strcmp(a->props[k].state, "pending") == 0;
         if (!left)
             propose(a);
-    } else if (a->step == STEP_REVIEW) {
+    } else if (a->eng.step == ROUND_REVIEW) {
         char r2[512];
         snprintf(r2, sizeof r2, "candidate declined at review: %s", why);
-        record_direction(a, chosen(a), "rejected", r2);
-        snprintf(a->last_undo, sizeof a->last_undo, "direction %d", a->chosen);
-        a->step = STEP_CHOOSE;
+        if (round_decline(&a->eng, NULL, NULL, NULL, r2, &err) != 0)
+            app_log(a, TC_LOG_ERROR, "%s", err.msg);
+        a->chosen = -1;
         a->focus = PANE_PROPOSALS;
-        app_status(a, TC_NORMAL, "%s rejected at review", a->cand_name);
+        app_status(a, TC_NORMAL, "%s rejected at review", a->eng.cand_name);
+        model_reload(a);
         propose(a);
-    } else if (a->step == STEP_CONFIRM) {
-        snprintf(a->verdict_reason, sizeof a->verdict_reason, "%s", why);
-        a->step = STEP_DECIDING;
-        decide(a, a->cand_name, 0, why);
     }
     a->dirty = 1;
 }
@@ -474,9 +481,9 @@ static char *changed_file(tui_app *a)
 {
     for (int i = 0; i < a->diff.nlines; i++)
         if (a->diff.lines[i].kind == 'F') {
-            const char *p = a->diff.lines[i].text;
-            const char *base = strrchr(p, '/');
-            char *path = xasprintf("%s/%s", a->cand_dir, base ? base + 1 : p);
+            const char *p = a->diff.lines[i].text; /* "b/sub/file.c": the path relative to the candidate */
+            const char *rel = (p[0] == 'a' || p[0] == 'b') && p[1] == '/' ? p + 2 : p;
+            char *path = xasprintf("%s/%s", a->eng.cand_dir, rel);
             struct stat st;
             if (stat(path, &st) == 0)
                 return path;
@@ -487,13 +494,13 @@ static char *changed_file(tui_app *a)
 
 void flow_edit(tui_app *a, void (*suspend)(void), void (*resume)(void))
 {
-    if (a->step != STEP_REVIEW) {
+    if (a->eng.step != ROUND_REVIEW) {
         app_status(a, TC_WARNING, "e edits the candidate under review");
         return;
     }
     char *path = changed_file(a);
     if (!path) {
-        app_status(a, TC_ERROR, "no file of %s to edit", a->cand_dir);
+        app_status(a, TC_ERROR, "no file of %s to edit", a->eng.cand_dir);
         return;
     }
     const char *ed = getenv("VISUAL");
@@ -502,50 +509,86 @@ void flow_edit(tui_app *a, void (*suspend)(void), void (*resume)(void))
     char *argv[] = {(char *)(ed && *ed ? ed : "vi"), path, NULL};
     if (suspend)
         suspend();
+    /* the editor gets the real terminal (stdin, stdout, stderr) and its foreground; in script
+     * mode there is none: the editor must not need one */
+    int tty = a->script ? open("/dev/null", O_RDWR) : open("/dev/tty", O_RDWR);
     proc_io io = proc_io_default();
-    if (a->script)
-        io.stdout_fd = io.stderr_fd = open("/dev/null", 1);
+    io.stdin_fd = io.stdout_fd = io.stderr_fd = tty;
     kwb_error err = {{0}};
-    pid_t pid = proc_spawn(argv, &io, &err);
+    pid_t pid = tty >= 0 ? proc_spawn(argv, &io, &err) : kwb_error_set(&err, "no terminal: %s", strerror(errno));
     int status = 0;
-    if (pid > 0)
+    if (pid > 0) {
+        void (*old_ttou)(int) = signal(SIGTTOU, SIG_IGN);
+        if (!a->script && tcsetpgrp(tty, pid) == 0)
+            kill(-pid, SIGCONT); /* it may have tried the terminal before it was its own */
         proc_wait(pid, -1, &status);
-    if (a->script)
-        close(io.stdout_fd);
+        if (!a->script)
+            tcsetpgrp(tty, getpgrp());
+        signal(SIGTTOU, old_ttou);
+    }
+    if (tty >= 0)
+        close(tty);
     if (resume)
         resume();
     app_log(a, pid > 0 ? TC_LOG_INFO : TC_LOG_ERROR, "edit %s: %s", path, pid > 0 ? "done" : err.msg);
     free(path);
-    char *dargv[] = {"diff", "-ru", a->best_dir, a->cand_dir, NULL};
-    job *slot = &a->jobs[JOB_MAX - 1];
-    if (!slot->active && job_start(slot, JOB_REDIFF, "diff", dargv, 1, &err) != 0)
+    strbuf diff; /* headers relative to the candidate (a/FILE, b/FILE), as the writer's diff */
+    strbuf_init(&diff);
+    if (ftree_diff(a->best_dir, a->eng.cand_dir, &diff, &err) != 0) {
         app_log(a, TC_LOG_ERROR, "diff: %s", err.msg);
+    } else {
+        diff_free(&a->diff);
+        diff_parse(diff.s, &a->diff);
+        app_status(a, TC_NORMAL, "edited: the diff is fresh; a accepts, x rejects");
+    }
+    strbuf_free(&diff);
     a->full_redraw = a->dirty = 1;
+}
+
+/* Undo (REDO 0) or redo (1) through the engine; the round then starts over from the store. */
+static void undo_redo(tui_app *a, int redo)
+{
+    if (a->eng.step != ROUND_CHOOSE && a->eng.step != ROUND_DONE && a->eng.step != ROUND_VERDICT &&
+        a->eng.step != ROUND_REVIEW && a->eng.step != ROUND_PROPOSING) { /* proposals are asked again */
+        app_status(a, TC_WARNING, "%s waits until the work in flight is done", redo ? "redo" : "undo");
+        return;
+    }
+    char said[1024];
+    kwb_error err = {{0}};
+    int rc = redo ? round_redo(&a->eng, said, sizeof said, &err) : round_undo(&a->eng, said, sizeof said, &err);
+    if (rc < 0) {
+        app_status(a, TC_ERROR, "%s", err.msg);
+        return;
+    }
+    if (rc == 0) {
+        app_status(a, TC_WARNING, "%s", said);
+        return;
+    }
+    for (int i = 0; i < JOB_MAX; i++)
+        if (a->jobs[i].active && a->jobs[i].kind == JOB_PROPOSE)
+            job_cancel(&a->jobs[i]);
+    a->nprops = 0; /* the store says which directions are decided now */
+    a->chosen = -1;
+    model_reload(a);
+    if (a->eng.step == ROUND_VERDICT) { /* a candidate's decision taken back: its verdict again */
+        char line[1600];
+        round_verdict_prompt(&a->eng, "a/y", "o", "m", line, sizeof line);
+        app_status(a, TC_NORMAL, "%s; %s", said, line);
+    } else {
+        snprintf(a->said, sizeof a->said, "%.590s", said);
+        app_status(a, TC_NORMAL, "%s", said);
+        propose(a);
+    }
 }
 
 void flow_undo(tui_app *a)
 {
-    int i;
-    char name[160];
-    if (sscanf(a->last_undo, "direction %d", &i) == 1 && i >= 0 && i < a->nprops && a->step == STEP_CHOOSE) {
-        kwb_error err = {{0}};
-        store_note_add(a->h.st, a->session, 0, 0, "undo: the rejection of a direction was withdrawn", NULL, &err);
-        snprintf(a->props[i].state, sizeof a->props[i].state, "pending");
-        a->ps[PANE_PROPOSALS].sel = i;
-        app_status(a, TC_NORMAL, "%s is pending again", a->props[i].id);
-    } else if (sscanf(a->last_undo, "candidate %159s", name) == 1 && (a->step == STEP_CHOOSE || a->step == STEP_DONE)) {
-        job_cancel(&a->jobs[0]);
-        snprintf(a->cand_name, sizeof a->cand_name, "%s", name);
-        a->step = STEP_DECIDING;
-        a->chosen = -1;
-        snprintf(a->verdict_reason, sizeof a->verdict_reason, "undo of the promotion");
-        decide(a, name, 0, "undo of the promotion");
-    } else {
-        app_status(a, TC_WARNING, "nothing to undo");
-        return;
-    }
-    a->last_undo[0] = '\0';
-    a->dirty = 1;
+    undo_redo(a, 0);
+}
+
+void flow_redo(tui_app *a)
+{
+    undo_redo(a, 1);
 }
 
 void flow_profile(tui_app *a)

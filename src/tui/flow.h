@@ -1,14 +1,14 @@
-/* flow.h - the round of DESIGN.md section 1 driven from the workbench: each long step is a child
- * `kwb` process (eval and decide for a new session's start, propose, write --events, eval --against
- * the best, decide), started here and finished by flow_job_done; accept, reject, edit and undo
- * move the round on. */
+/* flow.h - the workbench's front end of the round engine (round.h): the long steps run as child
+ * `kwb` processes (judge for the start and each candidate, propose, write --events), started
+ * here and finished by flow_job_done, which hands what came to the engine; accept, reject,
+ * overrule, measure again, edit, undo and redo are the engine's transitions. */
 #ifndef KWB_TUI_FLOW_H
 #define KWB_TUI_FLOW_H
 
 #include "tui/app.h"
 
 /* Job kinds. */
-enum { JOB_START_EVAL = 1, JOB_START_DECIDE, JOB_PROPOSE, JOB_WRITE, JOB_EVAL, JOB_DECIDE, JOB_REDIFF, JOB_PROFILE };
+enum { JOB_PROPOSE = 1, JOB_WRITE, JOB_EVAL, JOB_PROFILE };
 
 /* Starts the session (a new one: evaluates and promotes the starting solution) or, for an existing
  * one, asks for proposals. 0, or -1 with *err when a new session lacks --definition/--solution. */
@@ -26,8 +26,14 @@ void flow_reject_with(tui_app *a, const char *reason);
 /* `e`: the candidate's changed file in $VISUAL/$EDITOR (the terminal is handed over by the caller
  * through SUSPEND/RESUME), then a fresh diff. */
 void flow_edit(tui_app *a, void (*suspend)(void), void (*resume)(void));
-/* `u`: undoes the last direction rejection or promotion. */
+/* `u`: takes back the last decision group through the round engine (store and archive). */
 void flow_undo(tui_app *a);
+/* `U`: makes the last undone decision group again. */
+void flow_redo(tui_app *a);
+/* `o`: overrules the judge's verdict (asks for the reason, then decides the other way). */
+void flow_overrule(tui_app *a);
+/* `m`: measures the judged candidate again (kwb judge --again). */
+void flow_again(tui_app *a);
 /* `p`: profiles the selected workload of the best candidate (kwb profile) into the log. */
 void flow_profile(tui_app *a);
 /* Esc: cancels the work in flight (its process group); 1 when something was cancelled. */

@@ -9,10 +9,12 @@
 #include <time.h>
 
 #include "tui/flow.h"
+#include "tui/help.h"
 #include "tui/model.h"
 #include "tui/panes.h"
 #include "tui/term.h"
 #include "tui/words.h"
+#include "xalloc.h"
 
 void (*input_on_resize)(tui_app *a, int rows, int cols);
 
@@ -108,11 +110,54 @@ static void search_step(tui_app *a, int dir)
         app_status(a, TC_WARNING, "/%s: no match in %s", a->search, layout_pane_names[a->focus]);
 }
 
+/* Closes the help or the detail view. */
+static void close_overlay(tui_app *a)
+{
+    a->help_open = 0;
+    free(a->detail);
+    a->detail = NULL;
+    a->full_redraw = a->dirty = 1;
+}
+
+/* Enter: the selected line of the focused pane in full (log line, proposal, workload row). */
+static void open_detail(tui_app *a, int pane)
+{
+    int i = a->ps[pane].sel;
+    char *text = NULL;
+    if (pane == PANE_LOG && i < a->nlog) {
+        text = xstrdup(a->log[i].text);
+    } else if (pane == PANE_PROPOSALS && i < a->nprops) {
+        const proposal *p = &a->props[i];
+        text = xasprintf("direction %s (%s)\nstate: %s\ntitle: %s\nreason: %s\nwhy: %s\npredicted: %s", p->id, p->source,
+                         p->state, p->title, p->reason[0] ? p->reason : "-", p->rationale[0] ? p->rationale : "-",
+                         p->predicted[0] ? p->predicted : "-");
+    } else if (pane == PANE_WORKLOADS && i < a->norder) {
+        const wl_line *w = &a->rows[a->order[i]];
+        text = xasprintf("workload %s\naxes: %s\nbaseline %.4f ms, best %.4f ms, candidate %.4f ms\nspeedup %.3fx, "
+                         "roofline %.0f%%\nstatus: %s\nverdict: %s",
+                         w->uuid, w->axes, w->base_ms, w->best_ms, w->cand_ms, w->speedup, 100 * w->roofline, w->status,
+                         w->verdict[0] ? w->verdict : "-");
+    }
+    if (a->eng.step == ROUND_VERDICT && pane != PANE_LOG && pane != PANE_PROPOSALS) { /* the verdict in full */
+        char *v = xasprintf("%s\n\nthe judge's verdict on %s: %s at the %s:\n%s", text ? text : "", a->eng.cand_name,
+                            a->eng.verdict_promote ? "promote" : "reject", a->eng.verdict_stage,
+                            a->eng.verdict_reason);
+        free(text);
+        text = v;
+    }
+    if (!text) {
+        app_status(a, TC_WARNING, "nothing selected to open");
+        return;
+    }
+    free(a->detail);
+    a->detail = text;
+    a->help_open = 1, a->help_top = 0, a->full_redraw = a->dirty = 1;
+}
+
 static void quit(tui_app *a, int force)
 {
     if (a->help_open && !force) {
-        a->help_open = 0;
-        a->full_redraw = a->dirty = 1;
+        close_overlay(a);
         return;
     }
     if (job_count(a->jobs, JOB_MAX) > 0) {
@@ -125,6 +170,13 @@ static void quit(tui_app *a, int force)
 
 static void diff_request(tui_app *a, int req)
 {
+    if ((req == REQ_SCROLL_LEFT || req == REQ_SCROLL_RIGHT) && a->focus == PANE_LOG) { /* the log scrolls too */
+        pane_state *lp = &a->ps[PANE_LOG];
+        int step = a->lay.pane[PANE_LOG].w / 2 > 0 ? a->lay.pane[PANE_LOG].w / 2 : 1;
+        lp->hscroll = req == REQ_SCROLL_RIGHT ? lp->hscroll + step : lp->hscroll > step ? lp->hscroll - step : 0;
+        a->dirty = 1;
+        return;
+    }
     int sbs = pane_diff_side_by_side(a);
     pane_state *p = &a->ps[PANE_DIFF];
     int half = a->lay.pane[PANE_DIFF].w / (sbs ? 4 : 2);
@@ -143,9 +195,18 @@ static void diff_request(tui_app *a, int req)
 void input_request(tui_app *a, int req)
 {
     int pane = a->focus, page = pane_height(a, pane) > 1 ? pane_height(a, pane) - 1 : 1;
-    if (a->help_open && req != REQ_QUIT && req != REQ_QUIT_NOW && req != REQ_CANCEL && req != REQ_DOWN &&
-        req != REQ_UP && req != REQ_REDRAW)
-        a->help_open = 0, a->full_redraw = 1;
+    if (a->help_open) { /* the help scrolls within itself; another request closes it */
+        int step = req == REQ_PAGE_DOWN ? a->scr.rows - 3 : req == REQ_PAGE_UP ? -(a->scr.rows - 3) : 0;
+        if (req == REQ_PAGE_DOWN || req == REQ_PAGE_UP || req == REQ_FIRST || req == REQ_LAST) {
+            a->help_top = req == REQ_FIRST ? 0 : req == REQ_LAST ? 1 << 20 : a->help_top + step;
+            a->help_top = a->help_top < 0 ? 0 : a->help_top; /* the end is clamped when drawn */
+            a->dirty = 1;
+            return;
+        }
+        if (req != REQ_QUIT && req != REQ_QUIT_NOW && req != REQ_CANCEL && req != REQ_DOWN && req != REQ_UP &&
+            req != REQ_REDRAW)
+            close_overlay(a);
+    }
     switch (req) {
     case REQ_DOWN:
         if (a->help_open)
@@ -168,10 +229,13 @@ void input_request(tui_app *a, int req)
     case REQ_PANE_LEFT: side_focus(a, -1); break;
     case REQ_PANE_RIGHT: side_focus(a, 1); break;
     case REQ_ENTER:
-        if (pane == PANE_PROPOSALS && a->step == STEP_CHOOSE)
+        if (pane == PANE_PROPOSALS && a->eng.step == ROUND_CHOOSE && a->ps[pane].sel < a->nprops &&
+            strcmp(a->props[a->ps[pane].sel].state, "pending") == 0)
             flow_accept(a);
-        else if (a->diff.nlines > 0)
+        else if (pane == PANE_DIFF || pane == PANE_HISTORY || pane == PANE_BOTTLENECK)
             focus_pane(a, PANE_DIFF);
+        else
+            open_detail(a, pane);
         break;
     case REQ_SEARCH: a->prompt = PROMPT_SEARCH, a->input[0] = 0, a->input_len = 0, a->dirty = 1; break;
     case REQ_SEARCH_NEXT: search_step(a, 1); break;
@@ -183,12 +247,19 @@ void input_request(tui_app *a, int req)
         model_apply_view(a);
         break;
     }
-    case REQ_HELP: a->help_open = 1, a->help_top = 0, a->full_redraw = a->dirty = 1; break;
+    case REQ_HELP:
+        free(a->detail);
+        a->detail = NULL;
+        a->help_open = 1, a->help_top = 0, a->full_redraw = a->dirty = 1;
+        break;
     case REQ_PROMPT: a->prompt = PROMPT_COMMAND, a->input[0] = 0, a->input_len = 0, a->dirty = 1; break;
     case REQ_ACCEPT: flow_accept(a); break;
     case REQ_REJECT: flow_reject(a); break;
     case REQ_EDIT: flow_edit(a, term_suspend, term_resume); break;
     case REQ_UNDO: flow_undo(a); break;
+    case REQ_REDO: flow_redo(a); break;
+    case REQ_OVERRULE: flow_overrule(a); break;
+    case REQ_AGAIN: flow_again(a); break;
     case REQ_PROFILE: flow_profile(a); break;
     case REQ_REFRESH:
         model_reload(a);
@@ -196,12 +267,12 @@ void input_request(tui_app *a, int req)
         break;
     case REQ_REDRAW: a->full_redraw = a->dirty = 1; break;
     case REQ_CONFIRM:
-        if (a->step == STEP_CONFIRM)
+        if (a->eng.step == ROUND_VERDICT)
             flow_accept(a);
         break;
     case REQ_CANCEL:
         if (a->help_open)
-            a->help_open = 0, a->full_redraw = 1;
+            close_overlay(a);
         else if (flow_cancel(a))
             app_status(a, TC_WARNING, "cancelling the work in flight");
         else if (a->filter[0] && pane == PANE_WORKLOADS)
@@ -261,6 +332,14 @@ static void prompt_key(tui_app *a, int key)
         a->input[a->input_len] = '\0';
     } else if (key == 21) { /* Ctrl-U */
         a->input_len = 0, a->input[0] = '\0';
+    } else if (key == TUI_KEY_TAB && a->prompt == PROMPT_COMMAND) {
+        char choices[400];
+        int matches = help_complete(a->input, sizeof a->input, choices, sizeof choices);
+        a->input_len = (int)strlen(a->input);
+        if (matches > 1)
+            app_status(a, TC_NORMAL, "%s", choices);
+        else if (matches == 0)
+            app_status(a, TC_WARNING, "nothing completes '%s'", a->input);
     } else if (key >= 32 && key < 0x110000 && key != 127 && a->input_len + 5 < (int)sizeof a->input) {
         a->input_len += tui_utf8_encode((uint32_t)key, a->input + a->input_len);
     }
@@ -312,18 +391,18 @@ void input_key(tui_app *a, int key)
 static void dump_model(tui_app *a, FILE *f)
 {
     static const char *const steps[] = {"idle",   "starting",   "proposing", "choose",   "writing",
-                                        "review", "evaluating", "confirm",   "deciding", "done"};
+                                        "review", "judging",    "verdict",   "deciding", "done"};
     fprintf(f, "size %dx%d%s\nfocus %s\nstep %s\nround %d\n", a->scr.cols, a->scr.rows,
             a->lay.too_small ? " too-small"
             : a->lay.wide    ? " wide"
                              : " narrow",
-            layout_pane_names[a->focus], steps[a->step], a->round_no);
+            layout_pane_names[a->focus], steps[a->eng.step], a->eng.number);
     for (int p = 1; p < PANE_COUNT; p++)
         fprintf(f, "pane %s rows %d sel %d top %d hscroll %d%s\n", layout_pane_names[p], pane_rows(a, p), a->ps[p].sel,
                 a->ps[p].top, a->ps[p].hscroll, a->lay.pane[p].visible ? "" : " hidden");
     fprintf(f, "sort %s%s\nfilter %s\nsearch %s\n", model_column_name(a->sort_col), a->sort_desc ? " desc" : "",
             a->filter, a->search);
-    fprintf(f, "best %s\ncandidate %s\ndiff %s lines %d\n", a->best_name, a->cand_name,
+    fprintf(f, "best %s\ncandidate %s\ndiff %s lines %d\n", a->best_name, a->eng.cand_name,
             pane_diff_side_by_side(a) ? "side-by-side" : "unified", a->diff.nlines);
     for (int i = 0; i < a->nprops; i++)
         fprintf(f, "proposal %s %s%s%s\n", a->props[i].state, a->props[i].id, a->props[i].reason[0] ? " : " : "",
@@ -360,7 +439,7 @@ static void normalise(char *line)
                                       (q - line >= 3 && !strncmp(q - 3, "on ", 3)) ||
                                       (q - line >= 5 && !strncmp(q - 5, "mean ", 5))); /* a mean that came out whole */
         int alone = volatile_kind && !isalnum((unsigned char)*d) && *d != '_' && *d != '-' &&
-                    (q == line || strchr(" ([{|:,/=", before));
+                    (q == line || strchr(" ([{|:,/=#", before) || (unsigned char)before == 0x88); /* after a bar */
         if (alone) {
             memcpy(out + o, " <n>", 4), o += 4;
             p = d;
@@ -522,6 +601,10 @@ void input_command(tui_app *a, const char *line, int *failed)
         rc = config_apply_line(&a->cfg, ":", copy, 0, &err);
         if (rc == 0 && !strcmp(w[0], "set") && n > 1 && !strcmp(w[1], "diff-mode"))
             a->diff_mode = !strcmp(a->cfg.diff_mode, "side-by-side") ? 1 : !strcmp(a->cfg.diff_mode, "unified") ? 2 : 0;
+        if (rc == 0) { /* applied now, not at the next start */
+            term_apply_config(a);
+            app_status(a, TC_NORMAL, ":%s: applied", line);
+        }
     } else {
         rc = kwb_error_set(&err, "unknown command '%s' (? lists the requests)", w[0]);
     }

@@ -1,7 +1,9 @@
 /* model.c - the panes' data from the store (see model.h). */
+#define _GNU_SOURCE
 #include "tui/model.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +48,42 @@ void model_close(tui_app *a)
     if (a->ws_open)
         wsclose(&a->h);
     a->ws_open = 0;
+}
+
+/* The log pane and the status line are the model's too: every module may add to them without
+ * reaching back into app.c (no circle between the loop and its modules). */
+#define LOG_KEEP 4000
+
+void app_log(tui_app *a, int cls, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = NULL;
+    if (vasprintf(&text, fmt, ap) < 0)
+        text = xstrdup("?");
+    va_end(ap);
+    if (a->nlog == LOG_KEEP) {
+        free(a->log[0].text);
+        memmove(a->log, a->log + 1, (LOG_KEEP - 1) * sizeof *a->log);
+        a->nlog--;
+        a->ps[PANE_LOG].sel -= a->ps[PANE_LOG].sel > 0;
+    }
+    int follow = a->ps[PANE_LOG].sel >= a->nlog - 1;
+    a->log = xrealloc(a->log, (size_t)(a->nlog + 1) * sizeof *a->log);
+    a->log[a->nlog++] = (log_line){text, cls};
+    if (follow)
+        a->ps[PANE_LOG].sel = a->nlog - 1;
+    a->dirty = 1;
+}
+
+void app_status(tui_app *a, int cls, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->status, sizeof a->status, fmt, ap);
+    va_end(ap);
+    a->status_cls = cls;
+    a->dirty = 1;
 }
 
 /* The axes text and size key of workload UUID, from the definition's workloads (read once). */
@@ -146,8 +184,8 @@ static void load_table(tui_app *a)
     merge_table(a, base ? base : best, 0);
     merge_table(a, best, 1);
     int64_t show = 0;
-    if (a->cand_name[0] && a->step >= STEP_EVALUATING && a->step <= STEP_DECIDING &&
-        store_candidate_find(a->h.st, a->session, a->cand_name, &c, &err) == 1) {
+    if (a->eng.cand_name[0] && a->eng.step >= ROUND_JUDGING && a->eng.step <= ROUND_DECIDING &&
+        store_candidate_find(a->h.st, a->session, a->eng.cand_name, &c, &err) == 1) {
         show = c.id; /* the candidate under decision, beside the best it was timed against */
         store_candidate_free(&c);
     } else if (cur != best && store_candidate_get(a->h.st, cur, &c, &err) == 0) {
@@ -230,6 +268,7 @@ static void load_history(tui_app *a)
     store_round *r = NULL;
     int n = 0;
     kwb_error err = {{0}};
+    int follow = a->ps[PANE_HISTORY].sel >= a->nhist - 1; /* at the newest round: stay there */
     a->nhist = 0;
     if (store_trajectory(a->h.st, a->session, 0, &r, &n, &err) != 0)
         return;
@@ -242,9 +281,8 @@ static void load_history(tui_app *a)
         h->best_ms = r[i].best_mean_ms;
         snprintf(h->title, sizeof h->title, "%s", r[i].title ? r[i].title : "");
     }
-    a->store_rounds = n;
-    if (a->round_no == 0)
-        a->round_no = n;
+    if (follow && a->nhist > 0)
+        a->ps[PANE_HISTORY].sel = a->nhist - 1;
     store_round_list_free(r, n);
 }
 

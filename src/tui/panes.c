@@ -7,16 +7,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tui/help.h"
 #include "tui/model.h"
 
 static const char *const step_names[] = {
     "idle",          "starting",           "proposing",          "choose a direction",
-    "agent writing", "review the diff",    "build and judge", "confirm promotion",
+    "agent writing", "review the diff",    "build and judge", "the judge's verdict",
     "deciding",      "nothing left to try"};
 
 const char *fmt_ms(double ms, char *buf, size_t cap)
 {
-    if (ms <= 0)
+    if (!(ms > 0)) /* none, or NaN */
         snprintf(buf, cap, "-");
     else
         snprintf(buf, cap, ms < 1 ? "%.4f" : ms < 100 ? "%.3f" : "%.1f", ms);
@@ -207,7 +208,10 @@ static void draw_proposals(tui_app *a)
 {
     const layout_rect *r = &a->lay.pane[PANE_PROPOSALS];
     char extra[64];
-    snprintf(extra, sizeof extra, "(%d)", a->nprops);
+    int pending = 0;
+    for (int i = 0; i < a->nprops; i++)
+        pending += strcmp(a->props[i].state, "pending") == 0;
+    snprintf(extra, sizeof extra, "(%d pending of %d)", pending, a->nprops);
     draw_title(a, PANE_PROPOSALS, extra);
     int h = pane_height(a, PANE_PROPOSALS), limit = r->x + r->w;
     int detail = h >= 5 && a->nprops > 0 ? 2 : 0;
@@ -244,7 +248,7 @@ static void draw_diff(tui_app *a)
     const layout_rect *r = &a->lay.pane[PANE_DIFF];
     int sbs = pane_diff_side_by_side(a);
     char extra[300];
-    snprintf(extra, sizeof extra, "%s %s%s", a->cand_name[0] ? a->cand_name : "(no candidate)",
+    snprintf(extra, sizeof extra, "%s %s%s", a->eng.cand_name[0] ? a->eng.cand_name : "(no candidate)",
              sbs ? "side by side" : "unified", a->ps[PANE_DIFF].hscroll ? " >>" : "");
     draw_title(a, PANE_DIFF, extra);
     int top = scroll_top(a, PANE_DIFF), h = pane_height(a, PANE_DIFF);
@@ -257,7 +261,7 @@ static void draw_log(tui_app *a)
 {
     const layout_rect *r = &a->lay.pane[PANE_LOG];
     char extra[160] = "";
-    if (a->step == STEP_EVALUATING && a->progress_total > 0) { /* the sweep's progress bar */
+    if (a->eng.step == ROUND_JUDGING && a->progress_total > 0) { /* the sweep's progress bar */
         int w = 20, fill = a->progress_done * w / a->progress_total;
         char bar[64];
         for (int i = 0; i < w; i++)
@@ -270,7 +274,8 @@ static void draw_log(tui_app *a)
     draw_title(a, PANE_LOG, extra);
     int top = scroll_top(a, PANE_LOG), h = pane_height(a, PANE_LOG);
     for (int i = 0; i < h && top + i < a->nlog; i++) {
-        surface_text(&a->scr, r->y + 1 + i, r->x, r->x + r->w, 0, a->log[top + i].text, a->log[top + i].cls);
+        surface_text(&a->scr, r->y + 1 + i, r->x, r->x + r->w, a->ps[PANE_LOG].hscroll, a->log[top + i].text,
+                     a->log[top + i].cls);
         draw_list_cursor(a, PANE_LOG, top + i, r->y + 1 + i);
     }
 }
@@ -303,9 +308,12 @@ static void draw_bars(tui_app *a)
 {
     const layout *l = &a->lay;
     surface *s = &a->scr;
-    char line[600], ms[32];
+    char line[900], ms[32];
+    char step[64];
+    snprintf(step, sizeof step, "%s%s", step_names[a->eng.step],
+             a->eng.step != ROUND_VERDICT ? "" : a->eng.verdict_promote ? ": promote advised" : ": reject advised");
     snprintf(line, sizeof line, " kwb %s | round %d: %s | best %s %s ms | %s%s%s", a->opt.session ? a->opt.session : "-",
-             a->round_no, step_names[a->step], a->best_name[0] ? a->best_name : "-", fmt_ms(a->best_ms, ms, sizeof ms),
+             a->eng.number, step, a->best_name[0] ? a->best_name : "-", fmt_ms(a->best_ms, ms, sizeof ms),
              a->definition, a->sweep[0] ? " | " : "", a->sweep);
     surface_fill(s, l->title_row, 0, l->cols, ' ', TC_STATUS_LINE);
     surface_text(s, l->title_row, 0, l->cols, 0, line, TC_STATUS_LINE);
@@ -333,21 +341,31 @@ static void draw_bars(tui_app *a)
     }
 }
 
+/* The help: every request with its keys and every ':' command, grouped, scrolled within itself. */
 static void draw_help(tui_app *a)
 {
     surface *s = &a->scr;
+    char **lines;
+    int n = a->detail ? help_wrap(a->detail, s->cols - 2, &lines) : help_build(&a->cfg.keys, &lines),
+        rows = s->rows - 2 > 1 ? s->rows - 2 : 1;
+    if (a->help_top > n - rows)
+        a->help_top = n - rows > 0 ? n - rows : 0;
     surface_clear(s);
     surface_fill(s, 0, 0, s->cols, ' ', TC_TITLE_FOCUS);
-    surface_text(s, 0, 0, s->cols, 0, " kwb " PACKAGE_VERSION " help: keys from the request table (q or Esc closes)",
-                 TC_TITLE_FOCUS);
-    int y = 1;
-    for (int r = 1 + a->help_top; r < REQ_COUNT && y < s->rows; r++, y++) {
-        char keys[96], line[400];
-        keymap_keys_of(&a->cfg.keys, r, keys, sizeof keys);
-        snprintf(line, sizeof line, " %-16s %-13s %s", keys, request_name(r), request_help(r));
-        surface_text(s, y, 0, s->cols, 0, line, TC_NORMAL);
-        surface_paint(s, y, 1, 16, TC_TABLE_HEADER);
+    surface_text(s, 0, 0, s->cols, 0, a->detail ? " kwb: in full" : " kwb " PACKAGE_VERSION " help", TC_TITLE_FOCUS);
+    for (int y = 0; y < rows && a->help_top + y < n; y++) {
+        const char *line = lines[a->help_top + y];
+        int head = !a->detail && (strncmp(line, "-- ", 3) == 0 || a->help_top + y == 0);
+        surface_text(s, 1 + y, 0, s->cols, 0, line, head ? TC_TABLE_HEADER : TC_NORMAL);
+        if (!a->detail && !head && line[0] == ' ' && line[1] != ':')
+            surface_paint(s, 1 + y, 1, 16, TC_TABLE_HEADER);
     }
+    char foot[160];
+    snprintf(foot, sizeof foot, " lines %d-%d of %d: j/k, PgDn/PgUp, g/G scroll; q or Esc closes", a->help_top + 1,
+             a->help_top + rows < n ? a->help_top + rows : n, n);
+    surface_fill(s, s->rows - 1, 0, s->cols, ' ', TC_KEYBAR);
+    surface_text(s, s->rows - 1, 0, s->cols, 0, foot, TC_KEYBAR);
+    help_free(lines, n);
 }
 
 void panes_draw(tui_app *a)

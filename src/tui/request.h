@@ -20,7 +20,7 @@
     X(PREV_PANE, "prev-pane", "focus the previous pane", "<S-Tab>")                                                    \
     X(PANE_LEFT, "pane-left", "focus the pane to the left", "h")                                                       \
     X(PANE_RIGHT, "pane-right", "focus the pane to the right", "l")                                                    \
-    X(ENTER, "enter", "open: choose the direction, show the candidate's diff", "<Enter>")                              \
+    X(ENTER, "enter", "open: choose the direction; the selected line in full (log, proposal, row)", "<Enter>")        \
     X(SEARCH, "search", "search (in the workloads table: filter rows) by regular expression", "/")                     \
     X(SEARCH_NEXT, "search-next", "next match", "n")                                                                   \
     X(SEARCH_PREV, "search-prev", "previous match", "N")                                                               \
@@ -28,18 +28,21 @@
     X(SORT_PREV, "sort-prev", "sort the table by the previous column", "<")                                            \
     X(HELP, "help", "this help", "? <F1>")                                                                             \
     X(PROMPT, "prompt", "command prompt (the commands of script mode)", ":")                                           \
-    X(ACCEPT, "accept", "accept: choose the direction, evaluate the candidate, confirm the promotion", "a")            \
+    X(ACCEPT, "accept", "accept: choose the direction, judge the candidate, decide as the judge advises", "a")            \
     X(REJECT, "reject", "reject the direction or candidate, with a reason", "x d")                                     \
     X(EDIT, "edit", "edit the candidate in $VISUAL or $EDITOR", "e")                                                   \
-    X(UNDO, "undo", "undo the last decision where it can be undone", "u z")                                            \
+    X(UNDO, "undo", "undo the last decision (store and archive)", "u z")                                               \
+    X(REDO, "redo", "redo the last undone decision", "U")                                                              \
+    X(OVERRULE, "overrule", "overrule the judge's verdict, with a reason", "o")                                        \
+    X(AGAIN, "measure-again", "measure the judged candidate again (gate and sweep)", "m")                              \
     X(PROFILE, "profile", "profile the selected workload (kwb profile)", "p")                                          \
     X(REFRESH, "refresh", "reload from the store", "R <F5>")                                                           \
     X(REDRAW, "redraw", "clear and repaint the screen", "<C-l>")                                                       \
     X(CONFIRM, "confirm", "yes: confirm the question asked", "y")                                                      \
     X(CANCEL, "cancel", "cancel the work in flight, close a prompt or the help", "<Esc>")                              \
     X(DIFF_MODE, "diff-mode", "side by side <-> unified", "|")                                                         \
-    X(SCROLL_LEFT, "scroll-left", "scroll the diff left", "<Left>")                                                    \
-    X(SCROLL_RIGHT, "scroll-right", "scroll the diff right", "<Right>")                                                \
+    X(SCROLL_LEFT, "scroll-left", "scroll the diff (or the focused log) left", "<Left>")                               \
+    X(SCROLL_RIGHT, "scroll-right", "scroll the diff (or the focused log) right", "<Right>")                           \
     X(NEXT_HUNK, "next-hunk", "next hunk of the diff", "] @")                                                          \
     X(PREV_HUNK, "prev-hunk", "previous hunk of the diff", "[")                                                        \
     X(QUIT, "quit", "close the help, or quit (asks when work is in flight)", "q")                                      \

@@ -60,6 +60,7 @@ void state_load(tui_app *a)
         rename(path, aside);
         free(aside);
     }
+    model_apply_view(a); /* the restored sort and filter order the rows, not only the header */
     free(text);
     free(path);
     free(dir);

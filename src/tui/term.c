@@ -77,6 +77,11 @@ void term_restore(void)
         return;
     active = 0;
     if (!virt_out) {
+        char *rmcup = tigetstr("rmcup");
+        if (!rmcup || rmcup == (char *)-1) { /* no alternate screen (vt100): leave a clear one */
+            erase();
+            refresh();
+        }
         endwin();
         stderr_back();
     } else {
@@ -204,11 +209,41 @@ static void choose_glyphs(tui_app *a)
 {
     const char *term = getenv("TERM");
     int utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
-    if (strcmp(a->cfg.line_graphics, "ascii") == 0 || (term && strcmp(term, "dumb") == 0))
+    /* DEC's terminals and their emulations (vt100, vt220, ...) and ansi draw no UTF-8 */
+    int ascii_term = term && (strcmp(term, "dumb") == 0 || strncmp(term, "vt", 2) == 0 || strcmp(term, "ansi") == 0);
+    if (strcmp(a->cfg.line_graphics, "ascii") == 0 || (ascii_term && strcmp(a->cfg.line_graphics, "auto") == 0))
         utf8 = 0;
     else if (strcmp(a->cfg.line_graphics, "utf-8") == 0)
         utf8 = 1;
     a->scr.g = tui_glyphs_for(utf8);
+}
+
+/* Mouse, theme, colour overrides and class colours from a->cfg (at start and after :set). */
+static void apply_looks(tui_app *a)
+{
+    mousemask(a->cfg.mouse ? ALL_MOUSE_EVENTS | REPORT_MOUSE_POSITION : 0, NULL);
+    int colors = colour_tier(a);
+    kwb_error err = {{0}};
+    char *dir = paths_themes();
+    if (theme_pick(dir, a->cfg.theme, colors, colors == 0, &a->th, &err) != 0)
+        app_log(a, TC_LOG_ERROR, "theme: %s", err.msg);
+    free(dir);
+    if (colors > 0)
+        config_apply_colors(&a->cfg, &a->th);
+    map_classes(a, colors);
+    app_log(a, TC_LOG_INFO, "theme %s (%d colours), %s line graphics, mouse %s", a->th.name, colors,
+            a->scr.g.vline == '|' ? "ASCII" : "UTF-8", a->cfg.mouse ? "on" : "off");
+}
+
+void term_apply_config(tui_app *a)
+{
+    choose_glyphs(a);
+    if (active && !virt_out) {
+        apply_looks(a);
+        free(shown); /* every row is drawn again in the new looks */
+        shown = NULL;
+    }
+    a->full_redraw = a->dirty = 1;
 }
 
 static void setup_screen(tui_app *a)
@@ -223,18 +258,7 @@ static void setup_screen(tui_app *a)
 #ifdef NCURSES_VERSION
     set_escdelay(25);
 #endif
-    mousemask(a->cfg.mouse ? ALL_MOUSE_EVENTS : 0, NULL);
-    int colors = colour_tier(a);
-    kwb_error err = {{0}};
-    char *dir = paths_themes();
-    if (theme_pick(dir, a->cfg.theme, colors, colors == 0, &a->th, &err) != 0)
-        app_log(a, TC_LOG_ERROR, "theme: %s", err.msg);
-    free(dir);
-    if (colors > 0)
-        config_apply_colors(&a->cfg, &a->th);
-    map_classes(a, colors);
-    app_log(a, TC_LOG_INFO, "theme %s (%d colours), %s line graphics", a->th.name, colors,
-            a->scr.g.vline == '|' ? "ASCII" : "UTF-8");
+    apply_looks(a);
     surface_resize(&a->scr, LINES, COLS);
     a->full_redraw = a->dirty = 1;
 }

@@ -12,6 +12,8 @@
 int term_init(tui_app *a, kwb_error *err);
 /* Starts curses on /dev/null at ROWS x COLS (script mode's timing); 0, or -1 when curses refuses. */
 int term_init_virtual(tui_app *a, int rows, int cols);
+/* Applies a->cfg's looks again (glyphs; with curses up: mouse, theme, colour overrides), after :set. */
+void term_apply_config(tui_app *a);
 /* 1 while curses is up. */
 int term_active(void);
 /* Ends curses and puts the terminal back; shows what libraries wrote to stderr. Safe to call twice. */

@@ -2,7 +2,8 @@
 # kwb tui in script mode on a session made by kwb run: keys move the focus and the selection, /
 # filters the table by a regular expression (Esc clears it), sorting, the help generated from the
 # request table (with a rebinding from the config), "terminal too small", a rejected direction
-# with its reason in the store and undone, a candidate edited in $EDITOR (a fake one) and declined
+# with its reason in the store and undone (the decision taken back, the log saying so), the help
+# scrolled within itself, a candidate edited in $EDITOR (a fake one) and declined
 # at review, bad config lines named FILE:LINE (--check-config),
 # every request documented in kwb(1) and every kwb.conf(5) example parsing, and the message when
 # stdin is not a terminal.
@@ -28,6 +29,9 @@ j j
 :dump-model $TMP/m5
 <F2>
 :dump-screen $TMP/help.txt
+<PgDn>
+:dump-screen $TMP/help2.txt
+:dump-model $TMP/mhelp
 q
 :resize 60x20
 :dump-screen $TMP/small.txt
@@ -59,15 +63,20 @@ expect_grep '^pane workloads rows 7 ' "$TMP/m3" "Esc clears the filter"
 expect_grep '^sort speedup desc' "$TMP/m4" ":sort"
 expect_grep '^focus proposals' "$TMP/m5" "Tab Tab: bottleneck, then proposals"
 expect_grep '<F2> <F1> *help|\? <F1> <F2> *help|<F2>.*help' "$TMP/help.txt" "help lists the config's binding"
-expect_grep 'x d +reject +reject the direction' "$TMP/help.txt" "help comes from the request table"
+cat "$TMP/help.txt" "$TMP/help2.txt" >"$TMP/help-all.txt"
+expect_grep 'x d +reject +reject the direction' "$TMP/help-all.txt" "help comes from the request table"
+expect_grep '^ lines 1-22 of [0-9]+: ' "$TMP/help.txt" "help at 80x24: a page and where it is"
+expect_grep '^ lines 2[0-9]-' "$TMP/help2.txt" "PgDn scrolls the help within itself"
+expect_grep '^help 1' "$TMP/mhelp" "PgDn leaves the help open"
 expect_grep '^terminal too small: 80x24 needed, 60x20 here' "$TMP/small.txt" "too small"
 expect_grep '^proposal rejected .* : not now' "$TMP/m6" "x asks the reason and keeps it"
 db="$TMP/ws/kwb.db"
-[ "$(sqlite3 "$db" "SELECT count(*) FROM decisions WHERE reason = 'not now'")" -eq 1 ] &&
-    pass "store: the rejection and its reason" || fail "store: rejection"
+[ "$(sqlite3 "$db" "SELECT count(*) FROM log WHERE text LIKE 'direction % rejected: not now'")" -eq 1 ] &&
+    pass "store: the rejection and its reason (log)" || fail "store: rejection"
 expect_grep '^proposal pending' "$TMP/m7" "u: the direction is pending again"
-[ "$(sqlite3 "$db" "SELECT count(*) FROM notes WHERE text LIKE 'undo:%'")" -eq 1 ] &&
-    pass "store: the undo is noted" || fail "store: undo note"
+[ "$(sqlite3 "$db" "SELECT count(*) FROM log WHERE text LIKE 'undo: direction % rejected taken back'")" -eq 1 ] &&
+    [ "$(sqlite3 "$db" "SELECT count(*) FROM decisions WHERE reason = 'not now'")" -eq 0 ] &&
+    pass "store: the undo took the decision back and is in the log" || fail "store: undo"
 
 expect_grep '^step review' "$TMP/m8" "a: the agent wrote a candidate to review"
 expect_grep 'gdn_decode_fast\.c$' "$TMP/editor.log" "e: \$EDITOR got the changed file"

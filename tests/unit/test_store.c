@@ -744,7 +744,8 @@ static void test_rounds_and_directions(void **state)
     assert_int_equal(r[1].best_candidate, fast);                /* live for a running round */
     store_round_list_free(r, n);
 
-    /* The snapshot stays what it was when the round ended; the live value follows decisions. */
+    /* The live value follows decisions; so does the best-after of the round whose candidate was
+     * decided: it becomes the candidate promoted last (none here), not the rejected one. */
     OK(store_candidate_decide(st, fast, "rejected", "replay failed", &err));
     OK(store_trajectory(st, s, 1, &r, &n, &err));
     assert_int_equal(n, 1);
@@ -753,10 +754,77 @@ static void test_rounds_and_directions(void **state)
     assert_true(r[0].best_mean_ms == 2.0);
     store_round_list_free(r, n);
     OK(store_trajectory(st, s, 0, &r, &n, &err));
-    assert_int_equal(r[0].best_candidate, fast);
+    assert_int_equal(r[0].best_candidate, 0);
     store_round_list_free(r, n);
     store_close(st);
     assert_int_equal(sql_int(f->path, "SELECT count(*) FROM decisions WHERE direction_id IS NOT NULL"), 1);
+    check_integrity(f->path);
+}
+
+/* store_decision_undo takes back the newest decision group: a candidate's decision with its
+ * round's direction decisions (and nothing older), restoring states and logging it; then a lone
+ * direction's; nothing left says so (0 taken back). */
+static void test_decision_undo(void **state)
+{
+    fixture *f = *state;
+    kwb_error err = { { 0 } };
+    int64_t s = 0, r1 = 0, dir = 0, bar = 0, lone = 0;
+    store *st = open_rw(f);
+    OK(store_session_create(st, "s", "d", &s, &err));
+    const double base_ms[] = { 2, 2 }, fast_ms[] = { 1, 1 };
+    int64_t base = evaluated(st, f, s, "start", 2, base_ms, "complete");
+    OK(store_candidate_decide(st, base, "promoted", "starting point", &err));
+    OK(store_direction_add(st, s, 0, "tuner", "tune.K=1", "set K 1", &lone, &err));
+    OK(store_direction_decide(st, lone, "rejected", "not now", &err));
+    OK(store_round_begin(st, s, "tune.K=2", &r1, NULL, &err));
+    int64_t fast = evaluated(st, f, s, "r2-tune-K-2", 2, fast_ms, "complete");
+    OK(store_round_set_candidate(st, r1, fast, &err));
+    OK(store_round_end(st, r1, "done", NULL, &err));
+    OK(store_direction_add(st, s, 0, "tuner", "tune.K=2", "set K 2", &dir, &err));
+    OK(store_candidate_decide(st, fast, "promoted", "faster", &err));
+    int64_t round = 0;
+    OK(store_candidate_round(st, fast, &round, &err));
+    assert_int_equal(round, r1);
+    OK(store_direction_set_round(st, dir, round, &err));
+    OK(store_direction_decide(st, dir, "accepted", "faster", &err));
+    OK(store_direction_add(st, s, round, "tuner", "tune.K=8", "back", &bar, &err));
+    OK(store_direction_decide(st, bar, "rejected", "cycle", &err));
+    int64_t best = 0;
+    assert_int_equal(store_candidate_promoted(st, s, &best, NULL, &err), 1);
+    assert_int_equal(best, fast);
+
+    store_decision *d = NULL;
+    int n = 0;
+    OK(store_decision_undo(st, s, &d, &n, &err));
+    assert_int_equal(n, 3); /* the bar, the direction, the candidate: newest first */
+    assert_int_equal(d[0].direction, bar);
+    assert_int_equal(d[1].direction, dir);
+    assert_int_equal(d[2].candidate, fast);
+    assert_string_equal(d[2].decision, "promoted");
+    assert_string_equal(d[2].reason, "faster");
+    store_decision_list_free(d, n);
+    assert_int_equal(store_candidate_promoted(st, s, &best, NULL, &err), 1);
+    assert_int_equal(best, base);
+    store_candidate c;
+    OK(store_candidate_get(st, fast, &c, &err));
+    assert_string_equal(c.state, "evaluated");
+    store_candidate_free(&c);
+    int64_t undecided = 0;
+    assert_int_equal(store_candidate_undecided(st, s, &undecided, &err), 1);
+    assert_int_equal(undecided, fast);
+    store_round *r = NULL;
+    OK(store_trajectory(st, s, 0, &r, &n, &err));
+    assert_int_equal(r[0].best_candidate, base); /* the round's best-after follows the undo */
+    store_round_list_free(r, n);
+
+    OK(store_decision_undo(st, s, &d, &n, &err)); /* the lone direction, alone */
+    assert_int_equal(n, 1);
+    assert_int_equal(d[0].direction, lone);
+    store_decision_list_free(d, n);
+    store_close(st);
+    assert_int_equal(sql_int(f->path, "SELECT count(*) FROM directions WHERE state = 'proposed'"), 3);
+    assert_int_equal(sql_int(f->path, "SELECT count(*) FROM decisions"), 1); /* the start's */
+    assert_int_equal(sql_int(f->path, "SELECT count(*) FROM log WHERE text LIKE 'undo: %'"), 4);
     check_integrity(f->path);
 }
 
@@ -1119,6 +1187,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_samples, setup, teardown),
         cmocka_unit_test_setup_teardown(test_profiles_agents_notes_log, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rounds_and_directions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_decision_undo, setup, teardown),
         cmocka_unit_test_setup_teardown(test_best_candidate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_current_candidate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lock_alive_holder, setup, teardown),

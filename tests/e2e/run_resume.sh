@@ -1,0 +1,58 @@
+#!/bin/bash
+# kwb run killed (kill -9, with its children) in the middle of a judge resumes there: once during
+# the start's evaluation (round 1) and once during round 2's gate. The next kwb run of the session
+# judges the undecided candidate again (kwb eval --candidate: no "File exists", no second start),
+# decides it and goes on; the store ends with every candidate decided and one start.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/tui_lib.sh" # descendants
+export KWB_WORKSPACE="$TMP/ws"
+"$KWB" init "$TMP/ws" >/dev/null 2>&1 || fail "init"
+cp -r "$KERNELS/fast" "$TMP/start"
+sed -i 's/^#define LANES 8 /#define LANES 1 /' "$TMP/start/gdn_decode_fast.c"
+db="$TMP/ws/kwb.db"
+sql() { sqlite3 "$db" "$1" 2>/dev/null; }
+run() {
+    "$KWB" run --definition "$DEF" --solution "$TMP/start" --session s --workloads batch_size=16 --max-time 0.3 \
+        --auto "$@"
+}
+# kill_when SQL: starts kwb run in the background, kills it and its children once SQL counts > 0
+kill_when() {
+    run --rounds 2 >/dev/null 2>"$TMP/killed.err" &
+    local pid=$! i
+    for i in $(seq 1500); do
+        [ "$(sql "$1")" -gt 0 ] 2>/dev/null && break
+        sleep 0.2
+    done
+    local kids
+    kids=$(descendants "$pid")
+    kill -9 "$pid" $kids 2>/dev/null
+    wait "$pid" 2>/dev/null
+}
+
+# 1. killed while the start is being evaluated
+kill_when "SELECT count(*) FROM eval_runs r JOIN candidates c ON c.id = r.candidate_id WHERE c.name = 'start'"
+[ "$(sql "SELECT state FROM candidates WHERE name = 'start'")" != promoted ] &&
+    pass "killed in round 1: the start is undecided" || fail "killed too late: the start is decided"
+run --rounds 1 >/dev/null 2>"$TMP/r1.err"
+expect_code 0 "$?" "resumed after a kill in round 1"
+expect_grep 'resuming: start \(round 1\) is judged again' "$TMP/r1.err" "round 1: the start's judge resumed"
+expect_no_grep 'File exists' "$TMP/r1.err" "round 1: no stale folder in the way"
+[ "$(sql "SELECT count(*) FROM candidates WHERE name = 'start'")" -eq 1 ] &&
+    [ "$(sql "SELECT state FROM candidates WHERE name = 'start'")" = promoted ] &&
+    pass "one start, promoted" || fail "the start: $(sql "SELECT group_concat(state) FROM candidates WHERE name = 'start'")"
+
+# 2. killed in the middle of a round's judge
+n=$(sql "SELECT count(*) FROM candidates")
+kill_when "SELECT count(*) FROM eval_runs r JOIN candidates c ON c.id = r.candidate_id WHERE c.id > $n"
+cand=$(sql "SELECT name FROM candidates WHERE id > $n ORDER BY id LIMIT 1")
+[ -n "$cand" ] && pass "killed while judging $cand" || fail "no candidate was being judged"
+run --rounds 1 >/dev/null 2>"$TMP/r2.err"
+expect_code 0 "$?" "resumed after a kill in a judge"
+expect_grep "resuming: $cand \(round [0-9]+\) is judged again" "$TMP/r2.err" "the judge of $cand resumed"
+expect_no_grep 'File exists' "$TMP/r2.err" "no stale folder in the way"
+expect_no_grep '^kwb run: start:' "$TMP/r2.err" "the start is not evaluated again"
+st=$(sql "SELECT state FROM candidates WHERE name = '$cand'")
+[ "$st" = promoted ] || [ "$st" = rejected ] && pass "$cand decided ($st)" || fail "$cand is $st"
+[ "$(sql "SELECT count(*) FROM candidates WHERE state IN ('new', 'evaluated')")" -eq 0 ] &&
+    pass "no candidate left undecided" || fail "undecided candidates left"
+finish
