@@ -18,7 +18,7 @@
 #include "store.h"
 #include "xalloc.h"
 
-#define BATCH 50            /* candidates per fill transaction */
+#define BATCH 50 /* candidates per fill transaction */
 #define WARMUP 5
 
 typedef struct bench {
@@ -63,11 +63,11 @@ static void record_eval(bench *b, store *st, int64_t cand, int64_t round, int in
         r.status = (index % 8 == 7 && w == index % b->workloads) ? ST_INCORRECT_NUMERICAL : ST_PASSED;
         double ms = scale * (0.01 + 0.001 * w) * (0.95 + 0.1 * uniform(b));
         r.has_candidate = r.status == ST_PASSED;
-        r.candidate = (stats_summary){ .n = 50, .median = ms, .mean = ms * 1.01, .min = ms * 0.97, .iqr = ms * 0.02 };
+        r.candidate = (stats_summary){.n = 50, .median = ms, .mean = ms * 1.01, .min = ms * 0.97, .iqr = ms * 0.02};
         r.has_baseline = 1;
-        r.baseline = (stats_summary){ .n = 50, .median = 0.011 + 0.001 * w, .mean = 0.012, .min = 0.01, .iqr = 0.0002 };
+        r.baseline = (stats_summary){.n = 50, .median = 0.011 + 0.001 * w, .mean = 0.012, .min = 0.01, .iqr = 0.0002};
         r.has_reference = 1;
-        r.reference = (stats_summary){ .n = 5, .median = 0.5, .mean = 0.5, .min = 0.5, .iqr = 0.01 };
+        r.reference = (stats_summary){.n = 5, .median = 0.5, .mean = 0.5, .min = 0.5, .iqr = 0.01};
         snprintf(r.timer, sizeof r.timer, "cupti");
         snprintf(r.verdict, sizeof r.verdict, "faster");
         if (store_eval_add(st, run, &r, NULL, &err))
@@ -211,7 +211,7 @@ static void time_live(bench *b, store *st, int64_t session)
         memset(&r, 0, sizeof r);
         r.wl = &b->wl[w];
         r.has_candidate = 1;
-        r.candidate = (stats_summary){ .n = 50, .median = 0.01, .mean = 0.01, .min = 0.01 };
+        r.candidate = (stats_summary){.n = 50, .median = 0.01, .mean = 0.01, .min = 0.01};
         double t0 = mono();
         if (store_eval_add(st, run, &r, NULL, &err))
             die("live add", &err);
@@ -254,7 +254,7 @@ static void parse_args(bench *b, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    bench b = { .rng = 42 };
+    bench b = {.rng = 42};
     kwb_error err;
     parse_args(&b, argc, argv);
     snprintf(b.dir, sizeof b.dir, "/tmp/kwb-store-scale-XXXXXX");
@@ -281,8 +281,8 @@ int main(int argc, char **argv)
     if (!st || store_session_find(st, "scale", &session, &err) != 1)
         die("reopen", &err);
     long long rows = (long long)b.candidates * b.workloads;
-    printf("store_scale: %d candidates x %d workloads = %lld evaluation rows, %d rounds; SQLite %s\n",
-           b.candidates, b.workloads, rows, b.candidates - 1, sqlite3_libversion());
+    printf("store_scale: %d candidates x %d workloads = %lld evaluation rows, %d rounds; SQLite %s\n", b.candidates,
+           b.workloads, rows, b.candidates - 1, sqlite3_libversion());
     printf("fill: %.1f s (%.0f rows/s, batches of %d candidates); file %.1f MiB (%.0f bytes/row)\n", fill_s,
            (double)rows / fill_s, BATCH, (double)size / 1048576.0, (double)size / (double)rows);
     printf("%-34s %7s %10s %10s   (%d runs after %d warm-up)\n", "query", "rows", "median ms", "p90 ms", b.runs,
@@ -297,7 +297,7 @@ int main(int argc, char **argv)
     store_close(st);
 
     if (!b.keep) {
-        const char *suffix[] = { "", "-wal", "-shm" };
+        const char *suffix[] = {"", "-wal", "-shm"};
         for (int i = 0; i < 3; i++) {
             char p[128];
             snprintf(p, sizeof p, "%s%s", b.path, suffix[i]);

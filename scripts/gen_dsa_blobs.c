@@ -35,7 +35,7 @@
 #include "workload.h"
 #include "xalloc.h"
 
-#define SEED 20260205u   /* the contest dataset's release date */
+#define SEED 20260205u /* the contest dataset's release date */
 #define TOPK_DEF "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
 #define ATTN_DEF "dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64"
 
@@ -148,7 +148,7 @@ static int write_file(const gen *g, const char *root, const char *path)
 {
     const definition *d = g->def;
     st_write_tensor *t = xcalloc((size_t)d->ninputs, sizeof *t);
-    int64_t (*shape)[KWB_MAX_RANK] = xcalloc((size_t)d->ninputs, sizeof *shape);
+    int64_t(*shape)[KWB_MAX_RANK] = xcalloc((size_t)d->ninputs, sizeof *shape);
     size_t n = 0;
     int rc = 0;
     for (int i = 0; i < d->ninputs && rc == 0; i++) {
@@ -196,7 +196,7 @@ static int generate(const char *root, const char *name, kwb_error *err)
         const wl_input *ins = set.items[k].inputs;
         for (int i = 0; i < d->ninputs && rc == 0; i++) {
             int first = ins[i].kind == WL_SAFETENSORS;
-            for (int j = 0; j < i && first; j++)   /* each file once, at its first input */
+            for (int j = 0; j < i && first; j++) /* each file once, at its first input */
                 first = !(ins[j].kind == WL_SAFETENSORS && strcmp(ins[j].path, ins[i].path) == 0);
             if (first && (rc = write_file(&g, root, ins[i].path)) == 0)
                 files++;

@@ -33,11 +33,11 @@
 #include "xalloc.h"
 
 #define DEF "gdn_prefill_qk4_v8_d128_k_last"
-#define SEED 20260205u   /* the contest dataset's release date */
+#define SEED 20260205u /* the contest dataset's release date */
 #define NV 8
 #define SCALE "0.08838834764831845"
 
-enum { IN_B = 7, IN_CU_SEQLENS = 8 };   /* input positions in the definition */
+enum { IN_B = 7, IN_CU_SEQLENS = 8 }; /* input positions in the definition */
 
 /* cu_seqlens of workload UUID: N sequences of TOTAL tokens, each at least 1 (see above). */
 static void split(const char *uuid, int64_t total, int64_t n, int64_t *cu)
@@ -62,7 +62,7 @@ static void split(const char *uuid, int64_t total, int64_t n, int64_t *cu)
             if (rem[i] != UINT64_MAX && (best < 0 || rem[i] > rem[best]))
                 best = i;
         len[best]++;
-        rem[best] = UINT64_MAX;   /* taken */
+        rem[best] = UINT64_MAX; /* taken */
     }
     cu[0] = 0;
     for (int64_t i = 0; i < n; i++)
@@ -118,14 +118,16 @@ static int emit(FILE *out, const char *root, const char *uuid, int64_t total, in
     free(cu);
     free(b);
 
-    fprintf(out, "{\"definition\": \"" DEF "\", \"solution\": null, \"workload\": {\"uuid\": \"%s\", "
-                 "\"axes\": {\"total_seq_len\": %lld, \"num_seqs\": %lld, \"len_cu_seqlens\": %lld}, \"inputs\": {",
+    fprintf(out,
+            "{\"definition\": \"" DEF "\", \"solution\": null, \"workload\": {\"uuid\": \"%s\", "
+            "\"axes\": {\"total_seq_len\": %lld, \"num_seqs\": %lld, \"len_cu_seqlens\": %lld}, \"inputs\": {",
             uuid, (long long)total, (long long)n, (long long)n + 1);
     static const char *const random_inputs[] = {"q", "k", "v", "state", "A_log", "a", "dt_bias"};
     for (size_t i = 0; i < sizeof random_inputs / sizeof random_inputs[0]; i++)
         fprintf(out, "\"%s\": {\"type\": \"random\"}, ", random_inputs[i]);
     fprintf(out, "\"b\": {\"type\": \"safetensors\", \"path\": \"./%s\", \"tensor_key\": \"b\"}, ", rel);
-    fprintf(out, "\"cu_seqlens\": {\"type\": \"safetensors\", \"path\": \"./%s\", \"tensor_key\": \"cu_seqlens\"}, ", rel);
+    fprintf(out, "\"cu_seqlens\": {\"type\": \"safetensors\", \"path\": \"./%s\", \"tensor_key\": \"cu_seqlens\"}, ",
+            rel);
     fprintf(out, "\"scale\": {\"type\": \"scalar\", \"value\": " SCALE "}}}, \"evaluation\": null}\n");
     return rc;
 }
@@ -153,7 +155,7 @@ int main(int argc, char **argv)
     while (rc == 0 && fgets(line, sizeof line, csv)) {
         long long index, total, n, len;
         if (++lineno == 1)
-            continue;   /* the header */
+            continue; /* the header */
         if (sscanf(line, "%lld,%63[^,],%lld,%lld,%lld,", &index, uuid, &total, &n, &len) != 5 || index != count ||
             n < 1 || total < n || len != n + 1) {
             fprintf(stderr, "gen_gdn_prefill: %s:%d: not a workload row\n", argv[1], lineno);

@@ -29,23 +29,24 @@
 #include "xalloc.h"
 
 #define DEF "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048"
-#define SEED 20260205u   /* the contest dataset's release date, as for GDN prefill */
+#define SEED 20260205u /* the contest dataset's release date, as for GDN prefill */
 #define EXPERTS 256
-#define GROUP 32         /* experts per group */
-#define LOCAL 32         /* local experts per rank */
+#define GROUP 32 /* experts per group */
+#define LOCAL 32 /* local experts per rank */
 #define TOPK 8
-#define BIAS_LEAN (-0.02)   /* the correction bias leans against popular experts ... */
-#define BIAS_NOISE 0.01      /* ... give or take this much */
+#define BIAS_LEAN (-0.02) /* the correction bias leans against popular experts ... */
+#define BIAS_NOISE 0.01   /* ... give or take this much */
 #define MAX_DRAWS 64
 
-enum { IN_LOGITS, IN_BIAS, IN_OFFSET = 8 };   /* input positions in the definition */
+enum { IN_LOGITS, IN_BIAS, IN_OFFSET = 8 }; /* input positions in the definition */
 
 /* The model-wide bias (bf16 bits), EXPERTS values. */
 static void make_bias(uint16_t *bias)
 {
     uint64_t kp = rng_key(SEED, DEF, 0, 0), kb = rng_key(SEED, DEF, 0, 1);
     for (int e = 0; e < EXPERTS; e++)
-        bias[e] = dtype_f32_to_bf16((float)(BIAS_LEAN * rng_normal(kp, (uint64_t)e) + BIAS_NOISE * rng_normal(kb, (uint64_t)e)));
+        bias[e] = dtype_f32_to_bf16(
+            (float)(BIAS_LEAN * rng_normal(kp, (uint64_t)e) + BIAS_NOISE * rng_normal(kb, (uint64_t)e)));
 }
 
 /* Draw R of the logits of workload UUID, TOKENS x EXPERTS. */
@@ -125,7 +126,8 @@ static int write_blob(const char *root, const definition *d, const workload *w, 
 {
     const wl_input *lg = &w->inputs[IN_LOGITS], *bi = &w->inputs[IN_BIAS];
     if (lg->kind != WL_SAFETENSORS || bi->kind != WL_SAFETENSORS || strcmp(lg->path, bi->path) != 0) {
-        fprintf(stderr, "gen_moe_routing: workload %s: routing_logits and routing_bias must name one safetensors file\n",
+        fprintf(stderr,
+                "gen_moe_routing: workload %s: routing_logits and routing_bias must name one safetensors file\n",
                 w->uuid);
         return -1;
     }

@@ -63,8 +63,7 @@ static int tuner_proposal_of(const tuner_knob *k, int nk, const char *id, tuner_
                 p->to = k[i].values[j];
                 return 0;
             }
-        return kwb_error_set(err, "direction '%s': %s is not among knob %s's declared values", id, eq + 1,
-                             k[i].name);
+        return kwb_error_set(err, "direction '%s': %s is not among knob %s's declared values", id, eq + 1, k[i].name);
     }
     return kwb_error_set(err, "direction '%s': the solution declares no knob %.*s", id, (int)len, id + 5);
 }

@@ -9,7 +9,7 @@
 #include "error.h"
 #include "strbuf.h"
 
-struct agent_config;    /* an agent's settings (provider, model, command, budget); see agentcfg.h */
+struct agent_config; /* an agent's settings (provider, model, command, budget); see agentcfg.h */
 
 /* Progress from an agent: KIND "status" (a line for people), "text" (model text as it
  * streams), "call" (one finished LLM call, as JSON). */
@@ -17,23 +17,23 @@ typedef void (*agent_progress_fn)(void *ctx, const char *kind, const char *text)
 
 /* One piece of work for an agent. */
 typedef struct agent_task {
-    const char *definition_path;    /* the definition JSON */
-    const char *best_dir;           /* the current best solution folder: read only */
-    const char *out_dir;            /* the new candidate folder (must not exist yet) */
-    const direction *dir;           /* the chosen direction */
-    const char *context;            /* per-workload table, bottleneck evidence, earlier attempts (may be NULL) */
-    agent_progress_fn progress;     /* may be NULL */
+    const char *definition_path; /* the definition JSON */
+    const char *best_dir;        /* the current best solution folder: read only */
+    const char *out_dir;         /* the new candidate folder (must not exist yet) */
+    const direction *dir;        /* the chosen direction */
+    const char *context;         /* per-workload table, bottleneck evidence, earlier attempts (may be NULL) */
+    agent_progress_fn progress;  /* may be NULL */
     void *progress_ctx;
-    volatile int *cancel;           /* nonzero: stop soon (may be NULL) */
-    const char *files_base;         /* prefix of the transcript, log and prompt files (NULL: out_dir) */
+    volatile int *cancel;   /* nonzero: stop soon (may be NULL) */
+    const char *files_base; /* prefix of the transcript, log and prompt files (NULL: out_dir) */
 } agent_task;
 
 /* What an agent did. */
 typedef struct agent_outcome {
-    strbuf diff;                    /* unified diff from best_dir to out_dir */
+    strbuf diff; /* unified diff from best_dir to out_dir */
     int calls, tokens_in, tokens_out;
     double cost, seconds;
-    char transcript[4096];          /* the transcript file kept with the round, or "" */
+    char transcript[4096]; /* the transcript file kept with the round, or "" */
 } agent_outcome;
 
 /* An empty outcome (free with agent_outcome_free). */

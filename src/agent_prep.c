@@ -186,8 +186,8 @@ char *agent_context_build(store *st, int64_t session, int64_t best, const char *
             const store_wl_row *w = &t.rows[i];
             char axes[256];
             axes_of(d, &set, w->uuid, axes, sizeof axes);
-            strbuf_printf(&sb, "%.8s  %s  %s  %.4f  %.4f  %.2fx  %.0f%%  %.0f\n", w->uuid, axes[0] ? axes : "-", w->status,
-                          w->median_ms, w->baseline_median_ms, w->speedup, 100.0 * w->roofline, w->gbps);
+            strbuf_printf(&sb, "%.8s  %s  %s  %.4f  %.4f  %.2fx  %.0f%%  %.0f\n", w->uuid, axes[0] ? axes : "-",
+                          w->status, w->median_ms, w->baseline_median_ms, w->speedup, 100.0 * w->roofline, w->gbps);
         }
         store_wl_table_free(&t);
     }
@@ -201,7 +201,8 @@ char *agent_context_build(store *st, int64_t session, int64_t best, const char *
             if (!strcmp(dirs[i].state, "proposed"))
                 continue;
             strbuf_printf(&sb, "%s%s: %s%s%.300s\n", shown++ ? "" : "\nearlier directions of this session:\n",
-                          dirs[i].title, dirs[i].state, dirs[i].reason ? ": " : "", dirs[i].reason ? dirs[i].reason : "");
+                          dirs[i].title, dirs[i].state, dirs[i].reason ? ": " : "",
+                          dirs[i].reason ? dirs[i].reason : "");
         }
         store_direction_list_free(dirs, n);
     }

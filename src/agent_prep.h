@@ -15,15 +15,15 @@
 
 /* A task made ready. */
 typedef struct agent_prep {
-    solution *best;          /* the current best, loaded */
-    const char **sources;    /* its source paths (point into best) */
+    solution *best;       /* the current best, loaded */
+    const char **sources; /* its source paths (point into best) */
     edits_scope scope;
-    strbuf system;           /* the system prompt */
-    strbuf user;             /* the first user turn */
-    strbuf consulted;        /* the reference folders consulted, comma separated ("" for none) */
-    char *transcript;        /* OUT_DIR.transcript.jsonl */
-    char *log;               /* OUT_DIR.agent.log */
-    char *prompt_file;       /* OUT_DIR.prompt.md: system and user prompt as one text */
+    strbuf system;     /* the system prompt */
+    strbuf user;       /* the first user turn */
+    strbuf consulted;  /* the reference folders consulted, comma separated ("" for none) */
+    char *transcript;  /* OUT_DIR.transcript.jsonl */
+    char *log;         /* OUT_DIR.agent.log */
+    char *prompt_file; /* OUT_DIR.prompt.md: system and user prompt as one text */
 } agent_prep;
 
 /* Loads T's best, works out the scope, runs the reconnaissance (references from the skill and

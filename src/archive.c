@@ -543,8 +543,7 @@ int archive_mark_rejected(archive *a, const char *spec, const char *name, kwb_er
     return rc;
 }
 
-int archive_untag_promoted(archive *a, const char *definition, const char *spec, char tag_name_out[256],
-                           kwb_error *err)
+int archive_untag_promoted(archive *a, const char *definition, const char *spec, char tag_name_out[256], kwb_error *err)
 {
     char *def = archive_ref_component(definition, err);
     if (!def)

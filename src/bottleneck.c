@@ -45,8 +45,7 @@ static void add_modifier(bottleneck *b, const char *name)
     snprintf(b->modifiers + n, sizeof b->modifiers - n, "%s%s", n ? "," : "", name);
 }
 
-__attribute__((format(printf, 2, 3)))
-static void add_evidence(bottleneck *b, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void add_evidence(bottleneck *b, const char *fmt, ...)
 {
     size_t n = strlen(b->evidence);
     if (n && n + 2 < sizeof b->evidence)

@@ -37,8 +37,7 @@ static int ends_with(const char *s, const char *suffix)
 }
 
 /* The compiler command, without sources and output, as a NULL-terminated argv. */
-static int compiler_argv(const solution *s, const build_options *opt, char **argv, int *argc,
-                         kwb_error *err)
+static int compiler_argv(const solution *s, const build_options *opt, char **argv, int *argc, kwb_error *err)
 {
     int n = 0;
     if (strcmp(s->language, "cuda") == 0) {
@@ -120,8 +119,8 @@ static void build_hash(const solution *s, const char *command, const char *inclu
 }
 
 /* Writes the sources into WORK/src and compiles them there into WORK/lib.so. */
-static int compile_in(const solution *s, char **base, int nbase, const char *work,
-                      const build_options *opt, build_result *r, kwb_error *err)
+static int compile_in(const solution *s, char **base, int nbase, const char *work, const build_options *opt,
+                      build_result *r, kwb_error *err)
 {
     char *argv[64 + 2 * 32];
     int argc = 0;
@@ -156,8 +155,8 @@ static int compile_in(const solution *s, char **base, int nbase, const char *wor
     if (!r->log)
         r->log = xstrdup("");
     if (rc == 124) {
-        char *more = xasprintf("%s\nkwb: the compiler ran past its %.0f s limit and was killed\n", r->log,
-                               opt->timeout_s);
+        char *more =
+            xasprintf("%s\nkwb: the compiler ran past its %.0f s limit and was killed\n", r->log, opt->timeout_s);
         free(r->log);
         r->log = more;
     }

@@ -7,23 +7,23 @@
 #include "solution.h"
 
 typedef struct build_options {
-    const char *cache_dir;     /* builds go to CACHE_DIR/builds/HASH/ */
-    const char *include_dir;   /* holds kwb/kernel.h */
-    const char *cc;            /* C compiler; NULL: $CC or "cc" */
-    const char *nvcc;          /* nvcc; NULL: the configured one, if any */
-    const char *cuda_arch;     /* e.g. "sm_90a"; NULL: sm_90a */
-    double timeout_s;          /* compiler time limit */
-    int quiet;                 /* callers say nothing of a build that succeeded (--quiet) */
+    const char *cache_dir;   /* builds go to CACHE_DIR/builds/HASH/ */
+    const char *include_dir; /* holds kwb/kernel.h */
+    const char *cc;          /* C compiler; NULL: $CC or "cc" */
+    const char *nvcc;        /* nvcc; NULL: the configured one, if any */
+    const char *cuda_arch;   /* e.g. "sm_90a"; NULL: sm_90a */
+    double timeout_s;        /* compiler time limit */
+    int quiet;               /* callers say nothing of a build that succeeded (--quiet) */
 } build_options;
 
 typedef struct build_result {
-    int ok;             /* 1: so_path holds the built object; 0: COMPILE_ERROR, see log */
-    int cached;         /* 1 when no compiler ran */
-    char *hash;         /* hex SHA-256 of the build's inputs */
+    int ok;     /* 1: so_path holds the built object; 0: COMPILE_ERROR, see log */
+    int cached; /* 1 when no compiler ran */
+    char *hash; /* hex SHA-256 of the build's inputs */
     char *so_path;
-    char *command;      /* the compiler command line, as recorded with the build */
-    char *log;          /* compiler output */
-    double seconds;     /* compile time (0 when cached) */
+    char *command;  /* the compiler command line, as recorded with the build */
+    char *log;      /* compiler output */
+    double seconds; /* compile time (0 when cached) */
 } build_result;
 
 /* Fills *opt with defaults for the cache and include folders from paths.h. The caller

@@ -44,7 +44,7 @@ char *channel_seal(const char *key, unsigned long seq, json_t *ev)
     char *body = json_dumps(ev, JSON_COMPACT);
     if (!body)
         return NULL;
-    size_t len = strlen(body);  /* ends with '}' */
+    size_t len = strlen(body); /* ends with '}' */
     char tag[65];
     tag_of(key, body, len - 1, tag);
     char *line = xasprintf("%.*s%s%s\"}", (int)(len - 1), body, TAG_FIELD, tag);

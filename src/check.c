@@ -31,7 +31,7 @@ static int check_element(double x, double y, int in_float, const check_policy *p
 {
     if (isnan(x) || isnan(y)) {
         st->nonfinite += isnan(x);
-        if (isnan(x)) {  /* the solution's NaN: the maxima say so, as FlashInfer-Bench's do */
+        if (isnan(x)) { /* the solution's NaN: the maxima say so, as FlashInfer-Bench's do */
             st->max_abs = worst(st->max_abs, NAN);
             st->max_rel = worst(st->max_rel, NAN);
         }
@@ -40,7 +40,7 @@ static int check_element(double x, double y, int in_float, const check_policy *p
     if (isinf(x) || isinf(y)) {
         int same = x == y;
         st->nonfinite += !same && isinf(x);
-        if (!same && isinf(x))  /* a stray infinity of the solution */
+        if (!same && isinf(x)) /* a stray infinity of the solution */
             st->max_abs = st->max_rel = INFINITY;
         return !same;
     }
@@ -86,7 +86,7 @@ static int block_clean(const float *x, const float *y, size_t m, float atol, flo
         ma = a > ma ? a : ma;
         mr = r > mr ? r : mr;
         fails |= (a > atol) & (r > rtol);
-        odd |= !(x[k] - x[k] == 0) | !(y[k] - y[k] == 0);  /* NaN or an infinity */
+        odd |= !(x[k] - x[k] == 0) | !(y[k] - y[k] == 0); /* NaN or an infinity */
     }
     if (fails | odd)
         return 0;
@@ -115,7 +115,7 @@ static void check_floats(const void *out, const void *ref, kwb_dtype t, size_t n
             x = xb, y = yb;
         }
         if (block_clean(x, y, m, atol, rtol, st))
-            continue;  /* every element finite and within tolerance: only the maxima changed */
+            continue; /* every element finite and within tolerance: only the maxima changed */
         for (size_t k = 0; k < m; k++)
             if (check_float(x[k], y[k], p, atol, rtol, st)) {
                 if (st->fails == 0)
@@ -125,8 +125,7 @@ static void check_floats(const void *out, const void *ref, kwb_dtype t, size_t n
     }
 }
 
-void check_tolerance(const void *out, const void *ref, kwb_dtype t, size_t n, const check_policy *p,
-                     check_stats *st)
+void check_tolerance(const void *out, const void *ref, kwb_dtype t, size_t n, const check_policy *p, check_stats *st)
 {
     memset(st, 0, sizeof *st);
     st->numel = n;

@@ -21,8 +21,7 @@ check_policy check_policy_default(void);
  * |out - ref| > atol AND |out - ref| / (|ref| + 1e-8) > rtol, computed in float32 for
  * floating-point types (FlashInfer-Bench's arithmetic) and exactly for integers; NaN
  * never passes; an infinity passes only where the reference has the same one. */
-void check_tolerance(const void *out, const void *ref, kwb_dtype t, size_t n, const check_policy *p,
-                     check_stats *st);
+void check_tolerance(const void *out, const void *ref, kwb_dtype t, size_t n, const check_policy *p, check_stats *st);
 
 /* True when st passes p: no NaN or stray infinity in the output, matched ratio >= required ratio. */
 int check_passed(const check_stats *st, const check_policy *p);

@@ -18,12 +18,12 @@
 #include "suggest.h"
 
 typedef struct dump_args {
-    const char *definition;     /* a name, or the path of a definition JSON */
+    const char *definition; /* a name, or the path of a definition JSON */
     const char *filter;
     const char *device;
     const char *dataset;
     const char *out;
-    const char *reference;      /* --reference DIR|torch (refsel.h); NULL: the definition's or the runner's */
+    const char *reference; /* --reference DIR|torch (refsel.h); NULL: the definition's or the runner's */
     unsigned long long seed;
     unsigned long long trial;
     double timeout_s;
@@ -63,11 +63,16 @@ static int valid_device(const char *s)
 static int parse_dump_args(int argc, char **argv, dump_args *a)
 {
     static const struct option opts[] = {
-        {"definition", required_argument, NULL, 'd'}, {"workloads", required_argument, NULL, 'w'},
-        {"device", required_argument, NULL, 'v'},     {"dataset", required_argument, NULL, 'D'},
-        {"seed", required_argument, NULL, 'S'},       {"trial", required_argument, NULL, 't'},
-        {"out", required_argument, NULL, 'o'},        {"timeout", required_argument, NULL, 'T'},
-        {"reference", required_argument, NULL, 'F'},  {"help", no_argument, NULL, 'h'},
+        {"definition", required_argument, NULL, 'd'},
+        {"workloads", required_argument, NULL, 'w'},
+        {"device", required_argument, NULL, 'v'},
+        {"dataset", required_argument, NULL, 'D'},
+        {"seed", required_argument, NULL, 'S'},
+        {"trial", required_argument, NULL, 't'},
+        {"out", required_argument, NULL, 'o'},
+        {"timeout", required_argument, NULL, 'T'},
+        {"reference", required_argument, NULL, 'F'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     *a = (dump_args){.device = "cpu", .seed = 1, .timeout_s = 300};
@@ -83,15 +88,29 @@ static int parse_dump_args(int argc, char **argv, dump_args *a)
         case 'D': a->dataset = optarg; break;
         case 'o': a->out = optarg; break;
         case 'F': a->reference = optarg; break;
-        case 'S': if (parse_whole("--seed", optarg, INT64_MAX, &a->seed)) return -1; break;
-        case 't': if (parse_whole("--trial", optarg, INT32_MAX, &a->trial)) return -1; break;
-        case 'T': if (parse_whole("--timeout", optarg, 1000000, &v) || v == 0) return -1; a->timeout_s = (double)v; break;
+        case 'S':
+            if (parse_whole("--seed", optarg, INT64_MAX, &a->seed))
+                return -1;
+            break;
+        case 't':
+            if (parse_whole("--trial", optarg, INT32_MAX, &a->trial))
+                return -1;
+            break;
+        case 'T':
+            if (parse_whole("--timeout", optarg, 1000000, &v) || v == 0)
+                return -1;
+            a->timeout_s = (double)v;
+            break;
         case 'h': dump_usage(stdout); exit(0);
-        default: suggest_bad_option("dump", argv, opts); dump_usage(stderr); return -1;
+        default:
+            suggest_bad_option("dump", argv, opts);
+            dump_usage(stderr);
+            return -1;
         }
     }
     if (optind < argc || !a->definition || !a->out) {
-        fprintf(stderr, "kwb dump: %s\n", optind < argc ? "unexpected argument" : "--definition and --out are required");
+        fprintf(stderr, "kwb dump: %s\n",
+                optind < argc ? "unexpected argument" : "--definition and --out are required");
         dump_usage(stderr);
         return -1;
     }
@@ -185,7 +204,7 @@ static char *prepare_out(const char *dir)
 typedef struct dump_progress {
     const definition *d;
     const char *out;
-    char *reported;  /* reported[i]: workload i's line is out */
+    char *reported; /* reported[i]: workload i's line is out */
 } dump_progress;
 
 /* Why workload R was not dumped, on stderr. */
@@ -230,7 +249,8 @@ static int run_dump(const dump_args *a, const definition *d, const char *root, w
     build_options_default(&bo);
     refsel ref = {0};
     kwb_error rerr = {{0}};
-    if (devlist_check(runner, a->device, &rerr) != 0 || refsel_prepare(a->reference, d, a->device, &bo, &ref, &rerr) != 0) {
+    if (devlist_check(runner, a->device, &rerr) != 0 ||
+        refsel_prepare(a->reference, d, a->device, &bo, &ref, &rerr) != 0) {
         fprintf(stderr, "kwb dump: %s\n", rerr.msg);
         refsel_free(&ref);
         build_options_free(&bo);
@@ -242,7 +262,11 @@ static int run_dump(const dump_args *a, const definition *d, const char *root, w
         return 2;
     }
     job.reference = refsel_job_entry(&ref);
-    runclient client = {.runner_path = runner, .timeout_s = a->timeout_s, .job = &job, .keep_going = 1, .progress = report,
+    runclient client = {.runner_path = runner,
+                        .timeout_s = a->timeout_s,
+                        .job = &job,
+                        .keep_going = 1,
+                        .progress = report,
                         .progress_ctx = &prog};
     wl_result *res = xcalloc((size_t)set->count, sizeof *res);
     kwb_error err = {{0}};
@@ -250,7 +274,7 @@ static int run_dump(const dump_args *a, const definition *d, const char *root, w
     if (runclient_run(&client, set, res, &err) != 0)
         fprintf(stderr, "kwb dump: %s\n", err.msg);
     else {
-        for (int i = 0; i < set->count; i++)  /* failed before the runner reached them (a job error) */
+        for (int i = 0; i < set->count; i++) /* failed before the runner reached them (a job error) */
             if (!prog.reported[i] && res[i].status != ST_PASSED)
                 report_failure(&res[i]);
         results_summary s = results_summarize(res, set->count);

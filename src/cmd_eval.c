@@ -40,32 +40,32 @@ typedef struct eval_args {
     const char *filter;
     const char *device;
     const char *devices;
-    const char *executor;   /* --executor local|ssh:HOSTS|slurm[:OPTIONS] (else $KWB_EXECUTOR) */
+    const char *executor; /* --executor local|ssh:HOSTS|slurm[:OPTIONS] (else $KWB_EXECUTOR) */
     const char *traces;
     const char *workspace;
     const char *session;
     const char *parent;
     const char *name;
     const char *direction;
-    const char *candidate;  /* --candidate: another eval run of this existing candidate */
-    const char *reference;  /* --reference DIR|torch; NULL: the definition's kwb.reference or the runner's */
+    const char *candidate; /* --candidate: another eval run of this existing candidate */
+    const char *reference; /* --reference DIR|torch; NULL: the definition's kwb.reference or the runner's */
     int resume;
     int hot;
     int trials;
     double timeout_s;
     double max_time_s;
     double min_time_s;
-    double precision;       /* --precision: the median's CI half-width target (share); < 0: default */
+    double precision; /* --precision: the median's CI half-width target (share); < 0: default */
     int graph;
-    check_policy check;     /* --atol, --rtol, --matched-ratio; NAN where not given */
+    check_policy check; /* --atol, --rtol, --matched-ratio; NAN where not given */
     long long seed;
     int json;
     int quiet;
-    scan_mode scan;         /* --scan warn|block|off */
-    int held_out;           /* --held-out: the definition's held-out workloads instead */
-    int no_defences;        /* --no-defences (or KWB_NO_DEFENCES): timed calls unchecked, for benches */
-    int sandbox_off;        /* --sandbox off: candidate code runs without the runner's sandbox */
-    int keep_going;         /* --keep-going: after a TIMEOUT or a crash, run the remaining workloads */
+    scan_mode scan;  /* --scan warn|block|off */
+    int held_out;    /* --held-out: the definition's held-out workloads instead */
+    int no_defences; /* --no-defences (or KWB_NO_DEFENCES): timed calls unchecked, for benches */
+    int sandbox_off; /* --sandbox off: candidate code runs without the runner's sandbox */
+    int keep_going;  /* --keep-going: after a TIMEOUT or a crash, run the remaining workloads */
 } eval_args;
 
 _Static_assert(sizeof(scan_mode) == sizeof(int), "scan_mode is recorded as an int");
@@ -144,24 +144,41 @@ static eval_args eval_defaults(void)
 static int parse_eval_args(int argc, char **argv, eval_args *a)
 {
     static const struct option opts[] = {
-        {"definition", required_argument, NULL, 'd'}, {"solution", required_argument, NULL, 's'},
-        {"baseline", required_argument, NULL, 'b'},   {"against", required_argument, NULL, 'b'},
-        {"dataset", required_argument, NULL, 'D'},    {"devices", required_argument, NULL, 'E'},
-        {"hot", no_argument, NULL, 'H'},             {"workspace", required_argument, NULL, 'W'},
-        {"session", required_argument, NULL, 'X'},    {"parent", required_argument, NULL, 'P'},
-        {"name", required_argument, NULL, 'N'},       {"direction", required_argument, NULL, 'R'},
-        {"resume", no_argument, NULL, 'U'},           {"candidate", required_argument, NULL, 'C'},
-        {"workloads", required_argument, NULL, 'w'},  {"device", required_argument, NULL, 'v'},
-        {"trials", required_argument, NULL, 't'},     {"timeout", required_argument, NULL, 'T'},
-        {"max-time", required_argument, NULL, 'm'},   {"seed", required_argument, NULL, 'S'},
-        {"min-time", required_argument, NULL, 'M'},   {"graph", required_argument, NULL, 'G'},
-        {"json", no_argument, NULL, 'j'},             {"traces", required_argument, NULL, 'o'},
-        {"quiet", no_argument, NULL, 'q'},            {"help", no_argument, NULL, 'h'},
-        {"atol", required_argument, NULL, 'a'},       {"rtol", required_argument, NULL, 'r'},
+        {"definition", required_argument, NULL, 'd'},
+        {"solution", required_argument, NULL, 's'},
+        {"baseline", required_argument, NULL, 'b'},
+        {"against", required_argument, NULL, 'b'},
+        {"dataset", required_argument, NULL, 'D'},
+        {"devices", required_argument, NULL, 'E'},
+        {"hot", no_argument, NULL, 'H'},
+        {"workspace", required_argument, NULL, 'W'},
+        {"session", required_argument, NULL, 'X'},
+        {"parent", required_argument, NULL, 'P'},
+        {"name", required_argument, NULL, 'N'},
+        {"direction", required_argument, NULL, 'R'},
+        {"resume", no_argument, NULL, 'U'},
+        {"candidate", required_argument, NULL, 'C'},
+        {"workloads", required_argument, NULL, 'w'},
+        {"device", required_argument, NULL, 'v'},
+        {"trials", required_argument, NULL, 't'},
+        {"timeout", required_argument, NULL, 'T'},
+        {"max-time", required_argument, NULL, 'm'},
+        {"seed", required_argument, NULL, 'S'},
+        {"min-time", required_argument, NULL, 'M'},
+        {"graph", required_argument, NULL, 'G'},
+        {"json", no_argument, NULL, 'j'},
+        {"traces", required_argument, NULL, 'o'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {"atol", required_argument, NULL, 'a'},
+        {"rtol", required_argument, NULL, 'r'},
         {"matched-ratio", required_argument, NULL, 'x'},
-        {"scan", required_argument, NULL, 'K'},       {"held-out", no_argument, NULL, 'O'},
-        {"no-defences", no_argument, NULL, 'Z'},     {"reference", required_argument, NULL, 'F'},
-        {"sandbox", required_argument, NULL, 'B'},   {"keep-going", no_argument, NULL, 'k'},
+        {"scan", required_argument, NULL, 'K'},
+        {"held-out", no_argument, NULL, 'O'},
+        {"no-defences", no_argument, NULL, 'Z'},
+        {"reference", required_argument, NULL, 'F'},
+        {"sandbox", required_argument, NULL, 'B'},
+        {"keep-going", no_argument, NULL, 'k'},
         {"precision", required_argument, NULL, 'p'},
         {"executor", required_argument, NULL, 'Y'},
         {NULL, 0, NULL, 0},
@@ -191,11 +208,31 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         case 'o': a->traces = optarg; break;
         case 'j': a->json = 1; break;
         case 'q': a->quiet = 1; break;
-        case 't': if (parse_number("--trials", optarg, 1, &v)) return -1; a->trials = (int)v; break;
-        case 'T': if (parse_number("--timeout", optarg, 0.001, &v)) return -1; a->timeout_s = v; break;
-        case 'm': if (parse_number("--max-time", optarg, 0, &v)) return -1; a->max_time_s = v; break;
-        case 'M': if (parse_number("--min-time", optarg, 0, &v)) return -1; a->min_time_s = v; break;
-        case 'p': if (parse_number("--precision", optarg, 0, &v)) return -1; a->precision = v; break;
+        case 't':
+            if (parse_number("--trials", optarg, 1, &v))
+                return -1;
+            a->trials = (int)v;
+            break;
+        case 'T':
+            if (parse_number("--timeout", optarg, 0.001, &v))
+                return -1;
+            a->timeout_s = v;
+            break;
+        case 'm':
+            if (parse_number("--max-time", optarg, 0, &v))
+                return -1;
+            a->max_time_s = v;
+            break;
+        case 'M':
+            if (parse_number("--min-time", optarg, 0, &v))
+                return -1;
+            a->min_time_s = v;
+            break;
+        case 'p':
+            if (parse_number("--precision", optarg, 0, &v))
+                return -1;
+            a->precision = v;
+            break;
         case 'G':
             if (parse_number("--graph", optarg, 1, &v))
                 return -1;
@@ -206,9 +243,19 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
             }
             a->graph = (int)v;
             break;
-        case 'S': if (parse_number("--seed", optarg, 0, &v)) return -1; a->seed = (long long)v; break;
-        case 'a': if (parse_number("--atol", optarg, 0, &a->check.atol)) return -1; break;
-        case 'r': if (parse_number("--rtol", optarg, 0, &a->check.rtol)) return -1; break;
+        case 'S':
+            if (parse_number("--seed", optarg, 0, &v))
+                return -1;
+            a->seed = (long long)v;
+            break;
+        case 'a':
+            if (parse_number("--atol", optarg, 0, &a->check.atol))
+                return -1;
+            break;
+        case 'r':
+            if (parse_number("--rtol", optarg, 0, &a->check.rtol))
+                return -1;
+            break;
         case 'x':
             if (parse_number("--matched-ratio", optarg, 0, &v))
                 return -1;
@@ -237,7 +284,10 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
             break;
         case 'k': a->keep_going = 1; break;
         case 'h': eval_usage(stdout); exit(0);
-        default: suggest_bad_option("eval", argv, opts); eval_usage(stderr); return -1;
+        default:
+            suggest_bad_option("eval", argv, opts);
+            eval_usage(stderr);
+            return -1;
         }
     }
     executor ex;
@@ -261,7 +311,8 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         return -1;
     }
     if (optind < argc || (!a->definition && !a->resume) || (!a->solution_dir && !a->resume)) {
-        fprintf(stderr, "kwb eval: %s\n", optind < argc ? "unexpected argument" : "--definition and --solution are required");
+        fprintf(stderr, "kwb eval: %s\n",
+                optind < argc ? "unexpected argument" : "--definition and --solution are required");
         eval_usage(stderr);
         return -1;
     }
@@ -375,7 +426,7 @@ static void set_policy(const eval_args *a, const definition *d, const char *devi
         job->timing.min_time_s = a->min_time_s;
     if (a->precision >= 0)
         job->timing.ci_target = a->precision;
-    if (a->hot || a->graph > 0)  /* a replay's calls after the first find warm caches anyway */
+    if (a->hot || a->graph > 0) /* a replay's calls after the first find warm caches anyway */
         job->timing.cold = job->reference_timing.cold = 0;
     job->timing.graph = a->graph;
     job->trials = a->trials;
@@ -394,9 +445,10 @@ static void print_limits(const eval_args *a, const runner_job *job)
     if (a->timeout_s > 0)
         fprintf(stderr, "kwb eval: timeout per workload: %.3g s (--timeout)\n", a->timeout_s);
     else
-        fprintf(stderr, "kwb eval: timeout per workload: the larger of 10 s and 50x the reference's time for its calls "
-                        "(one reference call timed before each workload), plus %.3g s of timing; e.g. %.3g s for a "
-                        "1 ms reference (--timeout S fixes it)\n",
+        fprintf(stderr,
+                "kwb eval: timeout per workload: the larger of 10 s and 50x the reference's time for its calls "
+                "(one reference call timed before each workload), plus %.3g s of timing; e.g. %.3g s for a "
+                "1 ms reference (--timeout S fixes it)\n",
                 runclient_timeout_for(job, 0) - 10, runclient_timeout_for(job, 1.0));
 }
 
@@ -459,9 +511,9 @@ static int resolve_devices(const eval_args *a, const char *runner, char ***out, 
 }
 
 typedef struct eval_outcome {
-    json_t *environment;  /* the traces' environment, from the first runner's hello */
-    char *solution_name;  /* the candidate's name, as traces name it */
-    char policy[512];     /* the timing policy in words */
+    json_t *environment; /* the traces' environment, from the first runner's hello */
+    char *solution_name; /* the candidate's name, as traces name it */
+    char policy[512];    /* the timing policy in words */
 } eval_outcome;
 
 /* Says once when the runner could not apply all of its sandbox or supervision here. */
@@ -500,9 +552,8 @@ static int resolve_workers(const eval_args *a, executor *ex, const char *runner,
     return n;
 }
 
-static int run_devices(const eval_args *a, const definition *d, workload_set *set, wl_result *res,
-                       job_solution *sols, int nsols, job_solution reference, eval_recorder *rec, eval_outcome *out,
-                       kwb_error *err)
+static int run_devices(const eval_args *a, const definition *d, workload_set *set, wl_result *res, job_solution *sols,
+                       int nsols, job_solution reference, eval_recorder *rec, eval_outcome *out, kwb_error *err)
 {
     executor ex;
     if (executor_parse(executor_spec(a->executor), &ex, err) != 0)
@@ -534,8 +585,8 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
             job->solutions[job->nsolutions++] = sols[s];
         job->reference = reference;
         set_policy(a, d, names[k], job);
-        clients[k] = (runclient){.runner_path = runner, .timeout_s = a->timeout_s, .job = job,
-                                 .keep_going = a->keep_going};
+        clients[k] =
+            (runclient){.runner_path = runner, .timeout_s = a->timeout_s, .job = job, .keep_going = a->keep_going};
         if (k == 0)
             print_limits(a, job);
         clients[k].progress = progress;

@@ -13,7 +13,7 @@ int cmd_eval(int argc, char **argv);
 /* Loads the solution in DIR (it must be for definition NAME) into *sol and builds it into *br,
  * saying so on stderr as "kwb CMD: ..." (the compiler's output on COMPILE_ERROR): 1 built, 0 COMPILE_ERROR, -1
  * with *err set. *br starts zeroed; the caller frees *sol and *br, whatever the result. */
-int cmd_eval_prepare_solution(const char *cmd, const char *dir, const char *name, const build_options *bo, solution **sol,
-                              build_result *br, kwb_error *err);
+int cmd_eval_prepare_solution(const char *cmd, const char *dir, const char *name, const build_options *bo,
+                              solution **sol, build_result *br, kwb_error *err);
 
 #endif

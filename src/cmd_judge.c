@@ -35,15 +35,23 @@ static void judge_usage(FILE *f)
 static int parse_judge_args(int argc, char **argv, judge_args *a)
 {
     static const struct option opts[] = {
-        {"definition", required_argument, NULL, 'd'}, {"session", required_argument, NULL, 'S'},
-        {"workspace", required_argument, NULL, 'W'},  {"solution", required_argument, NULL, 's'},
-        {"name", required_argument, NULL, 'N'},       {"direction", required_argument, NULL, 'R'},
-        {"device", required_argument, NULL, 'v'},     {"workloads", required_argument, NULL, 'w'},
-        {"max-time", required_argument, NULL, 'm'},   {"dataset", required_argument, NULL, 'D'},
-        {"json", no_argument, NULL, 'j'},             {"quiet", no_argument, NULL, 'q'},
-        {"replay-on", required_argument, NULL, 'r'}, {"executor", required_argument, NULL, 'X'},
+        {"definition", required_argument, NULL, 'd'},
+        {"session", required_argument, NULL, 'S'},
+        {"workspace", required_argument, NULL, 'W'},
+        {"solution", required_argument, NULL, 's'},
+        {"name", required_argument, NULL, 'N'},
+        {"direction", required_argument, NULL, 'R'},
+        {"device", required_argument, NULL, 'v'},
+        {"workloads", required_argument, NULL, 'w'},
+        {"max-time", required_argument, NULL, 'm'},
+        {"dataset", required_argument, NULL, 'D'},
+        {"json", no_argument, NULL, 'j'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"replay-on", required_argument, NULL, 'r'},
+        {"executor", required_argument, NULL, 'X'},
         {"again", no_argument, NULL, 'g'},
-        {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     *a = (judge_args){.device = "cpu", .direction = "human"};
     int c;
@@ -63,7 +71,10 @@ static int parse_judge_args(int argc, char **argv, judge_args *a)
         case 'D': a->dataset = optarg; break;
         case 'j': a->json = 1; break;
         case 'q': a->quiet = 1; break;
-        case 'X': if (executor_use(optarg, "judge") != 0) return -1; break;
+        case 'X':
+            if (executor_use(optarg, "judge") != 0)
+                return -1;
+            break;
         case 'g': a->again = 1; break;
         case 'r':
             if (strcmp(optarg, "gate") != 0 && strcmp(optarg, "all") != 0) {
@@ -73,7 +84,10 @@ static int parse_judge_args(int argc, char **argv, judge_args *a)
             a->replay_on_gate = strcmp(optarg, "gate") == 0;
             break;
         case 'h': judge_usage(stdout); exit(0);
-        default: suggest_bad_option("judge", argv, opts); judge_usage(stderr); return -1;
+        default:
+            suggest_bad_option("judge", argv, opts);
+            judge_usage(stderr);
+            return -1;
         }
     }
     if (optind < argc || !a->session || !a->solution || !a->name) {
@@ -146,11 +160,22 @@ int cmd_judge(int argc, char **argv)
         goto out;
     }
     judge_request q = {
-        .definition = s.definition, .dataset = a.dataset, .session = a.session, .workspace = a.workspace,
-        .device = a.device, .filter = a.filter, .max_time = a.max_time,
-        .name = a.name, .dir = a.solution, .direction = a.direction,
-        .best_name = have_best ? best.name : NULL, .best_dir = have_best ? best.solution_dir : NULL,
-        .st = h.st, .best_id = best_id, .folder = folder, .again = a.again,
+        .definition = s.definition,
+        .dataset = a.dataset,
+        .session = a.session,
+        .workspace = a.workspace,
+        .device = a.device,
+        .filter = a.filter,
+        .max_time = a.max_time,
+        .name = a.name,
+        .dir = a.solution,
+        .direction = a.direction,
+        .best_name = have_best ? best.name : NULL,
+        .best_dir = have_best ? best.solution_dir : NULL,
+        .st = h.st,
+        .best_id = best_id,
+        .folder = folder,
+        .again = a.again,
         .replay_on_gate = a.replay_on_gate,
     };
     judge_verdict v;

@@ -37,9 +37,9 @@ typedef struct profile_args {
     const char *session;
     const char *workspace;
     double time_limit_s;
-    int launch_count;       /* 0: one launch per kernel of the compiler's report */
+    int launch_count; /* 0: one launch per kernel of the compiler's report */
     int json;
-    const char *keep_csv;   /* where to keep Nsight Compute's raw CSV page (NULL: nowhere) */
+    const char *keep_csv; /* where to keep Nsight Compute's raw CSV page (NULL: nowhere) */
 } profile_args;
 
 static void profile_usage(FILE *f)
@@ -63,12 +63,18 @@ static int valid_device(const char *s)
 static int parse_profile_args(int argc, char **argv, profile_args *a)
 {
     static const struct option opts[] = {
-        {"definition", required_argument, NULL, 'd'}, {"solution", required_argument, NULL, 's'},
-        {"workload", required_argument, NULL, 'w'},   {"device", required_argument, NULL, 'v'},
-        {"dataset", required_argument, NULL, 'D'},    {"time-limit", required_argument, NULL, 'T'},
-        {"launch-count", required_argument, NULL, 'k'}, {"session", required_argument, NULL, 'X'},
-        {"workspace", required_argument, NULL, 'W'},  {"json", no_argument, NULL, 'j'},
-        {"keep-csv", required_argument, NULL, 'K'},   {"help", no_argument, NULL, 'h'},
+        {"definition", required_argument, NULL, 'd'},
+        {"solution", required_argument, NULL, 's'},
+        {"workload", required_argument, NULL, 'w'},
+        {"device", required_argument, NULL, 'v'},
+        {"dataset", required_argument, NULL, 'D'},
+        {"time-limit", required_argument, NULL, 'T'},
+        {"launch-count", required_argument, NULL, 'k'},
+        {"session", required_argument, NULL, 'X'},
+        {"workspace", required_argument, NULL, 'W'},
+        {"json", no_argument, NULL, 'j'},
+        {"keep-csv", required_argument, NULL, 'K'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     *a = (profile_args){.device = "cuda", .time_limit_s = 120};
@@ -105,7 +111,10 @@ static int parse_profile_args(int argc, char **argv, profile_args *a)
             a->launch_count = (int)v;
             break;
         case 'h': profile_usage(stdout); exit(0);
-        default: suggest_bad_option("profile", argv, opts); profile_usage(stderr); return -1;
+        default:
+            suggest_bad_option("profile", argv, opts);
+            profile_usage(stderr);
+            return -1;
         }
     }
     const char *problem = NULL;
@@ -146,8 +155,7 @@ static char *self_path(void)
 /* Runs ARGV with stdout into OUT and stderr into ERRF for at most LIMIT_S seconds: 0 when it
  * ended (*status: its wait status), 1 when it ran past the limit (killed), -1 when it could not
  * start (*err says why). */
-static int run_child(char *const argv[], const char *out, const char *errf, double limit_s, int *status,
-                     kwb_error *err)
+static int run_child(char *const argv[], const char *out, const char *errf, double limit_s, int *status, kwb_error *err)
 {
     int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int fe = open(errf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -243,10 +251,10 @@ typedef struct profile_job {
     const char *dataset;
     const char *uuid;
     char *self;
-    char *tmp;              /* the run's scratch folder in the cache */
+    char *tmp; /* the run's scratch folder in the cache */
     char *cache_dir;
     profile_call call;
-    json_t *eval_doc;       /* owns the strings in call */
+    json_t *eval_doc; /* owns the strings in call */
 } profile_job;
 
 /* The plain eval run (kwb eval --json) of the candidate on the workload: status, latency,
@@ -255,10 +263,26 @@ static int run_eval(profile_job *j, kwb_error *err)
 {
     const profile_args *a = j->a;
     char *out = xasprintf("%s/eval.json", j->tmp), *errf = xasprintf("%s/eval.err", j->tmp);
-    char *max_time = strncmp(a->device, "cuda", 4) == 0 ? "2" : "0.3";  /* enough for a median */
-    char *argv[] = {j->self, "eval", "--device", (char *)a->device, "--definition", (char *)a->definition,
-                    "--solution", (char *)a->solution_dir, "--dataset", (char *)j->dataset, "--workloads",
-                    (char *)j->uuid, "--trials", "1", "--max-time", max_time, "--json", "--quiet", NULL};
+    char *max_time = strncmp(a->device, "cuda", 4) == 0 ? "2" : "0.3"; /* enough for a median */
+    char *argv[] = {j->self,
+                    "eval",
+                    "--device",
+                    (char *)a->device,
+                    "--definition",
+                    (char *)a->definition,
+                    "--solution",
+                    (char *)a->solution_dir,
+                    "--dataset",
+                    (char *)j->dataset,
+                    "--workloads",
+                    (char *)j->uuid,
+                    "--trials",
+                    "1",
+                    "--max-time",
+                    max_time,
+                    "--json",
+                    "--quiet",
+                    NULL};
     int status = 0, rc = run_child(argv, out, errf, a->time_limit_s, &status, err);
     json_t *w = NULL;
     if (rc == 0) {
@@ -327,7 +351,7 @@ static char *ncu_reason(const char *out, const char *errf, int status)
         line = file_line(errf, "==WARNING==");
     if (!line)
         return xstrdup("profiled no kernel");
-    if (strncmp(line, "==", 2) == 0 && strstr(line + 2, "== "))  /* "==ERROR== " */
+    if (strncmp(line, "==", 2) == 0 && strstr(line + 2, "== ")) /* "==ERROR== " */
         memmove(line, strstr(line + 2, "== ") + 3, strlen(strstr(line + 2, "== ") + 3) + 1);
     size_t n = strlen(line);
     if (n > 0 && line[n - 1] == '.')
@@ -346,16 +370,56 @@ static char *run_ncu(profile_job *j, const ptxas_usage *px, int npx, ncu_table *
                        "profile; roofline-only profile");
     char *ncu = find_ncu(), *out = xasprintf("%s/ncu.csv", j->tmp), *errf = xasprintf("%s/ncu.err", j->tmp);
     char *count = xasprintf("%d", a->launch_count > 0 ? a->launch_count : npx), *note = NULL;
-    char *argv[] = {ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
-                    "--section", "SpeedOfLight", "--section", "Occupancy", "--section", "LaunchStats",
-                    "--section", "MemoryWorkloadAnalysis", "--kernel-name-base", "mangled",
-                    "--print-kernel-base", "mangled", "-k", filter, "--launch-count", count,
-                    "--target-processes", "all", j->self, "eval", "--device", (char *)a->device,
-                    "--definition", (char *)a->definition, "--solution", (char *)a->solution_dir,
-                    "--dataset", (char *)j->dataset, "--workloads", (char *)j->uuid, "--trials", "1",
-                    "--min-time", "0", "--max-time", "0.05", "--quiet", "--sandbox", "off", NULL};
+    char *argv[] = {ncu,
+                    "--csv",
+                    "--page",
+                    "raw",
+                    "--print-units",
+                    "base",
+                    "--clock-control",
+                    "none",
+                    "--section",
+                    "SpeedOfLight",
+                    "--section",
+                    "Occupancy",
+                    "--section",
+                    "LaunchStats",
+                    "--section",
+                    "MemoryWorkloadAnalysis",
+                    "--kernel-name-base",
+                    "mangled",
+                    "--print-kernel-base",
+                    "mangled",
+                    "-k",
+                    filter,
+                    "--launch-count",
+                    count,
+                    "--target-processes",
+                    "all",
+                    j->self,
+                    "eval",
+                    "--device",
+                    (char *)a->device,
+                    "--definition",
+                    (char *)a->definition,
+                    "--solution",
+                    (char *)a->solution_dir,
+                    "--dataset",
+                    (char *)j->dataset,
+                    "--workloads",
+                    (char *)j->uuid,
+                    "--trials",
+                    "1",
+                    "--min-time",
+                    "0",
+                    "--max-time",
+                    "0.05",
+                    "--quiet",
+                    "--sandbox",
+                    "off",
+                    NULL};
     char *old = getenv("KWB_NO_CUPTI") ? xstrdup(getenv("KWB_NO_CUPTI")) : NULL;
-    setenv("KWB_NO_CUPTI", "1", 1);  /* CUPTI and Nsight Compute do not share a process */
+    setenv("KWB_NO_CUPTI", "1", 1); /* CUPTI and Nsight Compute do not share a process */
     /* Nsight Compute follows the eval into the runner and talks to its injection there: the
      * runner keeps to the host's PID namespace and leaves the sandbox off (the plain eval before
      * this one ran sandboxed); it still dies with kwb. */
@@ -442,8 +506,10 @@ static int pick_candidate(ws_handle *h, int64_t session, const char *name, const
     if ((same = built_as(h->st, *id, hash, err)) < 0)
         return -1;
     if (!same)
-        fprintf(stderr, "kwb profile: note: the profiled build %.12s is not the recorded build of %s, which the "
-                        "profile is stored for\n", hash, named == 1 ? name : "the session's current candidate");
+        fprintf(stderr,
+                "kwb profile: note: the profiled build %.12s is not the recorded build of %s, which the "
+                "profile is stored for\n",
+                hash, named == 1 ? name : "the session's current candidate");
     return 0;
 }
 
@@ -493,8 +559,7 @@ static int profile_built(profile_job *j, const solution *sol, const build_result
     }
     ncu_table t = {0};
     char *note = run_ncu(j, px, npx, &t);
-    profile_inputs in = {j->d->name, j->uuid, a->device, sol->name, br->hash, note ? NULL : &t, note,
-                         px, npx, j->call};
+    profile_inputs in = {j->d->name, j->uuid, a->device, sol->name, br->hash, note ? NULL : &t, note, px, npx, j->call};
     json_t *doc = profile_document(&in);
     const char *tool = json_string_value(json_object_get(doc, "tool"));
     const char *why = json_string_value(json_object_get(doc, "note"));

@@ -39,10 +39,10 @@ static void print_json(const round_ctx *c, const direction *d, int n)
     json_t *doc = json_object();
     json_object_set_new(doc, "session", json_string(c->session_name));
     json_object_set_new(doc, "definition", json_string(c->definition));
-    json_object_set_new(doc, "best",
-                        c->best_name ? json_pack("{s:s, s:s?, s:f}", "name", c->best_name, "dir", c->best_dir,
-                                                 "mean_ms", c->best_ms)
-                                     : json_null());
+    json_object_set_new(
+        doc, "best",
+        c->best_name ? json_pack("{s:s, s:s?, s:f}", "name", c->best_name, "dir", c->best_dir, "mean_ms", c->best_ms)
+                     : json_null());
     json_object_set_new(doc, "class", json_string(c->cls));
     json_object_set_new(doc, "roofline", json_real(c->roofline));
     json_t *a = json_array();
@@ -64,16 +64,19 @@ static void print_table(const round_ctx *c, const direction *d, int n)
     if (n == 0)
         printf("no untried direction left\n");
     for (int i = 0; i < n; i++)
-        printf("%2d. %-28s %-6s %6.2f  %s\n      expect: %s\n      why: %s\n", i + 1, d[i].id, d[i].source,
-               d[i].score, d[i].title, d[i].predicted, d[i].rationale);
+        printf("%2d. %-28s %-6s %6.2f  %s\n      expect: %s\n      why: %s\n", i + 1, d[i].id, d[i].source, d[i].score,
+               d[i].title, d[i].predicted, d[i].rationale);
 }
 
 int cmd_propose(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"session", required_argument, NULL, 'S'}, {"workspace", required_argument, NULL, 'W'},
-        {"agent", required_argument, NULL, 'a'},   {"limit", required_argument, NULL, 'l'},
-        {"json", no_argument, NULL, 'j'},          {"help", no_argument, NULL, 'h'},
+        {"session", required_argument, NULL, 'S'},
+        {"workspace", required_argument, NULL, 'W'},
+        {"agent", required_argument, NULL, 'a'},
+        {"limit", required_argument, NULL, 'l'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *session = NULL, *ws_dir = NULL, *agent = "tuner";
@@ -95,7 +98,10 @@ int cmd_propose(int argc, char **argv)
             }
             break;
         case 'h': usage(stdout); return 0;
-        default: suggest_bad_option("propose", argv, opts); usage(stderr); return 2;
+        default:
+            suggest_bad_option("propose", argv, opts);
+            usage(stderr);
+            return 2;
         }
     }
     if (optind < argc) {

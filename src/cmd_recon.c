@@ -32,7 +32,7 @@ static void add(char ***v, int *n, char *s)
 /* The command line. */
 typedef struct recon_args {
     const char *id, *definition, *skills_dir, *keywords, *agent;
-    char **refs;            /* --ref folders, then the others gathered */
+    char **refs; /* --ref folders, then the others gathered */
     int nrefs;
     recon_limits lim;
 } recon_args;
@@ -41,10 +41,14 @@ typedef struct recon_args {
 static int parse_recon_args(int argc, char **argv, recon_args *a)
 {
     static const struct option opts[] = {
-        {"definition", required_argument, NULL, 'd'}, {"ref", required_argument, NULL, 'r'},
-        {"skills", required_argument, NULL, 's'},     {"keywords", required_argument, NULL, 'k'},
-        {"max-hits", required_argument, NULL, 'm'},   {"context", required_argument, NULL, 'c'},
-        {"agent", required_argument, NULL, 'a'},      {"help", no_argument, NULL, 'h'},
+        {"definition", required_argument, NULL, 'd'},
+        {"ref", required_argument, NULL, 'r'},
+        {"skills", required_argument, NULL, 's'},
+        {"keywords", required_argument, NULL, 'k'},
+        {"max-hits", required_argument, NULL, 'm'},
+        {"context", required_argument, NULL, 'c'},
+        {"agent", required_argument, NULL, 'a'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     *a = (recon_args){.agent = "openai", .lim = recon_limits_default()};
@@ -71,7 +75,10 @@ static int parse_recon_args(int argc, char **argv, recon_args *a)
             break;
         }
         case 'h': recon_usage(stdout); return 1;
-        default: suggest_bad_option("recon", argv, opts); recon_usage(stderr); return 2;
+        default:
+            suggest_bad_option("recon", argv, opts);
+            recon_usage(stderr);
+            return 2;
         }
     }
     if (optind + 1 != argc) {

@@ -72,8 +72,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         {"workloads", required_argument, NULL, 'w'},  {"max-time", required_argument, NULL, 'm'},
         {"rounds", required_argument, NULL, 'r'},     {"auto", no_argument, NULL, 'A'},
         {"plateau", required_argument, NULL, 'p'},    {"help", no_argument, NULL, 'h'},
-        {"executor", required_argument, NULL, 'X'},
-        {NULL, 0, NULL, 0},
+        {"executor", required_argument, NULL, 'X'},   {NULL, 0, NULL, 0},
     };
     *a = (run_args){.agent = "tuner", .device = "cpu", .rounds = 5, .plateau = 3};
     int c;
@@ -91,7 +90,10 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         case 'w': a->filter = optarg; break;
         case 'm': a->max_time = optarg; break;
         case 'A': a->auto_mode = 1; break;
-        case 'X': if (executor_use(optarg, "run") != 0) return -1; break;
+        case 'X':
+            if (executor_use(optarg, "run") != 0)
+                return -1;
+            break;
         case 'r':
         case 'p': {
             long v = strtol(optarg, &end, 10);
@@ -104,7 +106,10 @@ static int parse_run_args(int argc, char **argv, run_args *a)
             break;
         }
         case 'h': run_usage(stdout); exit(0);
-        default: suggest_bad_option("run", argv, opts); run_usage(stderr); return -1;
+        default:
+            suggest_bad_option("run", argv, opts);
+            run_usage(stderr);
+            return -1;
         }
     }
     if (optind < argc || !a->definition || !a->solution || !a->session) {
@@ -126,12 +131,12 @@ typedef struct run_state {
     ws_handle h;
     round_engine e;
     double best_ms;
-    sv_round *hist;         /* the rounds so far, for the supervisor (directions owned) */
+    sv_round *hist; /* the rounds so far, for the supervisor (directions owned) */
     int nhist;
-    agent_config cfg;       /* the LLM or command agent's settings (not for the tuner) */
+    agent_config cfg; /* the LLM or command agent's settings (not for the tuner) */
     int have_cfg;
     char best_evidence[1024]; /* regimes and classes of the best's latest evaluation */
-    int midline;            /* streamed model text left a line open on stderr */
+    int midline;              /* streamed model text left a line open on stderr */
 } run_state;
 
 /* Adds a finished round to the supervisor's history. */
@@ -142,8 +147,7 @@ static void remember_round(run_state *r, const char *direction_id, int promoted)
 }
 
 /* Records a note on the session (a failure to record is said, not fatal). */
-__attribute__((format(printf, 2, 3)))
-static void note(run_state *r, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void note(run_state *r, const char *fmt, ...)
 {
     char text[1024];
     va_list ap;
@@ -166,7 +170,7 @@ static int ask_line(const char *question, char *rest, size_t cap)
     if (!fgets(line, sizeof line, stdin))
         return 'q';
     if (!isatty(0))
-        fprintf(stderr, "%s", line);  /* the answer, as a terminal would have echoed it */
+        fprintf(stderr, "%s", line); /* the answer, as a terminal would have echoed it */
     line[strcspn(line, "\n")] = '\0';
     if (rest) {
         const char *p = line[0] ? line + 1 : line;
@@ -271,7 +275,8 @@ static int review_and_judge(run_state *r, const char *diff, const char *edit_pat
         return -1;
     fprintf(stderr, "kwb run: round %d: %s\n%s", e->number, e->title, diff);
     if (!r->a.auto_mode) {
-        int review = ask(edit_path ? "build and evaluate it? [y]es / [n]o / [e]dit first" : "build and evaluate it? [y]es / [n]o");
+        int review = ask(edit_path ? "build and evaluate it? [y]es / [n]o / [e]dit first"
+                                   : "build and evaluate it? [y]es / [n]o");
         if (review == 'e' && edit_path) {
             char *src = xasprintf("%s/%s", e->cand_dir, edit_path);
             edit(src);
@@ -365,7 +370,7 @@ static void on_agent_progress(void *ctx, const char *kind, const char *text)
         fputc('\n', stderr), r->midline = 0;
     if (strcmp(kind, "call") != 0) {
         if (strncmp(text, "reconnaissance:", 15) == 0)
-            note(r, "agent %s", text);   /* which references the round consulted, in the store */
+            note(r, "agent %s", text); /* which references the round consulted, in the store */
         else
             fprintf(stderr, "kwb run: agent: %s\n", text);
         return;
@@ -390,7 +395,8 @@ static int agent_write_and_judge(run_state *r, const round_ctx *c, const directi
     store_candidate_promoted(r->h.st, e->session, &best_id, NULL, &cerr);
     char *context = agent_context_build(r->h.st, e->session, best_id, r->a.definition, r->best_evidence);
     fprintf(stderr, "kwb run: round %d: %s: %s (agent %s)\n", e->number, d->id, d->title, r->a.agent);
-    agent_task t = {c->definition_path, e->best_dir, e->part_dir, d, context, on_agent_progress, r, &agent_cancel, NULL};
+    agent_task t = {c->definition_path, e->best_dir, e->part_dir,   d,   context,
+                    on_agent_progress,  r,           &agent_cancel, NULL};
     agent_outcome o;
     agent_outcome_init(&o);
     kwb_error aerr = {{0}};
@@ -415,8 +421,8 @@ static int agent_write_and_judge(run_state *r, const round_ctx *c, const directi
             rc = -1;
         remember_round(r, d->id, 0);
     } else {
-        fprintf(stderr, "kwb run: round %d: %s: %d call(s), %d+%d tokens, $%.4f, %.1f s; transcript %s\n",
-                e->number, e->cand_name, o.calls, o.tokens_in, o.tokens_out, o.cost, o.seconds,
+        fprintf(stderr, "kwb run: round %d: %s: %d call(s), %d+%d tokens, $%.4f, %.1f s; transcript %s\n", e->number,
+                e->cand_name, o.calls, o.tokens_in, o.tokens_out, o.cost, o.seconds,
                 o.transcript[0] ? o.transcript : "-");
         if (review_and_judge(r, o.diff.s, NULL, err) != 0)
             rc = -1;
@@ -508,8 +514,7 @@ static int start(run_state *r, kwb_error *err)
         int64_t id = 0;
         store_candidate_promoted(r->h.st, e->session, &id, &mean, err);
         r->best_ms = mean;
-        fprintf(stderr, "kwb run: session %s goes on from %s (round %d next)\n", r->a.session, e->best_name,
-                e->number);
+        fprintf(stderr, "kwb run: session %s goes on from %s (round %d next)\n", r->a.session, e->best_name, e->number);
         return 0;
     }
     if (!resumed)
@@ -564,8 +569,10 @@ int cmd_run(int argc, char **argv)
                 note(&r, "supervisor: %s", line);
     }
     if (code == 0)
-        fprintf(stderr, "kwb run: %d candidate(s) promoted; best %s, mean %.4f ms (kwb log, kwb report show the "
-                        "trajectory)\n", promoted, r.e.best_name, r.best_ms);
+        fprintf(stderr,
+                "kwb run: %d candidate(s) promoted; best %s, mean %.4f ms (kwb log, kwb report show the "
+                "trajectory)\n",
+                promoted, r.e.best_name, r.best_ms);
     for (int i = 0; i < r.nhist; i++)
         free((char *)r.hist[i].direction);
     free(r.hist);

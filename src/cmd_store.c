@@ -37,11 +37,15 @@ static int parse_ws_args(const char *cmd, int argc, char **argv, int min_pos, in
                          ws_args *a)
 {
     static const struct option opts[] = {
-        {"workspace", required_argument, NULL, 'w'}, {"session", required_argument, NULL, 's'},
-        {"reason", required_argument, NULL, 'r'},    {"format", required_argument, NULL, 'f'},
-        {"output", required_argument, NULL, 'o'},    {"repo", required_argument, NULL, 'R'},
+        {"workspace", required_argument, NULL, 'w'},
+        {"session", required_argument, NULL, 's'},
+        {"reason", required_argument, NULL, 'r'},
+        {"format", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'},
+        {"repo", required_argument, NULL, 'R'},
         {"dataset", required_argument, NULL, 'D'},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
     optind = 1;
@@ -57,7 +61,10 @@ static int parse_ws_args(const char *cmd, int argc, char **argv, int min_pos, in
         case 'R': a->repo = optarg; break;
         case 'D': a->dataset = optarg; break;
         case 'h': printf("usage: kwb %s %s\n", cmd, usage); exit(0);
-        default: suggest_bad_option(cmd, argv, opts); fprintf(stderr, "usage: kwb %s %s\n", cmd, usage); return -1;
+        default:
+            suggest_bad_option(cmd, argv, opts);
+            fprintf(stderr, "usage: kwb %s %s\n", cmd, usage);
+            return -1;
         }
     }
     for (; optind < argc && a->npos < 3; optind++)
@@ -94,7 +101,7 @@ int cmd_init(int argc, char **argv)
     else {
         fprintf(stderr, "kwb init: %s\n", err.msg);
         char *marker = xasprintf("%s/%s", ws.root, WORKSPACE_MARKER);
-        unlink(marker);  /* nothing half-made stays a workspace */
+        unlink(marker); /* nothing half-made stays a workspace */
         free(marker);
     }
     archive_close(ar);
@@ -189,7 +196,8 @@ int cmd_log(int argc, char **argv)
     store_round *r = NULL;
     store_log_entry *e = NULL;
     int nr = 0, ne = 0, code = 0;
-    if (store_trajectory(h.st, session, 0, &r, &nr, &err) != 0 || store_log_list(h.st, session, 0, 0, &e, &ne, &err) != 0)
+    if (store_trajectory(h.st, session, 0, &r, &nr, &err) != 0 ||
+        store_log_list(h.st, session, 0, 0, &e, &ne, &err) != 0)
         code = fail("log", &err);
     else {
         print_trajectory(&h, session, r, nr);
@@ -217,7 +225,7 @@ static void print_wl_table(const store_wl_table *t)
         double cmp = w->baseline_median_ms > 0 ? w->baseline_median_ms : w->ref_median_ms;
         printf("%-36.36s  %-19s  %11.5f  %11.5f  %7.2fx  %9.2e  %9.2e\n", w->uuid, w->status, w->median_ms, cmp,
                w->speedup, w->max_abs, w->max_rel);
-        if (w->message && w->message[0])  /* the reason (a failure's, or a flag for a human) */
+        if (w->message && w->message[0]) /* the reason (a failure's, or a flag for a human) */
             printf("    %.400s\n", w->message);
     }
 }
@@ -427,11 +435,10 @@ static json_t *rounds_json(const store_round *r, int n)
     double base = n > 0 ? r[0].best_mean_ms : 0;
     for (int i = 0; i < n; i++) {
         double sp = base > 0 && r[i].best_mean_ms > 0 ? base / r[i].best_mean_ms : 0;
-        json_array_append_new(arr, json_pack("{s:i, s:s?, s:s, s:o, s:o, s:o}", "number", r[i].number, "title",
-                                             r[i].title, "state", r[i].state, "candidate",
-                                             r[i].candidate ? json_integer(r[i].candidate) : json_null(),
-                                             "best_mean_ms", num_or_null(r[i].best_mean_ms), "speedup",
-                                             num_or_null(sp)));
+        json_array_append_new(
+            arr, json_pack("{s:i, s:s?, s:s, s:o, s:o, s:o}", "number", r[i].number, "title", r[i].title, "state",
+                           r[i].state, "candidate", r[i].candidate ? json_integer(r[i].candidate) : json_null(),
+                           "best_mean_ms", num_or_null(r[i].best_mean_ms), "speedup", num_or_null(sp)));
     }
     return arr;
 }
@@ -485,20 +492,20 @@ static json_t *trace_of(const definition *d, const workload *wl, const store_wl_
     return line;
 }
 
-static void workloads_json(json_t *model, const store_wl_table *best, const store_wl_table *base,
-                           const definition *d, const workload_set *set, const char *best_name, const char *device)
+static void workloads_json(json_t *model, const store_wl_table *best, const store_wl_table *base, const definition *d,
+                           const workload_set *set, const char *best_name, const char *device)
 {
     json_t *arr = json_array(), *traces = json_array();
     for (int i = 0; best && i < best->n; i++) {
         const store_wl_row *w = &best->rows[i];
         const workload *wl = find_workload(set, w->uuid);
         double bms = baseline_ms_of(base, w->uuid);
-        json_array_append_new(arr, json_pack("{s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:f, s:f, s:s?}", "uuid", w->uuid,
-                                             "axes", axes_json(d, wl), "status", w->status, "best_ms",
-                                             num_or_null(w->median_ms), "baseline_ms", num_or_null(bms),
-                                             "reference_ms", num_or_null(w->ref_median_ms), "speedup",
-                                             num_or_null(bms > 0 && w->median_ms > 0 ? bms / w->median_ms : 0),
-                                             "max_abs", w->max_abs, "max_rel", w->max_rel, "message", w->message));
+        json_array_append_new(arr,
+                              json_pack("{s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:f, s:f, s:s?}", "uuid", w->uuid, "axes",
+                                        axes_json(d, wl), "status", w->status, "best_ms", num_or_null(w->median_ms),
+                                        "baseline_ms", num_or_null(bms), "reference_ms", num_or_null(w->ref_median_ms),
+                                        "speedup", num_or_null(bms > 0 && w->median_ms > 0 ? bms / w->median_ms : 0),
+                                        "max_abs", w->max_abs, "max_rel", w->max_rel, "message", w->message));
         if (wl)
             json_array_append_new(traces, trace_of(d, wl, w, best_name, device));
     }
@@ -569,8 +576,7 @@ int cmd_report(int argc, char **argv)
 {
     ws_args a;
     if (parse_ws_args("report", argc, argv, 0, 1,
-                      "[SESSION] [--format md|csv|json|traces|html] [--output FILE] [--dataset DIR]",
-                      &a) != 0)
+                      "[SESSION] [--format md|csv|json|traces|html] [--output FILE] [--dataset DIR]", &a) != 0)
         return 2;
     kwb_error err = {{0}};
     ws_handle h;

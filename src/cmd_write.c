@@ -95,10 +95,14 @@ static int find_direction(const round_ctx *c, const char *id, direction *d, kwb_
 int cmd_write(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"session", required_argument, NULL, 'S'}, {"workspace", required_argument, NULL, 'W'},
-        {"agent", required_argument, NULL, 'a'},   {"direction", required_argument, NULL, 'd'},
-        {"out", required_argument, NULL, 'o'},     {"from", required_argument, NULL, 'f'},
-        {"events", no_argument, NULL, 'e'},        {"help", no_argument, NULL, 'h'},
+        {"session", required_argument, NULL, 'S'},
+        {"workspace", required_argument, NULL, 'W'},
+        {"agent", required_argument, NULL, 'a'},
+        {"direction", required_argument, NULL, 'd'},
+        {"out", required_argument, NULL, 'o'},
+        {"from", required_argument, NULL, 'f'},
+        {"events", no_argument, NULL, 'e'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *session = NULL, *ws_dir = NULL, *agent = "tuner", *id = NULL, *out = NULL, *from = NULL;
@@ -115,11 +119,15 @@ int cmd_write(int argc, char **argv)
         case 'f': from = optarg; break;
         case 'e': events = 1; break;
         case 'h': usage(stdout); return 0;
-        default: suggest_bad_option("write", argv, opts); usage(stderr); return 2;
+        default:
+            suggest_bad_option("write", argv, opts);
+            usage(stderr);
+            return 2;
         }
     }
     if (optind < argc || !id || !out) {
-        fprintf(stderr, "kwb write: %s\n", optind < argc ? "unexpected argument" : "--direction and --out are required");
+        fprintf(stderr, "kwb write: %s\n",
+                optind < argc ? "unexpected argument" : "--direction and --out are required");
         usage(stderr);
         return 2;
     }
@@ -165,10 +173,12 @@ int cmd_write(int argc, char **argv)
     /* the per-workload table, bottleneck and earlier directions for an LLM or CLI agent's prompt */
     int64_t best_id = 0;
     char evidence[128];
-    snprintf(evidence, sizeof evidence, "class %s, latency-weighted roofline share %.0f%%", rc.cls, 100.0 * rc.roofline);
+    snprintf(evidence, sizeof evidence, "class %s, latency-weighted roofline share %.0f%%", rc.cls,
+             100.0 * rc.roofline);
     kwb_error cerr = {{0}};
     store_candidate_promoted(rc.h.st, rc.session, &best_id, NULL, &cerr);
-    char *context = strcmp(agent, "tuner") ? agent_context_build(rc.h.st, rc.session, best_id, rc.definition, evidence) : NULL;
+    char *context =
+        strcmp(agent, "tuner") ? agent_context_build(rc.h.st, rc.session, best_id, rc.definition, evidence) : NULL;
     write_progress progress = {events, rc.h.st, rc.session};
     agent_task t = {
         .definition_path = rc.definition_path,

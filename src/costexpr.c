@@ -14,15 +14,15 @@ typedef enum op_kind { OP_NUM, OP_NAME, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_NEG, 
 
 typedef struct op {
     op_kind kind;
-    double num;     /* OP_NUM */
-    int name;       /* OP_NAME */
+    double num; /* OP_NUM */
+    int name;   /* OP_NAME */
 } op;
 
 struct costexpr {
     char *text;
     op *ops;
     int nops, cap;
-    int depth;      /* the most values on the stack at once */
+    int depth; /* the most values on the stack at once */
 };
 
 /* Parser state: recursive descent over TEXT. */
@@ -36,8 +36,7 @@ typedef struct parser {
     kwb_error *err;
 } parser;
 
-__attribute__((format(printf, 2, 3)))
-static void parse_fail(parser *ps, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void parse_fail(parser *ps, const char *fmt, ...)
 {
     if (ps->failed)
         return;
@@ -91,8 +90,14 @@ static void parse_sum(parser *ps);
 /* name(args...) for the built-in functions. */
 static void parse_call(parser *ps, const char *name, size_t len)
 {
-    static const struct { const char *name; op_kind kind; int args; } funcs[] = {
-        {"min", OP_MIN, 2}, {"max", OP_MAX, 2}, {"ceil", OP_CEIL, 1},
+    static const struct {
+        const char *name;
+        op_kind kind;
+        int args;
+    } funcs[] = {
+        {"min", OP_MIN, 2},
+        {"max", OP_MAX, 2},
+        {"ceil", OP_CEIL, 1},
     };
     for (size_t f = 0; f < sizeof funcs / sizeof funcs[0]; f++) {
         if (strlen(funcs[f].name) != len || strncmp(funcs[f].name, name, len) != 0)
@@ -209,12 +214,30 @@ double costexpr_eval(const costexpr *e, const int64_t *values)
         case OP_NAME: st[n++] = (double)values[o->name]; break;
         case OP_NEG: st[n - 1] = -b; break;
         case OP_CEIL: st[n - 1] = ceil(b); break;
-        case OP_ADD: st[n - 2] += b; n--; break;
-        case OP_SUB: st[n - 2] -= b; n--; break;
-        case OP_MUL: st[n - 2] *= b; n--; break;
-        case OP_DIV: st[n - 2] /= b; n--; break;
-        case OP_MIN: st[n - 2] = fmin(st[n - 2], b); n--; break;
-        case OP_MAX: st[n - 2] = fmax(st[n - 2], b); n--; break;
+        case OP_ADD:
+            st[n - 2] += b;
+            n--;
+            break;
+        case OP_SUB:
+            st[n - 2] -= b;
+            n--;
+            break;
+        case OP_MUL:
+            st[n - 2] *= b;
+            n--;
+            break;
+        case OP_DIV:
+            st[n - 2] /= b;
+            n--;
+            break;
+        case OP_MIN:
+            st[n - 2] = fmin(st[n - 2], b);
+            n--;
+            break;
+        case OP_MAX:
+            st[n - 2] = fmax(st[n - 2], b);
+            n--;
+            break;
         }
     }
     double v = n == 1 ? st[0] : NAN;

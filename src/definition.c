@@ -20,8 +20,7 @@ typedef struct def_ctx {
     kwb_error *err;
 } def_ctx;
 
-__attribute__((format(printf, 3, 4)))
-static int def_fail(const def_ctx *c, const char *pointer, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int def_fail(const def_ctx *c, const char *pointer, const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
@@ -47,7 +46,8 @@ static int parse_axes(definition *d, json_t *axes, const def_ctx *c)
     d->axes = xcalloc(json_object_size(axes) + 1, sizeof *d->axes);
     const char *name;
     json_t *ax;
-    json_object_foreach(axes, name, ax) {
+    json_object_foreach(axes, name, ax)
+    {
         char ptr[600];
         member_pointer(ptr, sizeof ptr, "axes", name);
         const char *type = json_string_value(json_object_get(ax, "type"));
@@ -67,8 +67,8 @@ static int parse_axes(definition *d, json_t *axes, const def_ctx *c)
     return 0;
 }
 
-static int parse_tensor(definition *d, def_tensor *t, const char *name, json_t *spec,
-                        const char *pointer, const def_ctx *c)
+static int parse_tensor(definition *d, def_tensor *t, const char *name, json_t *spec, const char *pointer,
+                        const def_ctx *c)
 {
     if (!json_is_object(spec))
         return def_fail(c, pointer, "'%s' must be an object {shape, dtype}", name);
@@ -84,21 +84,20 @@ static int parse_tensor(definition *d, def_tensor *t, const char *name, json_t *
         return 0;
     }
     if (!json_is_array(shape) || json_array_size(shape) > KWB_MAX_RANK)
-        return def_fail(c, pointer, "'%s': 'shape' must be null or a list of at most %d axis names",
-                        name, KWB_MAX_RANK);
+        return def_fail(c, pointer, "'%s': 'shape' must be null or a list of at most %d axis names", name,
+                        KWB_MAX_RANK);
     t->rank = (int)json_array_size(shape);
     for (int i = 0; i < t->rank; i++) {
         const char *axis = json_string_value(json_array_get(shape, (size_t)i));
         t->axis[i] = axis ? definition_axis_index(d, axis) : -1;
         if (t->axis[i] < 0)
-            return def_fail(c, pointer, "'%s': shape entry %d names no declared axis (%s)",
-                            name, i, axis ? axis : "not a string");
+            return def_fail(c, pointer, "'%s': shape entry %d names no declared axis (%s)", name, i,
+                            axis ? axis : "not a string");
     }
     return 0;
 }
 
-static int parse_tensors(definition *d, json_t *obj, const char *which, def_tensor **out, int *n,
-                         const def_ctx *c)
+static int parse_tensors(definition *d, json_t *obj, const char *which, def_tensor **out, int *n, const def_ctx *c)
 {
     char ptr[600];
     snprintf(ptr, sizeof ptr, "/%s", which);
@@ -107,7 +106,8 @@ static int parse_tensors(definition *d, json_t *obj, const char *which, def_tens
     *out = xcalloc(json_object_size(obj), sizeof **out);
     const char *name;
     json_t *spec;
-    json_object_foreach(obj, name, spec) {
+    json_object_foreach(obj, name, spec)
+    {
         member_pointer(ptr, sizeof ptr, which, name);
         /* counted first, so that a half-read tensor's name is freed */
         if (parse_tensor(d, &(*out)[(*n)++], name, spec, ptr, c) != 0)
@@ -127,8 +127,7 @@ static int check_disjoint(const definition *d, const def_ctx *c)
         if (d->outputs[i].rank < 0) {
             char ptr[600];
             member_pointer(ptr, sizeof ptr, "outputs", d->outputs[i].name);
-            return def_fail(c, ptr, "output '%s' must be a tensor (shape null is for inputs)",
-                            d->outputs[i].name);
+            return def_fail(c, ptr, "output '%s' must be a tensor (shape null is for inputs)", d->outputs[i].name);
         }
     }
     return 0;
@@ -177,13 +176,16 @@ static int parse_from_inputs(definition *d, json_t *list, const def_ctx *c)
     d->cost.from_inputs = xcalloc(json_array_size(list) + 1, sizeof *d->cost.from_inputs);
     size_t i;
     json_t *v;
-    json_array_foreach(list, i, v) {
+    json_array_foreach(list, i, v)
+    {
         const char *name = json_string_value(v);
         char pointer[64];
         snprintf(pointer, sizeof pointer, "/kwb/cost/from_inputs/%zu", i);
         if (!name || !is_identifier(name))
-            return def_fail(c, pointer, "kwb cost 'from_inputs' entry %zu must be a name (a letter or '_', then "
-                                        "letters, digits, '_')", i);
+            return def_fail(c, pointer,
+                            "kwb cost 'from_inputs' entry %zu must be a name (a letter or '_', then "
+                            "letters, digits, '_')",
+                            i);
         int taken = definition_axis_index(d, name) >= 0;
         for (int k = 0; k < d->cost.nfrom_inputs; k++)
             taken |= strcmp(d->cost.from_inputs[k], name) == 0;
@@ -208,7 +210,8 @@ static int expect_object(json_t *obj, const char *path, const char *const *known
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", known[i]);
     const char *key;
     json_t *v;
-    json_object_foreach(obj, key, v) {
+    json_object_foreach(obj, key, v)
+    {
         int i = 0;
         while (known[i] && strcmp(known[i], key) != 0)
             i++;
@@ -308,7 +311,8 @@ static int parse_magnitude(definition *d, json_t *mag, const def_ctx *c)
     d->input_scale = xcalloc((size_t)d->ninputs + 1, sizeof *d->input_scale);
     const char *key;
     json_t *v;
-    json_object_foreach(mag, key, v) {
+    json_object_foreach(mag, key, v)
+    {
         char pointer[160];
         snprintf(pointer, sizeof pointer, "/kwb/magnitude/%s", key);
         int i = input_index(d, key);
@@ -388,7 +392,8 @@ static int parse_inputs(definition *d, json_t *inputs, const def_ctx *c)
     d->input_gen = xcalloc((size_t)d->ninputs + 1, sizeof *d->input_gen);
     const char *key;
     json_t *v;
-    json_object_foreach(inputs, key, v) {
+    json_object_foreach(inputs, key, v)
+    {
         char pointer[160];
         snprintf(pointer, sizeof pointer, "/kwb/inputs/%s", key);
         int i = input_index(d, key);
@@ -429,7 +434,8 @@ static int parse_kwb_extension(definition *d, json_t *kwb, const def_ctx *c)
         return 0;
     if (expect_object(kwb, "kwb", known, c) != 0)
         return -1;
-    if (parse_check(d, json_object_get(kwb, "check"), c) != 0 || parse_replay(d, json_object_get(kwb, "replay"), c) != 0 ||
+    if (parse_check(d, json_object_get(kwb, "check"), c) != 0 ||
+        parse_replay(d, json_object_get(kwb, "replay"), c) != 0 ||
         parse_magnitude(d, json_object_get(kwb, "magnitude"), c) != 0 ||
         parse_reference(d, json_object_get(kwb, "reference"), c) != 0 ||
         parse_inputs(d, json_object_get(kwb, "inputs"), c) != 0)

@@ -13,15 +13,15 @@
 typedef struct def_axis {
     char *name;
     int is_const;
-    int64_t value;      /* meaningful when is_const */
+    int64_t value; /* meaningful when is_const */
 } def_axis;
 
 /* One input or output: a tensor whose dims name axes, or a scalar (rank -1). */
 typedef struct def_tensor {
     char *name;
     kwb_dtype dtype;
-    int rank;                   /* -1 for a scalar (shape null) */
-    int axis[KWB_MAX_RANK];     /* index into definition.axes, per dim */
+    int rank;               /* -1 for a scalar (shape null) */
+    int axis[KWB_MAX_RANK]; /* index into definition.axes, per dim */
 } def_tensor;
 
 /* The cost model from kwb's own "kwb": {"cost": {...}} extension of the definition:
@@ -43,22 +43,22 @@ typedef struct def_check {
     double atol;
     double rtol;
     double matched_ratio;
-    int any_order;      /* "order": "any": each row (last dimension) of an output compares as a multiset
-                         * (top-k indices, sets of choices); 0: element by element */
+    int any_order; /* "order": "any": each row (last dimension) of an output compares as a multiset
+                    * (top-k indices, sets of choices); 0: element by element */
 } def_check;
 
 /* A declared generator of an integer input, "kwb": {"inputs": {NAME: {...}}}: values that index
  * something (page tables, sequence offsets, routing), where the dtype's random draw would not. */
 typedef enum def_gen_kind {
     DEF_GEN_NONE,
-    DEF_GEN_RANGE,        /* {"range": [LO, HI]}: uniform integers in [LO, HI] */
-    DEF_GEN_OFFSETS,      /* {"offsets": TOTAL}: 0, sorted random cuts, TOTAL (cu_seqlens, indptr) */
-    DEF_GEN_PERMUTATION   /* {"permutation": true}: 0..numel-1 shuffled (distinct page ids) */
+    DEF_GEN_RANGE,      /* {"range": [LO, HI]}: uniform integers in [LO, HI] */
+    DEF_GEN_OFFSETS,    /* {"offsets": TOTAL}: 0, sorted random cuts, TOTAL (cu_seqlens, indptr) */
+    DEF_GEN_PERMUTATION /* {"permutation": true}: 0..numel-1 shuffled (distinct page ids) */
 } def_gen_kind;
 
 typedef struct def_input_gen {
     def_gen_kind kind;
-    costexpr *lo, *hi;    /* expressions over the axes: RANGE's bounds; OFFSETS' TOTAL in hi */
+    costexpr *lo, *hi; /* expressions over the axes: RANGE's bounds; OFFSETS' TOTAL in hi */
 } def_input_gen;
 
 /* The replay before promotion from "kwb": {"replay": {"failure_rate", "confidence"}}: a
@@ -71,10 +71,10 @@ typedef struct def_replay {
 } def_replay;
 
 typedef struct definition {
-    char *path;         /* file it was read from, or a label */
+    char *path; /* file it was read from, or a label */
     char *name;
     char *op_type;
-    char *reference;    /* the PyTorch reference source, may be NULL */
+    char *reference; /* the PyTorch reference source, may be NULL */
     def_axis *axes;
     int naxes;
     def_tensor *inputs;
@@ -84,12 +84,12 @@ typedef struct definition {
     def_cost cost;
     def_check check;
     def_replay replay;
-    double *input_scale;  /* "kwb": {"magnitude": {INPUT: SCALE}}: per input, the factor of the
-                           * adversarial-magnitude trial (0: unscaled); NULL when none is given */
-    def_input_gen *input_gen;  /* per input, "kwb": {"inputs": {...}}; NULL when none is declared */
-    char *reference_dir[2];  /* "kwb": {"reference": {"cpu": DIR, "cuda": DIR}}: the reference as a
-                              * solution folder per device kind (DEF_REF_CPU, DEF_REF_CUDA), relative to
-                              * the definition's folder as written; NULL: none given */
+    double *input_scale;      /* "kwb": {"magnitude": {INPUT: SCALE}}: per input, the factor of the
+                               * adversarial-magnitude trial (0: unscaled); NULL when none is given */
+    def_input_gen *input_gen; /* per input, "kwb": {"inputs": {...}}; NULL when none is declared */
+    char *reference_dir[2];   /* "kwb": {"reference": {"cpu": DIR, "cuda": DIR}}: the reference as a
+                               * solution folder per device kind (DEF_REF_CPU, DEF_REF_CUDA), relative to
+                               * the definition's folder as written; NULL: none given */
 } definition;
 
 enum { DEF_REF_CPU, DEF_REF_CUDA };

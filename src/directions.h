@@ -14,25 +14,25 @@
 
 /* One direction as a round offers it. */
 typedef struct direction {
-    char id[160];               /* "gdn.vector-state" (skill) or "tune.LANES=4" (tuner) */
+    char id[160]; /* "gdn.vector-state" (skill) or "tune.LANES=4" (tuner) */
     char title[200];
-    char source[16];            /* "skill" or "tuner" */
-    const skill *skill;         /* skill directions: the skill and the direction; else NULL */
+    char source[16];    /* "skill" or "tuner" */
+    const skill *skill; /* skill directions: the skill and the direction; else NULL */
     const skill_direction *sd;
-    char rationale[512];        /* why it ranks where it does */
-    char predicted[160];        /* the effect to expect, e.g. "up to 1.72x (roofline share 58%)" */
-    double score;               /* higher first */
+    char rationale[512]; /* why it ranks where it does */
+    char predicted[160]; /* the effect to expect, e.g. "up to 1.72x (roofline share 58%)" */
+    double score;        /* higher first */
 } direction;
 
 /* What the ranking knows about the session. */
 typedef struct direction_ctx {
-    const char *definition;     /* definition name */
-    const char *cls;            /* bottleneck class of the best (NULL or "unknown": not known) */
-    const char *regime;         /* the regime holding most latency, by a skill's regime name (NULL: not known) */
-    double roofline_share;      /* latency-weighted roofline share of the best, 0..1 (0: not known) */
-    const char *const *tried;   /* direction ids already decided in the session */
+    const char *definition;   /* definition name */
+    const char *cls;          /* bottleneck class of the best (NULL or "unknown": not known) */
+    const char *regime;       /* the regime holding most latency, by a skill's regime name (NULL: not known) */
+    double roofline_share;    /* latency-weighted roofline share of the best, 0..1 (0: not known) */
+    const char *const *tried; /* direction ids already decided in the session */
     int ntried;
-    const sv_round *hist;       /* the session's finished rounds, oldest first (may be NULL) */
+    const sv_round *hist; /* the session's finished rounds, oldest first (may be NULL) */
     int nhist;
 } direction_ctx;
 

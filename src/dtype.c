@@ -13,15 +13,14 @@
 #include <string.h>
 
 static const char *const fib_names[DTYPE_COUNT] = {
-    "float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2",
-    "int64", "int32", "int16", "int8", "bool",
+    "float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "int64", "int32", "int16", "int8", "bool",
 };
 
 static const char *const st_names[DTYPE_COUNT] = {
     "F32", "F16", "BF16", "F8_E4M3", "F8_E5M2", "I64", "I32", "I16", "I8", "BOOL",
 };
 
-static const size_t sizes[DTYPE_COUNT] = { 4, 2, 2, 1, 1, 8, 4, 2, 1, 1 };
+static const size_t sizes[DTYPE_COUNT] = {4, 2, 2, 1, 1, 8, 4, 2, 1, 1};
 
 static int dtype_valid(kwb_dtype t)
 {
@@ -68,8 +67,7 @@ int dtype_from_safetensors_name(const char *name, kwb_dtype *t)
 
 int dtype_is_float(kwb_dtype t)
 {
-    return t == KWB_F32 || t == KWB_F16 || t == KWB_BF16 || t == KWB_F8_E4M3 ||
-           t == KWB_F8_E5M2;
+    return t == KWB_F32 || t == KWB_F16 || t == KWB_BF16 || t == KWB_F8_E4M3 || t == KWB_F8_E5M2;
 }
 
 /* ---- narrow floats: the bit code lives in dtype_bits.h, shared with CUDA ------------ */
@@ -135,14 +133,38 @@ double dtype_load(const void *base, kwb_dtype t, size_t i)
 {
     const unsigned char *p = (const unsigned char *)base + i * dtype_size(t);
     switch (t) {
-    case KWB_F32: { float v; memcpy(&v, p, 4); return v; }
-    case KWB_F16: { uint16_t v; memcpy(&v, p, 2); return dtype_f16_to_f32(v); }
-    case KWB_BF16: { uint16_t v; memcpy(&v, p, 2); return dtype_bf16_to_f32(v); }
+    case KWB_F32: {
+        float v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case KWB_F16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return dtype_f16_to_f32(v);
+    }
+    case KWB_BF16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return dtype_bf16_to_f32(v);
+    }
     case KWB_F8_E4M3: return dtype_e4m3_to_f32(*p);
     case KWB_F8_E5M2: return dtype_e5m2_to_f32(*p);
-    case KWB_I64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
-    case KWB_I32: { int32_t v; memcpy(&v, p, 4); return v; }
-    case KWB_I16: { int16_t v; memcpy(&v, p, 2); return v; }
+    case KWB_I64: {
+        int64_t v;
+        memcpy(&v, p, 8);
+        return (double)v;
+    }
+    case KWB_I32: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case KWB_I16: {
+        int16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
     case KWB_I8: return (int8_t)*p;
     case KWB_BOOL: return *p != 0;
     }
@@ -158,14 +180,33 @@ void dtype_store(void *base, kwb_dtype t, size_t i, double v)
     uint32_t w32;
     uint16_t w16;
     switch (t) {
-    case KWB_F32: { float f = (float)v; memcpy(p, &f, 4); return; }
-    case KWB_F16: w16 = dtype_f32_to_f16((float)v); memcpy(p, &w16, 2); return;
-    case KWB_BF16: w16 = dtype_f32_to_bf16((float)v); memcpy(p, &w16, 2); return;
+    case KWB_F32: {
+        float f = (float)v;
+        memcpy(p, &f, 4);
+        return;
+    }
+    case KWB_F16:
+        w16 = dtype_f32_to_f16((float)v);
+        memcpy(p, &w16, 2);
+        return;
+    case KWB_BF16:
+        w16 = dtype_f32_to_bf16((float)v);
+        memcpy(p, &w16, 2);
+        return;
     case KWB_F8_E4M3: *p = dtype_f32_to_e4m3((float)v); return;
     case KWB_F8_E5M2: *p = dtype_f32_to_e5m2((float)v); return;
-    case KWB_I64: w = double_to_u64_wrap(v); memcpy(p, &w, 8); return;
-    case KWB_I32: w32 = (uint32_t)double_to_u64_wrap(v); memcpy(p, &w32, 4); return;
-    case KWB_I16: w16 = (uint16_t)double_to_u64_wrap(v); memcpy(p, &w16, 2); return;
+    case KWB_I64:
+        w = double_to_u64_wrap(v);
+        memcpy(p, &w, 8);
+        return;
+    case KWB_I32:
+        w32 = (uint32_t)double_to_u64_wrap(v);
+        memcpy(p, &w32, 4);
+        return;
+    case KWB_I16:
+        w16 = (uint16_t)double_to_u64_wrap(v);
+        memcpy(p, &w16, 2);
+        return;
     case KWB_I8: *p = (uint8_t)double_to_u64_wrap(v); return;
     case KWB_BOOL: *p = v != 0; return;
     }

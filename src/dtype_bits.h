@@ -35,7 +35,10 @@ static inline KWB_HD uint32_t dtype_bits_of_f32(float f)
 #ifdef __CUDA_ARCH__
     return __float_as_uint(f);
 #else
-    union { float f; uint32_t u; } c;
+    union {
+        float f;
+        uint32_t u;
+    } c;
     c.f = f;
     return c.u;
 #endif
@@ -47,7 +50,10 @@ static inline KWB_HD float dtype_bits_to_f32(uint32_t u)
 #ifdef __CUDA_ARCH__
     return __uint_as_float(u);
 #else
-    union { uint32_t u; float f; } c;
+    union {
+        uint32_t u;
+        float f;
+    } c;
     c.u = u;
     return c.f;
 #endif

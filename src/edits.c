@@ -23,7 +23,7 @@
 typedef struct lines {
     char **v;
     int n;
-    int final_nl;   /* the text ended with a newline */
+    int final_nl; /* the text ended with a newline */
 } lines;
 
 /* Splits TEXT at '\n' (a '\r' before it dropped). */
@@ -561,7 +561,7 @@ static void splice(work_file *f, int at, const lines *s, const lines *r, int pas
 static const char *elision(const char *text)
 {
     static const char *const marks[] = {"rest unchanged", "rest of the file", "remains unchanged", "existing code",
-                                        "unchanged code", "rest of the code", "... (unchanged)", NULL};
+                                        "unchanged code", "rest of the code", "... (unchanged)",   NULL};
     for (int i = 0; marks[i]; i++)
         if (strcasestr(text, marks[i]))
             return marks[i];
@@ -577,8 +577,10 @@ static int apply_whole(work_file *f, const edit_block *b, strbuf *report)
         strbuf_printf(report, "a whole file holding the placeholder \"%s\": send the complete file\n", mark);
         rc = -1;
     } else if (f->existed && f->text.n >= 20 && r.n * 2 < f->text.n) {
-        strbuf_printf(report, "a whole file of %d lines for one of %d: much shorter than its parent, probably cut; send "
-                              "the complete file or SEARCH/REPLACE blocks\n", r.n, f->text.n);
+        strbuf_printf(report,
+                      "a whole file of %d lines for one of %d: much shorter than its parent, probably cut; send "
+                      "the complete file or SEARCH/REPLACE blocks\n",
+                      r.n, f->text.n);
         rc = -1;
     } else {
         lines_free(&f->text);
@@ -610,7 +612,9 @@ static int match_and_splice(work_file *f, const lines *s, const lines *r, strbuf
         if (nhits == 1) {
             splice(f, hits[0], s, r, pass);
             strbuf_printf(report, "applied at lines %d-%d%s\n", hits[0] + 1, hits[0] + r->n,
-                          pass == 1 ? "" : pass == 2 ? " (trailing blanks ignored)" : " (indentation ignored)");
+                          pass == 1   ? ""
+                          : pass == 2 ? " (trailing blanks ignored)"
+                                      : " (indentation ignored)");
             return 0;
         }
         if (nhits > 1) {
@@ -645,7 +649,8 @@ static int apply_block(work_file *f, const edit_block *b, strbuf *report)
     int rc = -1;
     if (s.n == 0) {
         if (f->existed || f->changed) {
-            strbuf_printf(report, "an empty SEARCH part on the existing file %s: quote the lines to replace\n", f->path);
+            strbuf_printf(report, "an empty SEARCH part on the existing file %s: quote the lines to replace\n",
+                          f->path);
         } else {
             splice(f, 0, &s, &r, 1);
             strbuf_printf(report, "created %s (%d lines)\n", f->path, r.n);
@@ -692,8 +697,10 @@ static const char *block_path(const edit_block *b, const edits_scope *scope, str
     }
     if (scope->nsources == 1)
         return scope->sources[0];
-    strbuf_printf(report, "names no file, and the candidate has %d files: put the file's path on the line before the "
-                          "block\n", scope->nsources);
+    strbuf_printf(report,
+                  "names no file, and the candidate has %d files: put the file's path on the line before the "
+                  "block\n",
+                  scope->nsources);
     return NULL;
 }
 
@@ -774,7 +781,8 @@ int edits_apply(const char *dir, const char *reply, const edits_scope *scope, st
     }
     int rc = 0;
     if (failed)
-        rc = kwb_error_set(err, "%d of %d edit block(s) did not apply (%s; first: %s)", failed, n, format, first_reason);
+        rc =
+            kwb_error_set(err, "%d of %d edit block(s) did not apply (%s; first: %s)", failed, n, format, first_reason);
     else
         rc = commit(&w, err);
     for (int i = 0; i < w.n; i++) {

@@ -23,17 +23,17 @@
 typedef struct edits_scope {
     const char *const *sources; /* the candidate's own files (relative paths): always editable */
     int nsources;
-    const char *const *globs;   /* the direction's scope globs: further files, new ones included */
+    const char *const *globs; /* the direction's scope globs: further files, new ones included */
     int nglobs;
 } edits_scope;
 
 /* One parsed edit. */
 typedef struct edit_block {
-    char *path;        /* relative path the block names, or NULL (then the only source) */
-    char *search;      /* lines to find (each ending in '\n'); "" for a new file */
-    char *replace;     /* lines that replace them, or the whole file */
-    int whole;         /* 1: REPLACE is the whole new content of PATH */
-    int line;          /* line of the reply where the block starts */
+    char *path;    /* relative path the block names, or NULL (then the only source) */
+    char *search;  /* lines to find (each ending in '\n'); "" for a new file */
+    char *replace; /* lines that replace them, or the whole file */
+    int whole;     /* 1: REPLACE is the whole new content of PATH */
+    int line;      /* line of the reply where the block starts */
 } edit_block;
 
 /* Parses REPLY into *blocks[*n] (format as above; *format gets "search-replace", "unified-diff"

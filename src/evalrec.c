@@ -127,7 +127,7 @@ int evalrec_candidate(eval_recorder *r, const solution *sol, const char *parent_
     if (rc != 0)
         kwb_error_prefix(err, "archive");
     const char *origin = parent ? "human" : "baseline";
-    char *dir = realpath(sol->dir, NULL);   /* absolute: later commands run from anywhere */
+    char *dir = realpath(sol->dir, NULL); /* absolute: later commands run from anywhere */
     if (rc == 0 && store_candidate_add(r->h.st, r->session, parent, origin, cname, dir ? dir : sol->dir, oid,
                                        &r->candidate, err) != 0) {
         kwb_error ignored; /* the archive follows the store: its new ref goes (else the next start prunes it) */
@@ -222,7 +222,7 @@ int evalrec_resume(eval_recorder *r, char **dir, char ***done, int *ndone, kwb_e
         return -1;
     int rc = mkdtemp(tmpl) ? 0 : kwb_error_set(err, "cannot make a temporary folder");
     if (rc == 0) {
-        rmdir(tmpl);  /* archive_checkout creates it and refuses a non-empty one */
+        rmdir(tmpl); /* archive_checkout creates it and refuses a non-empty one */
         rc = archive_checkout(r->h.ar, c.commit, tmpl, err);
     }
     store_candidate_free(&c);
@@ -244,14 +244,14 @@ int evalrec_finish(eval_recorder *r, const wl_result *res, int n, kwb_error *err
     int complete = run.n_done >= run.n_workloads;
     store_eval_run_free(&run);
     results_summary s = results_summarize(res, n);
-    char *outcome = n ? xasprintf("%d of %d PASSED; mean latency %.4f ms", s.by_status[ST_PASSED], s.total,
-                                  s.mean_latency_ms)
-                      : xstrdup("completed on resume: every workload had been recorded");
+    char *outcome =
+        n ? xasprintf("%d of %d PASSED; mean latency %.4f ms", s.by_status[ST_PASSED], s.total, s.mean_latency_ms)
+          : xstrdup("completed on resume: every workload had been recorded");
     int rc = store_eval_finish(r->h.st, r->eval_run, complete ? "complete" : "interrupted", err);
     if (rc == 0 && r->round)
         rc = store_round_end(r->h.st, r->round, complete ? "done" : "interrupted", outcome, err);
     free(outcome);
-    if (r->failed)   /* the first failure says more than a later one */
+    if (r->failed) /* the first failure says more than a later one */
         rc = kwb_error_set(err, "%d result(s) could not be recorded: %s", r->failed, r->first_error.msg);
     return rc;
 }

@@ -21,11 +21,11 @@ typedef struct eval_recorder {
     int64_t candidate;
     int64_t round;
     int64_t eval_run;
-    int recorded;            /* rows recorded by this process */
-    int failed;              /* rows that could not be recorded */
-    kwb_error first_error;   /* why the first one failed */
-    const char *policy;      /* the timing policy in force, recorded with the eval run (may be NULL) */
-    int sandbox_off;         /* recorded with the eval run (kwb eval --sandbox off) */
+    int recorded;          /* rows recorded by this process */
+    int failed;            /* rows that could not be recorded */
+    kwb_error first_error; /* why the first one failed */
+    const char *policy;    /* the timing policy in force, recorded with the eval run (may be NULL) */
+    int sandbox_off;       /* recorded with the eval run (kwb eval --sandbox off) */
 } eval_recorder;
 
 /* Opens workspace WS_DIR (NULL: found as usual) and session NAME (created for DEFINITION

@@ -77,7 +77,8 @@ void ftree_list_free(char **list, int n)
 
 static int write_all(const char *path, const char *data, size_t len, kwb_error *err)
 {
-    return paths_write_file(path, data, len) == 0 ? 0 : kwb_error_set(err, "%s: cannot write: %s", path, strerror(errno));
+    return paths_write_file(path, data, len) == 0 ? 0
+                                                  : kwb_error_set(err, "%s: cannot write: %s", path, strerror(errno));
 }
 
 int ftree_copy(const char *src, const char *dst, kwb_error *err)
@@ -135,7 +136,8 @@ static int diff_one(const char *old_dir, const char *new_dir, const char *rel, s
         git_diff_options opts;
         git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
         opts.flags |= GIT_DIFF_FORCE_TEXT;
-        if (git_patch_from_buffers(&patch, opresent ? a : NULL, olen, rel, npresent ? b : NULL, nlen, rel, &opts) != 0 ||
+        if (git_patch_from_buffers(&patch, opresent ? a : NULL, olen, rel, npresent ? b : NULL, nlen, rel, &opts) !=
+                0 ||
             git_patch_to_buf(&buf, patch) != 0) {
             const git_error *ge = git_error_last();
             rc = kwb_error_set(err, "%s: diff: %s", rel, ge ? ge->message : "libgit2 failed");

@@ -53,7 +53,10 @@ static long hex4(const char *p)
     long v = 0;
     for (int i = 0; i < 4; i++) {
         char c = p[i];
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
         if (d < 0)
             return -1;
         v = v * 16 + d;
@@ -72,7 +75,8 @@ static size_t scan_escape(scanner *s, char *out, size_t n, size_t cap)
         return out && n + 1 < cap ? (out[n] = (c && k) ? to[k - from] : c, n + 1) : n;
     unsigned cp = (unsigned)hex4(s->p);
     s->p += 4;
-    if (cp >= 0xd800 && cp < 0xdc00 && s->end - s->p >= 6 && s->p[0] == '\\' && s->p[1] == 'u' && hex4(s->p + 2) >= 0xdc00) {
+    if (cp >= 0xd800 && cp < 0xdc00 && s->end - s->p >= 6 && s->p[0] == '\\' && s->p[1] == 'u' &&
+        hex4(s->p + 2) >= 0xdc00) {
         cp = 0x10000 + ((cp - 0xd800) << 10) + ((unsigned)hex4(s->p + 2) - 0xdc00);
         s->p += 6;
     }

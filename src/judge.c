@@ -56,11 +56,13 @@ static void classify(json_t *doc, char *out, size_t cap)
     double *key = calloc(n + 1, sizeof *key), *lat = calloc(n + 1, sizeof *lat), *roof = calloc(n + 1, sizeof *roof);
     int *assign = calloc(n + 1, sizeof *assign);
     const char *axis = "size";
-    json_array_foreach(wls, i, w) {
+    json_array_foreach(wls, i, w)
+    {
         json_t *axes = json_object_get(w, "axes");
         const char *name;
         json_t *v;
-        json_object_foreach(axes, name, v) {
+        json_object_foreach(axes, name, v)
+        {
             axis = name;
             key[i] = (double)json_integer_value(v);
             break;
@@ -100,15 +102,16 @@ int judge_read_summary(const char *path, eval_summary *s, kwb_error *err)
         return kwb_error_set(err, "%s:%d: the evaluation's JSON: %s", path, jerr.line, jerr.text);
     json_t *wls = json_object_get(doc, "workloads"), *w;
     size_t i;
-    json_array_foreach(wls, i, w) {
+    json_array_foreach(wls, i, w)
+    {
         const char *st = json_string_value(json_object_get(w, "status"));
         const char *v = json_string_value(json_object_get(json_object_get(w, "verdict"), "kind"));
         s->total++;
         if (st && strcmp(st, "PASSED") == 0)
             s->passed++;
         else if (!s->first_failure[0])
-            snprintf(s->first_failure, sizeof s->first_failure, "%.8s %s", json_string_value(json_object_get(w, "uuid")),
-                     st ? st : "?");
+            snprintf(s->first_failure, sizeof s->first_failure, "%.8s %s",
+                     json_string_value(json_object_get(w, "uuid")), st ? st : "?");
         s->faster += v && strcmp(v, "faster") == 0;
         s->slower += v && strcmp(v, "slower") == 0;
         /* few samples leave the paired verdict unclear even for a plainly slower median */
@@ -124,7 +127,8 @@ int judge_read_summary(const char *path, eval_summary *s, kwb_error *err)
 int judge_rule(const eval_summary *s, char *reason, size_t cap)
 {
     if (s->passed < s->total)
-        snprintf(reason, cap, "%d of %d workloads failed (first: %s)", s->total - s->passed, s->total, s->first_failure);
+        snprintf(reason, cap, "%d of %d workloads failed (first: %s)", s->total - s->passed, s->total,
+                 s->first_failure);
     else if (s->slower + s->slower_unclear > 0) {
         int used = snprintf(reason, cap, "slower on %d of %d workloads", s->slower + s->slower_unclear, s->total);
         if (s->slower_unclear > 0 && used >= 0 && (size_t)used < cap)
@@ -177,7 +181,7 @@ static int step_eval(const judge_request *q, const char *step, const char *const
     argv[n++] = "--definition", argv[n++] = q->definition;
     argv[n++] = "--solution", argv[n++] = q->dir;
     argv[n++] = "--device", argv[n++] = q->device;
-    argv[n++] = "--json";  /* its progress (stderr) shows on the caller's terminal or the workbench's log */
+    argv[n++] = "--json"; /* its progress (stderr) shows on the caller's terminal or the workbench's log */
     if (q->dataset)
         argv[n++] = "--dataset", argv[n++] = q->dataset;
     if (!unrecorded) {
@@ -204,7 +208,7 @@ static int step_eval(const judge_request *q, const char *step, const char *const
  * first eval run). 1 passed, 0 failed (V's reason says why), -1 on error. */
 static int gate_step(const judge_request *q, judge_verdict *v, kwb_error *err)
 {
-    const char *first[] = {"--name", q->name, "--direction", q->direction, "--parent", q->best_name,
+    const char *first[] = {"--name",    q->name,     "--direction", q->direction,   "--parent", q->best_name,
                            "--against", q->best_dir, "--workloads", v->gate_filter, NULL};
     const char *again[] = {"--candidate", q->name, "--against", q->best_dir, "--workloads", v->gate_filter, NULL};
     const char **extra = q->again ? again : first;

@@ -29,7 +29,7 @@ typedef struct eval_summary {
     int slower_unclear; /* unclear verdicts with a median ratio over JUDGE_UNCLEAR_SLOWER */
     double mean_ms;
     char first_failure[256];
-    char evidence[1024];    /* regimes and their bottleneck class, one clause each */
+    char evidence[1024]; /* regimes and their bottleneck class, one clause each */
 } eval_summary;
 
 /* Reads the --json output of kwb eval at PATH into *s (the classify step included). */
@@ -44,17 +44,17 @@ int judge_rule(const eval_summary *s, char *reason, size_t cap);
 int judge_run_kwb(char **argv, const char *out_path, kwb_error *err);
 
 typedef struct judge_request {
-    const char *definition;   /* name */
-    const char *dataset;      /* NULL: the usual (paths_dataset) */
-    const char *session, *workspace;   /* workspace NULL: found as usual */
-    const char *device, *filter, *max_time;   /* passed to every eval; filter, max_time may be NULL */
-    const char *name, *dir, *direction;       /* the candidate: its name, folder, direction text */
-    const char *best_name, *best_dir;         /* the best it must beat; NULL: none (sweep only) */
-    store *st;                /* for the best's latencies (regime weights); may be NULL */
-    int64_t best_id;          /* the best's candidate id in ST; 0: equal weights */
-    const char *folder;       /* where the children's JSON outputs go (NAME.gate.json, ...) */
-    int replay_on_gate;       /* 1: the replay runs on the gate's representatives only (when there is a gate) */
-    int again;                /* NAME is recorded already: measure it again (`--candidate`) */
+    const char *definition;                 /* name */
+    const char *dataset;                    /* NULL: the usual (paths_dataset) */
+    const char *session, *workspace;        /* workspace NULL: found as usual */
+    const char *device, *filter, *max_time; /* passed to every eval; filter, max_time may be NULL */
+    const char *name, *dir, *direction;     /* the candidate: its name, folder, direction text */
+    const char *best_name, *best_dir;       /* the best it must beat; NULL: none (sweep only) */
+    store *st;                              /* for the best's latencies (regime weights); may be NULL */
+    int64_t best_id;                        /* the best's candidate id in ST; 0: equal weights */
+    const char *folder;                     /* where the children's JSON outputs go (NAME.gate.json, ...) */
+    int replay_on_gate; /* 1: the replay runs on the gate's representatives only (when there is a gate) */
+    int again;          /* NAME is recorded already: measure it again (`--candidate`) */
 } judge_request;
 
 typedef struct judge_verdict {

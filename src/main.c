@@ -52,10 +52,10 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    signal(SIGPIPE, SIG_IGN);  /* a runner that dies early must not take kwb with it */
-    proc_guard_signals();      /* ended by a signal, kwb ends its children first */
-    agentcfg_register_keys();  /* no key written in agents.conf reaches anything this process writes */
-    if (argc < 2) {   /* kwb alone opens the workbench (it explains itself without a terminal) */
+    signal(SIGPIPE, SIG_IGN); /* a runner that dies early must not take kwb with it */
+    proc_guard_signals();     /* ended by a signal, kwb ends its children first */
+    agentcfg_register_keys(); /* no key written in agents.conf reaches anything this process writes */
+    if (argc < 2) {           /* kwb alone opens the workbench (it explains itself without a terminal) */
         char *tui_argv[] = {"tui", NULL};
         return cmd_tui(1, tui_argv);
     }

@@ -9,8 +9,8 @@
 
 int moe_routing_cfg_valid(const moe_routing_cfg *c)
 {
-    if (c->experts < 2 || c->experts > MOE_ROUTING_MAX_EXPERTS || c->groups < 1 ||
-        c->groups > MOE_ROUTING_MAX_GROUPS || c->experts % c->groups != 0)
+    if (c->experts < 2 || c->experts > MOE_ROUTING_MAX_EXPERTS || c->groups < 1 || c->groups > MOE_ROUTING_MAX_GROUPS ||
+        c->experts % c->groups != 0)
         return 0;
     int gsize = c->experts / c->groups;
     return gsize >= 2 && c->topk_groups >= 1 && c->topk_groups <= c->groups && c->top_k >= 1 &&

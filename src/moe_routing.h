@@ -35,7 +35,10 @@ typedef struct moe_routing_cfg {
 } moe_routing_cfg;
 
 /* DeepSeek-V3/R1: 256 experts, 8 groups of 32, 4 groups kept, 8 experts per token. */
-#define MOE_ROUTING_DSV3 {256, 8, 4, 8}
+#define MOE_ROUTING_DSV3                                                                                               \
+    {                                                                                                                  \
+        256, 8, 4, 8                                                                                                   \
+    }
 
 /* True when score A of item IA ranks before score B of item IB: larger, or equal and lower index. */
 static inline KWB_HD int moe_routing_before(float a, int ia, float b, int ib)
@@ -118,10 +121,10 @@ int moe_routing_run_alloc(const moe_routing_cfg *c, const float *logits, const u
 
 /* What a routing gives the local experts [offset, offset + nlocal) of one rank. */
 typedef struct moe_routing_local {
-    int64_t pairs;       /* (token, expert) choices that name a local expert */
-    int64_t tokens;      /* tokens with at least one local expert */
-    int64_t experts;     /* local experts chosen by at least one token */
-    int64_t max_load;    /* the most tokens one local expert gets */
+    int64_t pairs;    /* (token, expert) choices that name a local expert */
+    int64_t tokens;   /* tokens with at least one local expert */
+    int64_t experts;  /* local experts chosen by at least one token */
+    int64_t max_load; /* the most tokens one local expert gets */
 } moe_routing_local;
 
 /* Counts IDX (tokens x top_k expert ids, as moe_routing_run writes them) against the local

@@ -28,7 +28,7 @@ static int split_csv(const char *s, size_t n, char ***cells)
                 else
                     strbuf_add(&cell, &s[i], 1);
             }
-            i++;  /* the closing quote */
+            i++; /* the closing quote */
         } else {
             size_t start = i;
             while (i < n && s[i] != ',')
@@ -64,7 +64,7 @@ int ncu_parse(const char *text, size_t len, const char *label, ncu_table *t, kwb
         if (n > 0 && s[n - 1] == '\r')
             n--;
         if (n == 0 || s[0] != '"')
-            continue;  /* ncu's own messages, blank lines */
+            continue; /* ncu's own messages, blank lines */
         char **cells;
         int count = split_csv(s, n, &cells);
         if (!t->columns) {
@@ -79,7 +79,7 @@ int ncu_parse(const char *text, size_t len, const char *label, ncu_table *t, kwb
             return -1;
         }
         if (t->nrows == 0 && cells[0][0] == '\0') {
-            free_cells(cells, count);  /* the units row */
+            free_cells(cells, count); /* the units row */
             continue;
         }
         t->rows = xrealloc(t->rows, (size_t)(t->nrows + 1) * sizeof *t->rows);
@@ -159,8 +159,7 @@ int ptxas_parse(const char *text, ptxas_usage *out, int max)
         ptxas_usage *u = &out[n++];
         memset(u, 0, sizeof *u);
         size_t nl = ov[3] - ov[2];
-        snprintf(u->name, sizeof u->name, "%.*s", (int)(nl < sizeof u->name ? nl : sizeof u->name - 1),
-                 text + ov[2]);
+        snprintf(u->name, sizeof u->name, "%.*s", (int)(nl < sizeof u->name ? nl : sizeof u->name - 1), text + ov[2]);
         u->stack = group_int(text, m, 2);
         u->spill_stores = group_int(text, m, 3);
         u->spill_loads = group_int(text, m, 4);

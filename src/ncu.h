@@ -9,9 +9,9 @@
 #include "error.h"
 
 typedef struct ncu_table {
-    char **columns;     /* header names */
+    char **columns; /* header names */
     int ncolumns;
-    char ***rows;       /* rows[r][c] */
+    char ***rows; /* rows[r][c] */
     int nrows;
 } ncu_table;
 
@@ -33,9 +33,9 @@ void ncu_free(ncu_table *t);
 typedef struct ptxas_usage {
     char name[256];
     int registers;
-    int spill_stores, spill_loads;      /* bytes */
-    int stack;                          /* bytes of stack frame */
-    int smem;                           /* bytes of shared memory */
+    int spill_stores, spill_loads; /* bytes */
+    int stack;                     /* bytes of stack frame */
+    int smem;                      /* bytes of shared memory */
 } ptxas_usage;
 
 /* Parses the compiler's resource report in TEXT (PCRE2) into *out (up to MAX kernels, in the

@@ -90,7 +90,7 @@ char *paths_skills(void)
 {
     char *dir = locate("KWB_SKILLS", "../skills", "general.md", KWB_INSTALL_DATADIR "/skills");
     const char *ds = getenv("KWB_DATASET");
-    if (access(dir, F_OK) != 0 && ds && *ds) {   /* a copied kwb: beside the dataset it was given */
+    if (access(dir, F_OK) != 0 && ds && *ds) { /* a copied kwb: beside the dataset it was given */
         char *beside = xasprintf("%s/../skills", ds);
         char *probe = xasprintf("%s/general.md", beside);
         int ok = access(probe, F_OK) == 0;

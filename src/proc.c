@@ -247,8 +247,7 @@ void proc_kill_group(pid_t pid)
     live_remove(pid);
 }
 
-int proc_run_logged(char *const argv[], const char *cwd, const char *log_path, double timeout_s,
-                    kwb_error *err)
+int proc_run_logged(char *const argv[], const char *cwd, const char *log_path, double timeout_s, kwb_error *err)
 {
     int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)

@@ -15,7 +15,7 @@ typedef struct proc_io {
     int stderr_fd;
     int extra_fd[2];
     int nextra;
-    const char *cwd;      /* NULL: the parent's */
+    const char *cwd; /* NULL: the parent's */
 } proc_io;
 
 /* An io with nothing redirected. */
@@ -48,8 +48,7 @@ void proc_guard_signals(void);
 /* Runs ARGV to completion with stdout and stderr into the file LOG_PATH, killing it after
  * TIMEOUT_S. Returns the exit code (128+signal when killed by a signal, 124 on timeout),
  * or -1 and sets *err when it could not start. */
-int proc_run_logged(char *const argv[], const char *cwd, const char *log_path, double timeout_s,
-                    kwb_error *err);
+int proc_run_logged(char *const argv[], const char *cwd, const char *log_path, double timeout_s, kwb_error *err);
 
 /* Describes a wait status: "exit code 3", "killed by signal 11 (Segmentation fault)".
  * Writes into buf and returns it. */

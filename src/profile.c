@@ -11,23 +11,40 @@
 
 /* What a kernel object holds from the raw page: its key, the metric, and the name another
  * Nsight Compute version gives it. */
-enum { F_DURATION, F_SM, F_MEMORY, F_DRAM, F_L1, F_L2, F_OCCUPANCY, F_THEORETICAL, F_WAVES, F_REGISTERS,
-       F_SMEM_STATIC, F_SMEM_DYNAMIC, F_GRID, F_BLOCK, F_COUNT };
+enum {
+    F_DURATION,
+    F_SM,
+    F_MEMORY,
+    F_DRAM,
+    F_L1,
+    F_L2,
+    F_OCCUPANCY,
+    F_THEORETICAL,
+    F_WAVES,
+    F_REGISTERS,
+    F_SMEM_STATIC,
+    F_SMEM_DYNAMIC,
+    F_GRID,
+    F_BLOCK,
+    F_COUNT
+};
 
 static const struct metric_field {
     const char *key;
     const char *names[2];
-    double scale;               /* to the key's unit */
+    double scale; /* to the key's unit */
 } FIELDS[F_COUNT] = {
-    [F_DURATION] = {"duration_us", {"gpu__time_duration.sum"}, 1e-3},   /* ns, --print-units base */
+    [F_DURATION] = {"duration_us", {"gpu__time_duration.sum"}, 1e-3}, /* ns, --print-units base */
     [F_SM] = {"sm_pct", {"sm__throughput.avg.pct_of_peak_sustained_elapsed"}, 1},
     [F_MEMORY] = {"memory_pct", {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"}, 1},
     [F_DRAM] = {"dram_pct",
                 {"dram__throughput.avg.pct_of_peak_sustained_elapsed",
-                 "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"}, 1},
+                 "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"},
+                1},
     [F_L1] = {"l1_pct",
               {"l1tex__throughput.avg.pct_of_peak_sustained_active",
-               "l1tex__throughput.avg.pct_of_peak_sustained_elapsed"}, 1},
+               "l1tex__throughput.avg.pct_of_peak_sustained_elapsed"},
+              1},
     [F_L2] = {"l2_pct", {"lts__throughput.avg.pct_of_peak_sustained_elapsed"}, 1},
     [F_OCCUPANCY] = {"occupancy_pct", {"sm__warps_active.avg.pct_of_peak_sustained_active"}, 1},
     [F_THEORETICAL] = {"theoretical_occupancy_pct", {"sm__maximum_warps_per_active_cycle_pct"}, 1},
@@ -98,8 +115,8 @@ const char *profile_short_name(const char *name, char *buf, size_t cap)
         const char *p = z + 2, *s = NULL, *cs;
         size_t n = 0, cn;
         if (*p == 'L')
-            p++;  /* internal linkage */
-        if (*p == 'N') {  /* nested: the last component before template arguments or the end */
+            p++;         /* internal linkage */
+        if (*p == 'N') { /* nested: the last component before template arguments or the end */
             for (p++; *p && strchr("rVKL", *p); p++)
                 ;
             while (source_name(&p, &cs, &cn))
@@ -154,8 +171,8 @@ static json_t *ptxas_json(const ptxas_usage *u)
 {
     if (!u)
         return json_null();
-    return json_pack("{s:s, s:i, s:i, s:i, s:i, s:i}", "name", u->name, "registers", u->registers, "stack",
-                     u->stack, "spill_stores", u->spill_stores, "spill_loads", u->spill_loads, "smem", u->smem);
+    return json_pack("{s:s, s:i, s:i, s:i, s:i, s:i}", "name", u->name, "registers", u->registers, "stack", u->stack,
+                     "spill_stores", u->spill_stores, "spill_loads", u->spill_loads, "smem", u->smem);
 }
 
 static json_t *bottleneck_json(const bottleneck *b)
@@ -184,9 +201,9 @@ static json_t *kernel_json(const ncu_table *t, int r, const ptxas_usage *u)
 {
     const char *name = ncu_text(t, r, "Kernel Name");
     char s[256];
-    json_t *k = json_pack("{s:s, s:s, s:s?, s:s?, s:s?}", "name", profile_short_name(name, s, sizeof s), "kernel",
-                          name, "id", ncu_text(t, r, "ID"), "grid", ncu_text(t, r, "Grid Size"), "block",
-                          ncu_text(t, r, "Block Size"));
+    json_t *k =
+        json_pack("{s:s, s:s, s:s?, s:s?, s:s?}", "name", profile_short_name(name, s, sizeof s), "kernel", name, "id",
+                  ncu_text(t, r, "ID"), "grid", ncu_text(t, r, "Grid Size"), "block", ncu_text(t, r, "Block Size"));
     for (int f = 0; f < F_COUNT; f++)
         json_object_set_new(k, FIELDS[f].key, jnum(metric(t, r, f)));
     bottleneck_input in = row_input(t, r, u);
@@ -276,8 +293,7 @@ static const char *get_str(json_t *o, const char *key)
 }
 
 /* V formatted with FMT into BUF, or "-" when unknown. */
-__attribute__((format(printf, 4, 0)))
-static const char *fmt_num(char *buf, size_t cap, double v, const char *fmt)
+__attribute__((format(printf, 4, 0))) static const char *fmt_num(char *buf, size_t cap, double v, const char *fmt)
 {
     if (isnan(v))
         snprintf(buf, cap, "-");
@@ -344,8 +360,8 @@ static void print_kernel(FILE *f, json_t *k)
 void profile_print(FILE *f, json_t *doc)
 {
     char a[32], b[32], c[32];
-    fprintf(f, "%s, workload %s, %s: %s", get_str(doc, "definition"), get_str(doc, "workload"),
-            get_str(doc, "device"), get_str(doc, "solution"));
+    fprintf(f, "%s, workload %s, %s: %s", get_str(doc, "definition"), get_str(doc, "workload"), get_str(doc, "device"),
+            get_str(doc, "solution"));
     if (*get_str(doc, "build"))
         fprintf(f, " (build %.12s)", get_str(doc, "build"));
     fputc('\n', f);

@@ -19,23 +19,23 @@
 
 /* The plain eval run of the candidate on the workload (kwb eval --json), the call's wall. */
 typedef struct profile_call {
-    const char *status;         /* PASSED, ...; NULL when unknown */
-    const char *message;        /* why it did not pass; NULL when it did */
-    const char *timer;          /* "cupti", "events", "clock_gettime"; NULL when unknown */
-    double median_ms;           /* latency of one call; 0 when unknown */
-    double gbps, tflops;        /* achieved rates; 0 when unknown */
-    double roofline;            /* roofline share, 0..1; 0 when unknown */
-    int memory_floor;           /* 1 when the roofline floor is the bytes term */
-    int gpu_wall;               /* 1 when median_ms is a GPU call's span (cuda), so that the
-                                 * kernels' time can be set against it (launch-bound) */
+    const char *status;  /* PASSED, ...; NULL when unknown */
+    const char *message; /* why it did not pass; NULL when it did */
+    const char *timer;   /* "cupti", "events", "clock_gettime"; NULL when unknown */
+    double median_ms;    /* latency of one call; 0 when unknown */
+    double gbps, tflops; /* achieved rates; 0 when unknown */
+    double roofline;     /* roofline share, 0..1; 0 when unknown */
+    int memory_floor;    /* 1 when the roofline floor is the bytes term */
+    int gpu_wall;        /* 1 when median_ms is a GPU call's span (cuda), so that the
+                          * kernels' time can be set against it (launch-bound) */
 } profile_call;
 
 /* What a profile is made from. */
 typedef struct profile_inputs {
-    const char *definition, *workload, *device, *solution, *build;   /* build: the cache hash */
-    const ncu_table *ncu;       /* NULL: no counters */
-    const char *note;           /* why there are no counters, or NULL */
-    const ptxas_usage *ptxas;   /* the compiler's report, NPTXAS kernels */
+    const char *definition, *workload, *device, *solution, *build; /* build: the cache hash */
+    const ncu_table *ncu;                                          /* NULL: no counters */
+    const char *note;                                              /* why there are no counters, or NULL */
+    const ptxas_usage *ptxas;                                      /* the compiler's report, NPTXAS kernels */
     int nptxas;
     profile_call call;
 } profile_inputs;

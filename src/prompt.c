@@ -6,8 +6,8 @@
 
 prompt_budget prompt_budget_default(void)
 {
-    return (prompt_budget){.guidance = 6000, .definition = 12000, .kernel = 32000, .context = 6000,
-                           .attempts = 3000, .recon = 8000};
+    return (prompt_budget){
+        .guidance = 6000, .definition = 12000, .kernel = 32000, .context = 6000, .attempts = 3000, .recon = 8000};
 }
 
 /* Moves CUT (a byte offset in TEXT of LEN) to just after the nearest line end within SLACK
@@ -71,19 +71,18 @@ void prompt_system(const prompt_parts *p, strbuf *out)
         for (int i = 0; i < p->nscope; i++)
             strbuf_printf(out, " %s", p->scope[i]);
     }
-    strbuf_puts(out,
-                ".\n\nEdit format: answer with a short explanation, then one or more SEARCH/REPLACE blocks. Each "
-                "block is the file's path alone on a line, then:\n"
-                "<<<<<<< SEARCH\n"
-                "lines copied exactly from the current file (enough of them to match once)\n"
-                "=======\n"
-                "the lines that replace them\n"
-                ">>>>>>> REPLACE\n"
-                "Blocks apply in order, all or nothing; a SEARCH part that matches nothing, or more than one "
-                "place, fails the whole edit. To create a new file, leave the SEARCH part empty. Only if the "
-                "change rewrites most of a file, send the whole file instead in one code fence whose info "
-                "string is the language and the path (```c path); never abbreviate with placeholders such as "
-                "\"rest unchanged\".\n");
+    strbuf_puts(out, ".\n\nEdit format: answer with a short explanation, then one or more SEARCH/REPLACE blocks. Each "
+                     "block is the file's path alone on a line, then:\n"
+                     "<<<<<<< SEARCH\n"
+                     "lines copied exactly from the current file (enough of them to match once)\n"
+                     "=======\n"
+                     "the lines that replace them\n"
+                     ">>>>>>> REPLACE\n"
+                     "Blocks apply in order, all or nothing; a SEARCH part that matches nothing, or more than one "
+                     "place, fails the whole edit. To create a new file, leave the SEARCH part empty. Only if the "
+                     "change rewrites most of a file, send the whole file instead in one code fence whose info "
+                     "string is the language and the path (```c path); never abbreviate with placeholders such as "
+                     "\"rest unchanged\".\n");
 }
 
 static void section(strbuf *out, const char *title, const char *text, size_t budget)
@@ -109,8 +108,8 @@ static void kernel_section(strbuf *out, const solution *k, size_t budget)
         const solution_source *s = &k->sources[i];
         size_t share = total > budget ? (size_t)((double)budget * (double)s->len / (double)total) : s->len;
         const char *fence = fence_for(s->content);
-        strbuf_printf(out, "\n%s\n%s%s %s\n", s->path, fence, k->language && !strcmp(k->language, "cuda") ? "cuda" : "c",
-                      s->path);
+        strbuf_printf(out, "\n%s\n%s%s %s\n", s->path, fence,
+                      k->language && !strcmp(k->language, "cuda") ? "cuda" : "c", s->path);
         prompt_clip(s->content, share, out);
         if (out->len && out->s[out->len - 1] != '\n')
             strbuf_puts(out, "\n");

@@ -16,16 +16,16 @@
 typedef struct prompt_parts {
     const char *direction_id;
     const char *direction_title;
-    const char *rationale;        /* why the controller chose it */
-    const char *predicted;        /* its predicted effect */
-    const char *guidance;         /* the skill's guidance for the direction (Markdown) */
-    const char *definition_json;  /* the definition file's text */
-    const solution *kernel;       /* the current best: its sources are shown and are editable */
-    const char *const *scope;     /* the direction's scope globs (further editable files) */
+    const char *rationale;       /* why the controller chose it */
+    const char *predicted;       /* its predicted effect */
+    const char *guidance;        /* the skill's guidance for the direction (Markdown) */
+    const char *definition_json; /* the definition file's text */
+    const solution *kernel;      /* the current best: its sources are shown and are editable */
+    const char *const *scope;    /* the direction's scope globs (further editable files) */
     int nscope;
-    const char *context;          /* per-workload table with bottleneck evidence */
-    const char *attempts;         /* previous attempts of the session, one line each */
-    const char *recon;            /* reconnaissance hits (recon_format) */
+    const char *context;  /* per-workload table with bottleneck evidence */
+    const char *attempts; /* previous attempts of the session, one line each */
+    const char *recon;    /* reconnaissance hits (recon_format) */
 } prompt_parts;
 
 /* Byte budgets per part. */

@@ -27,17 +27,20 @@ void timing_policy_describe(const timing_policy *p, char *buf, size_t cap)
         snprintf(rsd, sizeof rsd, "rsd under %g%%, ", 100 * p->rsd_target);
     if (p->min_time_s > 0)
         snprintf(floor, sizeof floor, "%g s of device time, ", p->min_time_s);
-    snprintf(buf, cap, "%s; warm-up %g s; stop at %s%s%sat least %d samples (a paired verdict: decided at +-%g%%), "
+    snprintf(buf, cap,
+             "%s; warm-up %g s; stop at %s%s%sat least %d samples (a paired verdict: decided at +-%g%%), "
              "or at %g s",
-             p->graph > 0 ? "graph replay" : p->cold ? "cold L2" : "warm", p->warmup_s, ci, rsd, floor, p->min_samples,
-             100 * PROTOCOL_GATE_THRESHOLD, p->max_time_s);
+             p->graph > 0 ? "graph replay"
+             : p->cold    ? "cold L2"
+                          : "warm",
+             p->warmup_s, ci, rsd, floor, p->min_samples, 100 * PROTOCOL_GATE_THRESHOLD, p->max_time_s);
 }
 
 static json_t *policy_json(const timing_policy *p)
 {
     json_t *o = json_pack("{s:f, s:i, s:f, s:f, s:f, s:b}", "warmup_s", p->warmup_s, "min_samples", p->min_samples,
-                          "min_time_s", p->min_time_s, "max_time_s", p->max_time_s, "rsd_target", p->rsd_target,
-                          "cold", p->cold);
+                          "min_time_s", p->min_time_s, "max_time_s", p->max_time_s, "rsd_target", p->rsd_target, "cold",
+                          p->cold);
     if (p->graph > 0)
         json_object_set_new(o, "graph", json_integer(p->graph));
     if (p->ci_target > 0)
@@ -50,22 +53,23 @@ char *protocol_job_encode(const runner_job *job)
     json_t *sols = json_array();
     for (int i = 0; i < job->nsolutions; i++) {
         const job_solution *s = &job->solutions[i];
-        json_t *so = json_pack("{s:s, s:s, s:s, s:s}", "role", s->role, "name", s->name, "so", s->so_path, "symbol",
-                               s->symbol);
+        json_t *so =
+            json_pack("{s:s, s:s, s:s, s:s}", "role", s->role, "name", s->name, "so", s->so_path, "symbol", s->symbol);
         if (s->dir)
             json_object_set_new(so, "dir", json_string(s->dir));
         json_array_append_new(sols, so);
     }
-    json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:O, s:o, s:{s:i, s:f, s:f, s:f}, s:o, s:o, s:I, s:b}",
-                          "proto", KWB_PROTO, "type", "job", "device", job->device, "definition",
-                          job->definition_path, "dataset", job->dataset_root, "workloads", job->workloads,
-                          "solutions", sols, "check", "trials", job->trials, "atol", job->check.atol,
-                          "rtol", job->check.rtol, "matched_ratio", job->check.required_ratio, "timing",
-                          policy_json(&job->timing), "reference_timing", policy_json(&job->reference_timing),
-                          "seed", (json_int_t)job->seed, "samples", job->want_samples);
+    json_t *o =
+        json_pack("{s:i, s:s, s:s, s:s, s:s, s:O, s:o, s:{s:i, s:f, s:f, s:f}, s:o, s:o, s:I, s:b}", "proto", KWB_PROTO,
+                  "type", "job", "device", job->device, "definition", job->definition_path, "dataset",
+                  job->dataset_root, "workloads", job->workloads, "solutions", sols, "check", "trials", job->trials,
+                  "atol", job->check.atol, "rtol", job->check.rtol, "matched_ratio", job->check.required_ratio,
+                  "timing", policy_json(&job->timing), "reference_timing", policy_json(&job->reference_timing), "seed",
+                  (json_int_t)job->seed, "samples", job->want_samples);
     if (job->reference.so_path)
-        json_object_set_new(o, "reference", json_pack("{s:s, s:s, s:s}", "name", job->reference.name, "so",
-                                                      job->reference.so_path, "symbol", job->reference.symbol));
+        json_object_set_new(o, "reference",
+                            json_pack("{s:s, s:s, s:s}", "name", job->reference.name, "so", job->reference.so_path,
+                                      "symbol", job->reference.symbol));
     if (job->cache_dir)
         json_object_set_new(o, "cache", json_string(job->cache_dir));
     if (job->channel_key)
@@ -94,9 +98,9 @@ static int policy_decode(json_t *o, timing_policy *p, const char *what, kwb_erro
     json_error_t jerr;
     int cold = 0, graph = 0;
     p->ci_target = 0;
-    if (json_unpack_ex(o, &jerr, 0, "{s:F, s:i, s:F, s:F, s:F, s?b, s?i, s?F}", "warmup_s", &p->warmup_s,
-                       "min_samples", &p->min_samples, "min_time_s", &p->min_time_s, "max_time_s", &p->max_time_s,
-                       "rsd_target", &p->rsd_target, "cold", &cold, "graph", &graph, "ci_target", &p->ci_target) != 0)
+    if (json_unpack_ex(o, &jerr, 0, "{s:F, s:i, s:F, s:F, s:F, s?b, s?i, s?F}", "warmup_s", &p->warmup_s, "min_samples",
+                       &p->min_samples, "min_time_s", &p->min_time_s, "max_time_s", &p->max_time_s, "rsd_target",
+                       &p->rsd_target, "cold", &cold, "graph", &graph, "ci_target", &p->ci_target) != 0)
         return kwb_error_set(err, "job: '%s': %s", what, jerr.text);
     if (graph < 0 || graph > TIMING_GRAPH_MAX_CALLS)
         return kwb_error_set(err, "job: '%s': graph must be 0 to %d calls per replay", what, TIMING_GRAPH_MAX_CALLS);
@@ -112,8 +116,8 @@ static int solutions_decode(json_t *arr, runner_job *job, kwb_error *err)
     for (size_t i = 0; i < json_array_size(arr); i++) {
         const char *role, *name, *so, *symbol;
         json_error_t jerr;
-        if (json_unpack_ex(json_array_get(arr, i), &jerr, 0, "{s:s, s:s, s:s, s:s}", "role", &role, "name", &name,
-                           "so", &so, "symbol", &symbol) != 0)
+        if (json_unpack_ex(json_array_get(arr, i), &jerr, 0, "{s:s, s:s, s:s, s:s}", "role", &role, "name", &name, "so",
+                           &so, "symbol", &symbol) != 0)
             return kwb_error_set(err, "job: solution %zu: %s", i, jerr.text);
         job_solution *s = &job->solutions[job->nsolutions++];
         s->role = xstrdup(role);
@@ -135,8 +139,8 @@ static int reference_decode(json_t *o, runner_job *job, kwb_error *err)
         return 0;
     if (json_unpack_ex(ref, &jerr, 0, "{s:s, s:s, s:s}", "name", &name, "so", &so, "symbol", &symbol) != 0)
         return kwb_error_set(err, "job: reference: %s", jerr.text);
-    job->reference = (job_solution){.role = xstrdup("reference"), .name = xstrdup(name), .so_path = xstrdup(so),
-                                    .symbol = xstrdup(symbol)};
+    job->reference = (job_solution){
+        .role = xstrdup("reference"), .name = xstrdup(name), .so_path = xstrdup(so), .symbol = xstrdup(symbol)};
     return 0;
 }
 
@@ -165,18 +169,18 @@ int protocol_job_decode(const char *line, runner_job *job, kwb_error *err)
     json_int_t proto = 0, seed = 1;
     int samples = 0;
     int rc = json_unpack_ex(o, &jerr, 0, "{s:I, s:s, s:s, s:s, s:o, s:o, s:{s:i, s:F, s:F, s:F}, s:o, s:o, s?I, s?b}",
-                            "proto", &proto, "device", &device, "definition", &def, "dataset", &dataset,
-                            "workloads", &workloads, "solutions", &sols, "check", "trials", &job->trials, "atol",
-                            &job->check.atol, "rtol", &job->check.rtol, "matched_ratio",
-                            &job->check.required_ratio, "timing", &timing, "reference_timing", &rtiming, "seed",
-                            &seed, "samples", &samples);
+                            "proto", &proto, "device", &device, "definition", &def, "dataset", &dataset, "workloads",
+                            &workloads, "solutions", &sols, "check", "trials", &job->trials, "atol", &job->check.atol,
+                            "rtol", &job->check.rtol, "matched_ratio", &job->check.required_ratio, "timing", &timing,
+                            "reference_timing", &rtiming, "seed", &seed, "samples", &samples);
     if (rc == 0 && proto != KWB_PROTO)
         rc = kwb_error_set(err, "job: protocol %lld, this runner speaks %d", (long long)proto, KWB_PROTO);
     else if (rc != 0)
         rc = kwb_error_set(err, "job: %s", jerr.text);
     else if (!json_is_array(workloads))
         rc = kwb_error_set(err, "job: 'workloads' must be a list");
-    else if (!json_is_string(json_object_get(o, "type")) || strcmp(json_string_value(json_object_get(o, "type")), "job"))
+    else if (!json_is_string(json_object_get(o, "type")) ||
+             strcmp(json_string_value(json_object_get(o, "type")), "job"))
         rc = kwb_error_set(err, "job: \"type\" must be \"job\"");
     else if (job->trials < 1 || job->check.required_ratio < 0 || job->check.required_ratio > 1)
         rc = kwb_error_set(err, "job: 'check' needs trials >= 1 and 0 <= matched_ratio <= 1");
@@ -300,7 +304,10 @@ static double num(json_t *o, const char *key)
     const char *s = json_string_value(v);
     if (!s)
         return json_number_value(v);
-    return strcmp(s, "NaN") == 0 ? NAN : strcmp(s, "Infinity") == 0 ? INFINITY : strcmp(s, "-Infinity") == 0 ? -INFINITY : 0;
+    return strcmp(s, "NaN") == 0         ? NAN
+           : strcmp(s, "Infinity") == 0  ? INFINITY
+           : strcmp(s, "-Infinity") == 0 ? -INFINITY
+                                         : 0;
 }
 
 static void timing_from_json(json_t *o, stats_summary *s)

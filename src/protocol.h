@@ -6,8 +6,8 @@
  *            "check":{"trials","atol","rtol","matched_ratio"},
  *            "timing":{policy}, "reference_timing":{policy}, "seed":N, "samples":bool,
  *            optional: "reference":{"name","so","symbol"} (the definition's reference as a
- *            built solution, used instead of one compiled into the runner), "cache":DIR, "dump_dir":DIR, "dump_trial":N, "key":HEX (events
- *            sealed with it, see channel.h), "no_defences":bool (timed calls unchecked),
+ *            built solution, used instead of one compiled into the runner), "cache":DIR, "dump_dir":DIR,
+ * "dump_trial":N, "key":HEX (events sealed with it, see channel.h), "no_defences":bool (timed calls unchecked),
  *            "sandbox":bool (default true), "scratch":DIR, "cpu_limit_s":S,
  *            "probe_reference":bool (a reference-probe event before each workload's trials)}
  *           With "dump_dir" the job is a dump (kwb dump): per workload, the inputs of trial
@@ -38,11 +38,11 @@ typedef struct timing_policy {
     double min_time_s;
     double max_time_s;
     double rsd_target;
-    int cold;             /* flush caches before every sample */
-    int graph;            /* > 0: each sample replays a CUDA graph of this many back-to-back
-                           * calls and reports the time per call (warm caches); 0: off */
-    double ci_target;     /* > 0: also until the median's 95 % CI is within +-this share of it
-                           * (order statistics over the plain samples); 0: off */
+    int cold;         /* flush caches before every sample */
+    int graph;        /* > 0: each sample replays a CUDA graph of this many back-to-back
+                       * calls and reports the time per call (warm caches); 0: off */
+    double ci_target; /* > 0: also until the median's 95 % CI is within +-this share of it
+                       * (order statistics over the plain samples); 0: off */
 } timing_policy;
 
 /* The practical threshold of the paired verdict that ends a paired timing (runner/timing.h). */
@@ -55,40 +55,48 @@ void timing_policy_describe(const timing_policy *p, char *buf, size_t cap);
 #define TIMING_GRAPH_MAX_CALLS 1000
 
 typedef struct job_solution {
-    char *role;     /* "candidate" or "baseline" */
+    char *role; /* "candidate" or "baseline" */
     char *name;
     char *so_path;
     char *symbol;
-    char *dir;      /* optional "dir": the solution's folder (readable under the sandbox) */
+    char *dir; /* optional "dir": the solution's folder (readable under the sandbox) */
 } job_solution;
 
 typedef struct runner_job {
     char *device;
     char *definition_path;
     char *dataset_root;
-    json_t *workloads;          /* array of workload objects (owned) */
+    json_t *workloads; /* array of workload objects (owned) */
     job_solution solutions[2];
     int nsolutions;
-    job_solution reference;     /* "reference": so_path NULL when the runner's own is meant */
+    job_solution reference; /* "reference": so_path NULL when the runner's own is meant */
     int trials;
     check_policy check;
     timing_policy timing;
     timing_policy reference_timing;
     uint64_t seed;
-    int want_samples;           /* timing events carry every sample */
-    char *cache_dir;            /* where devices keep measured peaks; may be NULL */
-    char *dump_dir;             /* a dump job: the folder for UUID.safetensors; NULL otherwise */
-    int dump_trial;             /* a dump job: the trial whose inputs are dumped */
-    char *channel_key;          /* "key": events are sealed with it (channel.h); NULL: unsealed */
-    int no_defences;            /* "no_defences": timed calls unchecked (bench/integrity-overhead only) */
-    int sandbox_off;            /* "sandbox": false: candidate code runs without the sandbox (debugging) */
-    char *scratch;              /* "scratch": the folder the candidate may write in; NULL: the runner makes one */
-    double cpu_limit_s;         /* "cpu_limit_s": the runner's CPU time limit; 0: none */
-    int probe_reference;        /* "probe_reference": time one reference call before each workload's trials */
+    int want_samples;    /* timing events carry every sample */
+    char *cache_dir;     /* where devices keep measured peaks; may be NULL */
+    char *dump_dir;      /* a dump job: the folder for UUID.safetensors; NULL otherwise */
+    int dump_trial;      /* a dump job: the trial whose inputs are dumped */
+    char *channel_key;   /* "key": events are sealed with it (channel.h); NULL: unsealed */
+    int no_defences;     /* "no_defences": timed calls unchecked (bench/integrity-overhead only) */
+    int sandbox_off;     /* "sandbox": false: candidate code runs without the sandbox (debugging) */
+    char *scratch;       /* "scratch": the folder the candidate may write in; NULL: the runner makes one */
+    double cpu_limit_s;  /* "cpu_limit_s": the runner's CPU time limit; 0: none */
+    int probe_reference; /* "probe_reference": time one reference call before each workload's trials */
 } runner_job;
 
 typedef enum event_type {
-    EV_HELLO, EV_WORKLOAD_START, EV_CHECK, EV_TIMING, EV_WORKLOAD_END, EV_ERROR, EV_BYE, EV_PROBE, EV_UNKNOWN
+    EV_HELLO,
+    EV_WORKLOAD_START,
+    EV_CHECK,
+    EV_TIMING,
+    EV_WORKLOAD_END,
+    EV_ERROR,
+    EV_BYE,
+    EV_PROBE,
+    EV_UNKNOWN
 } event_type;
 
 /* One parsed event; the strings point into json and live as long as it. */
@@ -102,10 +110,10 @@ typedef struct runner_event {
     int trial;
     double max_abs, max_rel, matched_ratio;
     stats_summary timing;
-    const char *timer;          /* timing: which timer produced the figures */
-    double gbps;                /* timing: bytes moved / median (0: unknown) */
-    double tflops;              /* timing: FLOPs done / median (0: unmodelled) */
-    double roofline;            /* timing: roofline floor / median (0: unknown) */
+    const char *timer; /* timing: which timer produced the figures */
+    double gbps;       /* timing: bytes moved / median (0: unknown) */
+    double tflops;     /* timing: FLOPs done / median (0: unmodelled) */
+    double roofline;   /* timing: roofline floor / median (0: unknown) */
 } runner_event;
 
 /* Default policies: the CPU device's timing, 3 trials, FlashInfer-Bench's tolerances. */

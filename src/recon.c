@@ -32,9 +32,9 @@ static int has_word(char **w, int n, const char *s)
 
 static void add_word(char ***w, int *n, const char *s, size_t len)
 {
-    static const char *const common[] = {"the", "and", "for", "with", "per", "one", "from", "into", "its", "than",
-                                         "that", "this", "use", "using", "all", "few", "more", "less", "once", "each",
-                                         "not", "are", "out", "set", "new", "tune", NULL};
+    static const char *const common[] = {"the",  "and",  "for",  "with", "per",   "one", "from", "into", "its",
+                                         "than", "that", "this", "use",  "using", "all", "few",  "more", "less",
+                                         "once", "each", "not",  "are",  "out",   "set", "new",  "tune", NULL};
     if (len < 3 || *n >= RECON_MAX_KEYWORDS)
         return;
     char *word = xstrndup(s, len);
@@ -135,7 +135,8 @@ static pcre2_code *compile(char *const *kw, int n, kwb_error *err)
     strbuf_puts(&p, ")");
     int code;
     PCRE2_SIZE off;
-    pcre2_code *re = pcre2_compile((PCRE2_SPTR)p.s, PCRE2_ZERO_TERMINATED, PCRE2_CASELESS | PCRE2_UTF, &code, &off, NULL);
+    pcre2_code *re =
+        pcre2_compile((PCRE2_SPTR)p.s, PCRE2_ZERO_TERMINATED, PCRE2_CASELESS | PCRE2_UTF, &code, &off, NULL);
     if (!re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(code, msg, sizeof msg);
@@ -148,7 +149,7 @@ static pcre2_code *compile(char *const *kw, int n, kwb_error *err)
 /* What one file gave. */
 typedef struct file_hits {
     char *path;
-    uint32_t keywords;  /* bit i: keyword i found */
+    uint32_t keywords; /* bit i: keyword i found */
     int count;
     recon_hit hits[8];
     int nhits;

@@ -14,29 +14,29 @@
 
 /* One matching line. */
 typedef struct recon_hit {
-    char *file;         /* path as found (reference folder + relative path) */
-    int line;           /* 1-based */
-    char *context;      /* the lines around it, each "NNNN| text\n", the hit marked with '>' */
+    char *file;    /* path as found (reference folder + relative path) */
+    int line;      /* 1-based */
+    char *context; /* the lines around it, each "NNNN| text\n", the hit marked with '>' */
 } recon_hit;
 
 /* What one search found. */
 typedef struct recon_result {
-    char **keywords;    /* the words searched for */
+    char **keywords; /* the words searched for */
     int nkeywords;
-    char **consulted;   /* the reference folders searched (missing ones are left out) */
+    char **consulted; /* the reference folders searched (missing ones are left out) */
     int nconsulted;
-    char **missing;     /* reference folders that could not be read */
+    char **missing; /* reference folders that could not be read */
     int nmissing;
-    recon_hit *hits;    /* best files first: most distinct keywords, then most hits */
+    recon_hit *hits; /* best files first: most distinct keywords, then most hits */
     int nhits;
     int files_scanned;
 } recon_result;
 
 /* Search limits. */
 typedef struct recon_limits {
-    int max_hits;       /* over all files (default 12) */
-    int max_per_file;   /* (default 3) */
-    int context_lines;  /* each side of a hit (default 2) */
+    int max_hits;          /* over all files (default 12) */
+    int max_per_file;      /* (default 3) */
+    int context_lines;     /* each side of a hit (default 2) */
     size_t max_file_bytes; /* larger files are skipped (default 1 MiB) */
 } recon_limits;
 
@@ -58,8 +58,8 @@ void recon_split_list(const char *list, char ***v, int *n);
 void recon_skill_references(const skill *s, char ***dirs, int *n);
 
 /* Searches the text files (no NUL byte in their first 4 KiB; `.git` left out) below each of
- * DIRS for any of KEYWORDS (caseless, whole words, one PCRE2 pattern). Returns 0, or -1 with *err set when the pattern cannot be compiled; unreadable
- * folders are listed in out->missing, not errors. Free with recon_result_free(). */
+ * DIRS for any of KEYWORDS (caseless, whole words, one PCRE2 pattern). Returns 0, or -1 with *err set when the pattern
+ * cannot be compiled; unreadable folders are listed in out->missing, not errors. Free with recon_result_free(). */
 int recon_search(const char *const *dirs, int ndirs, char *const *keywords, int nkeywords, const recon_limits *lim,
                  recon_result *out, kwb_error *err);
 /* Frees what R owns. */

@@ -70,8 +70,8 @@ job_solution refsel_job_entry(const refsel *r)
 {
     job_solution j = {0};
     if (r->sol && r->br.ok)
-        j = (job_solution){.role = "reference", .name = r->sol->name, .so_path = r->br.so_path,
-                           .symbol = r->sol->entry_symbol};
+        j = (job_solution){
+            .role = "reference", .name = r->sol->name, .so_path = r->br.so_path, .symbol = r->sol->entry_symbol};
     return j;
 }
 

@@ -60,7 +60,7 @@ static double best_split(const bin *bins, int nb, int k, double total, int stric
     COST(0, 0) = 0;
     for (int g = 1; g <= k; g++)
         for (int i = 1; i <= nb; i++)
-            for (int j = i - 1; j >= g - 1; j--) {  /* group g holds bins j..i-1 */
+            for (int j = i - 1; j >= g - 1; j--) { /* group g holds bins j..i-1 */
                 double sum = 0;
                 int heavy = 0;
                 for (int b = j; b < i; b++) {

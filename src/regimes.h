@@ -8,9 +8,9 @@
 #define REGIMES_MAX 4
 
 typedef struct regime {
-    double key_lo, key_hi;  /* the range of the size key */
-    int count;              /* workloads in it */
-    double share;           /* of the total latency */
+    double key_lo, key_hi; /* the range of the size key */
+    int count;             /* workloads in it */
+    double share;          /* of the total latency */
 } regime;
 
 /* Splits N workloads with size KEY[i] and latency LATENCY_MS[i] (> 0; a 0 counts as the

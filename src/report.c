@@ -18,21 +18,21 @@ typedef struct field {
 } field;
 
 static const field top_fields[] = {
-    { "session", T_STR, 1 },    { "definition", T_STR, 1 }, { "device", T_STR, 1 }, { "candidates", T_ARR, 1 },
-    { "rounds", T_ARR, 1 },     { "workloads", T_ARR, 1 },  { "traces", T_ARR, 0 },
+    {"session", T_STR, 1}, {"definition", T_STR, 1}, {"device", T_STR, 1}, {"candidates", T_ARR, 1},
+    {"rounds", T_ARR, 1},  {"workloads", T_ARR, 1},  {"traces", T_ARR, 0},
 };
 static const field candidate_fields[] = {
-    { "id", T_INT, 1 },     { "name", T_STR, 1 },  { "parent", T_INT, 0 },  { "origin", T_STR, 0 },
-    { "commit", T_STR, 0 }, { "state", T_STR, 0 }, { "mean_ms", T_NUM, 0 }, { "decision_reason", T_STR, 0 },
+    {"id", T_INT, 1},     {"name", T_STR, 1},  {"parent", T_INT, 0},  {"origin", T_STR, 0},
+    {"commit", T_STR, 0}, {"state", T_STR, 0}, {"mean_ms", T_NUM, 0}, {"decision_reason", T_STR, 0},
 };
 static const field round_fields[] = {
-    { "number", T_INT, 1 },    { "title", T_STR, 0 },        { "state", T_STR, 0 },
-    { "candidate", T_INT, 0 }, { "best_mean_ms", T_NUM, 0 }, { "speedup", T_NUM, 0 },
+    {"number", T_INT, 1},    {"title", T_STR, 0},        {"state", T_STR, 0},
+    {"candidate", T_INT, 0}, {"best_mean_ms", T_NUM, 0}, {"speedup", T_NUM, 0},
 };
 static const field workload_fields[] = {
-    { "uuid", T_STR, 1 },         { "axes", T_OBJ, 0 },    { "status", T_STR, 1 },  { "best_ms", T_NUM, 0 },
-    { "baseline_ms", T_NUM, 0 },  { "reference_ms", T_NUM, 0 }, { "speedup", T_NUM, 0 }, { "max_abs", T_NUM, 0 },
-    { "max_rel", T_NUM, 0 },      { "message", T_STR, 0 },
+    {"uuid", T_STR, 1},        {"axes", T_OBJ, 0},         {"status", T_STR, 1},  {"best_ms", T_NUM, 0},
+    {"baseline_ms", T_NUM, 0}, {"reference_ms", T_NUM, 0}, {"speedup", T_NUM, 0}, {"max_abs", T_NUM, 0},
+    {"max_rel", T_NUM, 0},     {"message", T_STR, 0},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))
@@ -92,7 +92,8 @@ static int check_array(const json_t *model, const char *key, const field *fs, si
     const json_t *arr = json_object_get(model, key);
     size_t i;
     const json_t *el;
-    json_array_foreach(arr, i, el) {
+    json_array_foreach(arr, i, el)
+    {
         char where[64];
         snprintf(where, sizeof where, "%s[%zu]", key, i);
         if (!json_is_object(el))
@@ -144,7 +145,8 @@ static const json_t *candidate_of(const json_t *model, json_int_t id)
 {
     size_t i;
     const json_t *c;
-    json_array_foreach(get_arr(model, "candidates"), i, c) {
+    json_array_foreach(get_arr(model, "candidates"), i, c)
+    {
         if (json_integer_value(json_object_get(c, "id")) == id)
             return c;
     }
@@ -174,7 +176,8 @@ static void axes_text(const json_t *axes, strbuf *sb)
     const char *k;
     json_t *v;
     int first = 1;
-    json_object_foreach((json_t *)axes, k, v) {
+    json_object_foreach((json_t *)axes, k, v)
+    {
         strbuf_printf(sb, "%s%s=", first ? "" : ", ", k);
         first = 0;
         if (json_is_string(v)) {
@@ -210,7 +213,8 @@ static int best_speedup(const json_t *model, double *best)
     size_t i;
     const json_t *r;
     int any = 0;
-    json_array_foreach(get_arr(model, "rounds"), i, r) {
+    json_array_foreach(get_arr(model, "rounds"), i, r)
+    {
         double s;
         if (get_num(r, "speedup", &s) && (!any || s > *best)) {
             *best = s;
@@ -231,16 +235,16 @@ typedef struct column {
 } column;
 
 static const column wl_columns[] = {
-    { "uuid", "uuid", C_STR },
-    { "axes", "axes", C_AXES },
-    { "status", "status", C_STR },
-    { "best_ms", "best ms", C_NUM },
-    { "baseline_ms", "baseline ms", C_NUM },
-    { "reference_ms", "reference ms", C_NUM },
-    { "speedup", "speedup", C_NUM },
-    { "max_abs", "max abs", C_NUM },
-    { "max_rel", "max rel", C_NUM },
-    { "message", "message", C_STR },
+    {"uuid", "uuid", C_STR},
+    {"axes", "axes", C_AXES},
+    {"status", "status", C_STR},
+    {"best_ms", "best ms", C_NUM},
+    {"baseline_ms", "baseline ms", C_NUM},
+    {"reference_ms", "reference ms", C_NUM},
+    {"speedup", "speedup", C_NUM},
+    {"max_abs", "max abs", C_NUM},
+    {"max_rel", "max rel", C_NUM},
+    {"message", "message", C_STR},
 };
 
 /* The text of workload W's column C (numbers with printf format NUMFMT), or NULL for null. */
@@ -311,7 +315,8 @@ static void md_workloads(const json_t *model, strbuf *sb)
     for (c = 0; c < COUNT(wl_columns); c++)
         strbuf_puts(sb, c >= 3 && c <= 8 ? " ---: |" : " --- |");
     strbuf_puts(sb, "\n");
-    json_array_foreach(get_arr(model, "workloads"), i, w) {
+    json_array_foreach(get_arr(model, "workloads"), i, w)
+    {
         strbuf_puts(sb, "|");
         for (c = 0; c < COUNT(wl_columns); c++) {
             char *t = cell_text(w, &wl_columns[c], "%.4g");
@@ -370,8 +375,7 @@ static void md_rounds(const json_t *model, strbuf *sb)
     }
     strbuf_puts(sb, "| round | title | state | candidate | best mean ms | speedup |\n");
     strbuf_puts(sb, "| ---: | --- | --- | --- | ---: | ---: |\n");
-    json_array_foreach(get_arr(model, "rounds"), i, r)
-        md_round_row(model, r, sb);
+    json_array_foreach(get_arr(model, "rounds"), i, r) md_round_row(model, r, sb);
 }
 
 static int render_md(const json_t *model, strbuf *sb, kwb_error *err)
@@ -410,7 +414,8 @@ static int render_csv(const json_t *model, strbuf *sb, kwb_error *err)
     for (c = 0; c < COUNT(wl_columns); c++)
         strbuf_printf(sb, "%s%s", c ? "," : "", wl_columns[c].key);
     strbuf_puts(sb, "\r\n");
-    json_array_foreach(get_arr(model, "workloads"), i, w) {
+    json_array_foreach(get_arr(model, "workloads"), i, w)
+    {
         for (c = 0; c < COUNT(wl_columns); c++) {
             char *t = cell_text(w, &wl_columns[c], "%.10g");
             if (c)
@@ -446,7 +451,8 @@ static int render_traces(const json_t *model, strbuf *sb, kwb_error *err)
 {
     size_t i;
     const json_t *t;
-    json_array_foreach(get_arr(model, "traces"), i, t) {
+    json_array_foreach(get_arr(model, "traces"), i, t)
+    {
         if (dump_line(t, JSON_COMPACT, sb, err) < 0)
             return -1;
     }
@@ -492,9 +498,11 @@ static const char html_css[] =
     "th,td{border:1px solid #e4e7eb;padding:4px 8px;text-align:left;vertical-align:top}\n"
     "th{background:#f5f7fa;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums;"
     "white-space:nowrap}\n"
-    "td.msg{min-width:180px;max-width:360px;overflow-wrap:anywhere;font-family:ui-monospace,'DejaVu Sans Mono',monospace;"
+    "td.msg{min-width:180px;max-width:360px;overflow-wrap:anywhere;font-family:ui-monospace,'DejaVu Sans "
+    "Mono',monospace;"
     "font-size:12px}\n"
-    "td.id{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:12px;min-width:20ch;overflow-wrap:anywhere}\n"
+    "td.id{font-family:ui-monospace,'DejaVu Sans "
+    "Mono',monospace;font-size:12px;min-width:20ch;overflow-wrap:anywhere}\n"
     "tr.st-fail td.status{color:#b42318;font-weight:600}tr.st-pass td.status{color:#067647}\n"
     "svg{display:block;max-width:100%;height:auto;background:#fff}\n"
     "svg text{font:12px system-ui,'DejaVu Sans',sans-serif;fill:#323f4b}\n"
@@ -593,12 +601,13 @@ static point *chart_points(const json_t *model, size_t *n, double *max_round)
     size_t i;
     *n = 0;
     *max_round = 1;
-    json_array_foreach(rounds, i, r) {
+    json_array_foreach(rounds, i, r)
+    {
         double num = (double)json_integer_value(json_object_get(r, "number")), s;
         if (num > *max_round)
             *max_round = num;
         if (get_num(r, "speedup", &s))
-            pts[(*n)++] = (point){ num, s, r };
+            pts[(*n)++] = (point){num, s, r};
     }
     qsort(pts, *n, sizeof *pts, point_cmp);
     return pts;
@@ -624,8 +633,7 @@ static void x_ticks(const plot *p, double step, const char *suffix, strbuf *sb)
         double x = px(p, v);
         strbuf_printf(sb, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, base, x,
                       base + 5);
-        strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g%s</text>\n", x, base + 18, v,
-                      suffix);
+        strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g%s</text>\n", x, base + 18, v, suffix);
     }
 }
 
@@ -681,15 +689,14 @@ static void speedup_series(const plot *p, const point *pts, size_t n, strbuf *sb
     size_t nplaced = 1;
     for (size_t i = 0; i < n; i++) {
         double x = px(p, pts[i].round), y = py(p, pts[i].speedup);
-        strbuf_printf(sb, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\"><title>round %g", x, y,
-                      pts[i].round);
+        strbuf_printf(sb, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\"><title>round %g", x, y, pts[i].round);
         if (get_str(pts[i].r, "title")) {
             strbuf_puts(sb, ": ");
             html_escape(sb, get_str(pts[i].r, "title"));
         }
         strbuf_printf(sb, " &#8212; %.3g&#215;</title></circle>", pts[i].speedup);
         char label[32];
-        int len = snprintf(label, sizeof label, "%.3g", pts[i].speedup) + 1;  /* and the sign */
+        int len = snprintf(label, sizeof label, "%.3g", pts[i].speedup) + 1; /* and the sign */
         if (place_label(x, y, (size_t)len, placed, nplaced, &placed[nplaced])) {
             strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s&#215;</text>", x,
                           placed[nplaced].y, label);
@@ -709,8 +716,10 @@ static void speedup_frame(const plot *p, strbuf *sb)
     axes_lines(p, sb);
     strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">round</text>\n", p->left + p->width / 2,
                   p->top + p->height + 38);
-    strbuf_printf(sb, "<text transform=\"translate(16 %.1f) rotate(-90)\" text-anchor=\"middle\">"
-                      "speedup vs baseline</text>\n", p->top + p->height / 2);
+    strbuf_printf(sb,
+                  "<text transform=\"translate(16 %.1f) rotate(-90)\" text-anchor=\"middle\">"
+                  "speedup vs baseline</text>\n",
+                  p->top + p->height / 2);
     double yb = py(p, 1);
     strbuf_printf(sb, "<line class=\"base\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", p->left, yb,
                   p->left + p->width, yb);
@@ -726,7 +735,7 @@ static void html_speedup_chart(const json_t *model, strbuf *sb)
     for (size_t i = 0; i < n; i++)
         ymax = pts[i].speedup > ymax ? pts[i].speedup : ymax;
     double ystep = nice_step(ymax * 1.15 / 5);
-    plot p = { 64, 28, 640, 240, 0, max_round, 0, ceil(ymax * 1.15 / ystep) * ystep };
+    plot p = {64, 28, 640, 240, 0, max_round, 0, ceil(ymax * 1.15 / ystep) * ystep};
     strbuf_puts(sb, "<h2>Speedup per round</h2>\n<svg id=\"speedup-chart\" role=\"img\" viewBox=\"0 0 740 320\" "
                     "width=\"740\" height=\"320\" aria-label=\"speedup versus the baseline per round\">\n");
     strbuf_puts(sb, "<title>speedup vs the baseline per round</title>\n");
@@ -748,7 +757,8 @@ static double max_latency(const json_t *wls)
     size_t i;
     const json_t *w;
     double m = 0, v;
-    json_array_foreach(wls, i, w) {
+    json_array_foreach(wls, i, w)
+    {
         if (get_num(w, "best_ms", &v) && v > m)
             m = v;
         if (get_num(w, "baseline_ms", &v) && v > m)
@@ -767,8 +777,10 @@ static void latency_bar(const plot *p, const json_t *w, const char *key, const c
         return;
     }
     double x1 = px(p, v);
-    strbuf_printf(sb, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\"><title>%s %.4g ms</title>"
-                      "</rect>", cls, p->left, y, x1 - p->left, strcmp(key, "best_ms") == 0 ? "best" : "baseline", v);
+    strbuf_printf(sb,
+                  "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\"><title>%s %.4g ms</title>"
+                  "</rect>",
+                  cls, p->left, y, x1 - p->left, strcmp(key, "best_ms") == 0 ? "best" : "baseline", v);
     strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\">%.4g ms", x1 + 5, y + 10, v);
     double s;
     if (strcmp(key, "best_ms") == 0 && get_num(w, "speedup", &s))
@@ -802,10 +814,14 @@ static void latency_label(const plot *p, const json_t *w, double y, strbuf *sb)
 
 static void latency_legend(const plot *p, strbuf *sb)
 {
-    strbuf_printf(sb, "<rect class=\"bar-best\" x=\"%.1f\" y=\"6\" width=\"12\" height=\"12\"/>"
-                      "<text x=\"%.1f\" y=\"16\">best candidate</text>", p->left, p->left + 18);
-    strbuf_printf(sb, "<rect class=\"bar-base\" x=\"%.1f\" y=\"6\" width=\"12\" height=\"12\"/>"
-                      "<text x=\"%.1f\" y=\"16\">baseline</text>\n", p->left + 130, p->left + 148);
+    strbuf_printf(sb,
+                  "<rect class=\"bar-best\" x=\"%.1f\" y=\"6\" width=\"12\" height=\"12\"/>"
+                  "<text x=\"%.1f\" y=\"16\">best candidate</text>",
+                  p->left, p->left + 18);
+    strbuf_printf(sb,
+                  "<rect class=\"bar-base\" x=\"%.1f\" y=\"6\" width=\"12\" height=\"12\"/>"
+                  "<text x=\"%.1f\" y=\"16\">baseline</text>\n",
+                  p->left + 130, p->left + 148);
 }
 
 #define ROW_H 36.0
@@ -815,20 +831,23 @@ static void html_latency_bars(const json_t *model, strbuf *sb)
     const json_t *wls = get_arr(model, "workloads"), *w;
     size_t n = json_array_size(wls), i;
     double m = max_latency(wls), step = nice_step((m > 0 ? m : 1) / 5);
-    plot p = { 260, 30, 560, ROW_H * (double)(n ? n : 1), 0, ceil((m > 0 ? m : 1) * 1.02 / step) * step, 0, 1 };
+    plot p = {260, 30, 560, ROW_H * (double)(n ? n : 1), 0, ceil((m > 0 ? m : 1) * 1.02 / step) * step, 0, 1};
     double h = p.top + p.height + 48;
-    strbuf_printf(sb, "<h2>Latency per workload</h2>\n<svg id=\"latency-bars\" role=\"img\" viewBox=\"0 0 920 %.0f\" "
-                      "width=\"920\" height=\"%.0f\" aria-label=\"best and baseline latency per workload\">\n", h, h);
+    strbuf_printf(sb,
+                  "<h2>Latency per workload</h2>\n<svg id=\"latency-bars\" role=\"img\" viewBox=\"0 0 920 %.0f\" "
+                  "width=\"920\" height=\"%.0f\" aria-label=\"best and baseline latency per workload\">\n",
+                  h, h);
     strbuf_puts(sb, "<title>best vs baseline latency per workload (ms)</title>\n");
     latency_legend(&p, sb);
     x_ticks(&p, step, "", sb);
     axes_lines(&p, sb);
-    strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">latency (ms)</text>\n",
-                  p.left + p.width / 2, p.top + p.height + 38);
+    strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">latency (ms)</text>\n", p.left + p.width / 2,
+                  p.top + p.height + 38);
     if (n == 0)
         strbuf_printf(sb, "<text class=\"note\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">no workloads</text>\n",
                       p.left + p.width / 2, p.top + ROW_H / 2);
-    json_array_foreach(wls, i, w) {
+    json_array_foreach(wls, i, w)
+    {
         double y = p.top + ROW_H * (double)i + 4;
         latency_label(&p, w, y, sb);
         latency_bar(&p, w, "best_ms", "bar-best", y, sb);
@@ -845,7 +864,7 @@ static void html_workload_row(const json_t *w, strbuf *sb)
     for (size_t c = 0; c < COUNT(wl_columns); c++) {
         const column *col = &wl_columns[c];
         char *t = cell_text(w, col, "%.4g");
-        const char *cls = col->kind == C_NUM                  ? "num"
+        const char *cls = col->kind == C_NUM                 ? "num"
                           : strcmp(col->key, "status") == 0  ? "status"
                           : strcmp(col->key, "message") == 0 ? "msg"
                           : strcmp(col->key, "uuid") == 0    ? "id"
@@ -864,8 +883,7 @@ static void html_workload_table(const json_t *model, strbuf *sb)
     for (size_t c = 0; c < COUNT(wl_columns); c++)
         html_elem(sb, "th", NULL, wl_columns[c].title);
     strbuf_puts(sb, "</tr></thead>\n<tbody>\n");
-    json_array_foreach(get_arr(model, "workloads"), i, w)
-        html_workload_row(w, sb);
+    json_array_foreach(get_arr(model, "workloads"), i, w) html_workload_row(w, sb);
     strbuf_puts(sb, "</tbody>\n</table>\n");
 }
 
@@ -896,8 +914,7 @@ static void html_round_table(const json_t *model, strbuf *sb)
     }
     strbuf_puts(sb, "<table id=\"rounds\">\n<thead><tr><th>round</th><th>title</th><th>state</th><th>candidate</th>"
                     "<th>best mean ms</th><th>speedup</th></tr></thead>\n<tbody>\n");
-    json_array_foreach(get_arr(model, "rounds"), i, r)
-        html_round_row(model, r, sb);
+    json_array_foreach(get_arr(model, "rounds"), i, r) html_round_row(model, r, sb);
     strbuf_puts(sb, "</tbody>\n</table>\n");
 }
 
@@ -927,8 +944,7 @@ static void html_candidate_table(const json_t *model, strbuf *sb)
     strbuf_puts(sb, "<h2>Candidates</h2>\n<table id=\"candidates\">\n<thead><tr><th>id</th><th>name</th>"
                     "<th>parent</th><th>origin</th><th>commit</th><th>state</th><th>mean ms</th></tr></thead>\n"
                     "<tbody>\n");
-    json_array_foreach(get_arr(model, "candidates"), i, c)
-        html_candidate_row(c, sb);
+    json_array_foreach(get_arr(model, "candidates"), i, c) html_candidate_row(c, sb);
     strbuf_puts(sb, "</tbody>\n</table>\n");
 }
 
@@ -954,8 +970,7 @@ typedef struct format {
 } format;
 
 static const format formats[] = {
-    { "md", render_md }, { "csv", render_csv }, { "json", render_json }, { "traces", render_traces },
-    { "html", render_html },
+    {"md", render_md}, {"csv", render_csv}, {"json", render_json}, {"traces", render_traces}, {"html", render_html},
 };
 
 const char *report_formats(void)
@@ -970,8 +985,7 @@ int report_render(const json_t *model, const char *fmt, strbuf *out, kwb_error *
         if (fmt && strcmp(fmt, formats[i].name) == 0)
             f = &formats[i];
     if (!f)
-        return kwb_error_set(err, "report: unknown format '%s' (formats: %s)", fmt ? fmt : "(null)",
-                             report_formats());
+        return kwb_error_set(err, "report: unknown format '%s' (formats: %s)", fmt ? fmt : "(null)", report_formats());
     if (report_validate(model, err) < 0)
         return -1;
     strbuf sb;

@@ -12,50 +12,50 @@
 
 /* Where a workload's evaluation time went (the runner's account, for bench/sweep-speed). */
 typedef struct wl_cost {
-    double wall_s;              /* workload-start to workload-end, as the parent saw them */
-    double runner_start_s;      /* on a runner's first workload: its spawn to this workload-start */
-    double sampled_ms;          /* the sum of every timed sample, all roles */
-    long samples;               /* timed samples, all roles */
-    double trials_s, timing_s, reference_timing_s;   /* the runner's phases (wall time) */
-    double flush_ms;            /* device time of the cache flushes before the samples */
-    double warmup_s, sampling_s, hooks_s;            /* inside the timing phases: warm-ups, sampling loops
-                                                      * (hooks included), the integrity hooks */
-    int reference_runs;         /* reference calls for the checked trials */
-    int reference_cached;       /* checked trials whose reference outputs came from the cache */
-    int reference_fresh;        /* reference calls for the timed calls' fresh inputs (never cached) */
+    double wall_s;                                 /* workload-start to workload-end, as the parent saw them */
+    double runner_start_s;                         /* on a runner's first workload: its spawn to this workload-start */
+    double sampled_ms;                             /* the sum of every timed sample, all roles */
+    long samples;                                  /* timed samples, all roles */
+    double trials_s, timing_s, reference_timing_s; /* the runner's phases (wall time) */
+    double flush_ms;                               /* device time of the cache flushes before the samples */
+    double warmup_s, sampling_s, hooks_s;          /* inside the timing phases: warm-ups, sampling loops
+                                                    * (hooks included), the integrity hooks */
+    int reference_runs;                            /* reference calls for the checked trials */
+    int reference_cached;                          /* checked trials whose reference outputs came from the cache */
+    int reference_fresh; /* reference calls for the timed calls' fresh inputs (never cached) */
 } wl_cost;
 
 typedef struct wl_result {
     const workload *wl;
     eval_status status;
-    char *message;              /* NULL when PASSED */
+    char *message; /* NULL when PASSED */
     double max_abs, max_rel, matched_ratio;
     int has_candidate, has_baseline, has_reference;
-    stats_summary candidate, baseline, reference;   /* milliseconds */
+    stats_summary candidate, baseline, reference; /* milliseconds */
     int has_baseline_status;
     eval_status baseline_status;
-    char *log;                  /* tail of the runner's output, for failures */
-    char timer[32];             /* which timer produced the latencies ("cupti", "events/graph20", ...) */
-    double gbps;                /* candidate: bytes of the cost model (else the tensors' bytes) / median */
-    double tflops;              /* candidate: FLOPs of the cost model / median; 0 when unmodelled */
-    double roofline;            /* candidate: roofline floor / median, in (0, 1]; 0 when unknown */
-    char verdict[16];           /* paired gate against the baseline: faster/same/slower/unclear */
-    double ratio, ratio_lo, ratio_hi;   /* candidate/baseline median ratio and its interval */
-    double ci_rel;              /* candidate: half-width of its median's 95 % CI / median (0: unknown) */
-    wl_cost cost;               /* what the workload cost to evaluate */
-    int skipped;                /* not run: an earlier workload timed out or crashed (fail fast) */
-    char worker[192];           /* a remote worker's host and device facts ("" when local) */
+    char *log;                        /* tail of the runner's output, for failures */
+    char timer[32];                   /* which timer produced the latencies ("cupti", "events/graph20", ...) */
+    double gbps;                      /* candidate: bytes of the cost model (else the tensors' bytes) / median */
+    double tflops;                    /* candidate: FLOPs of the cost model / median; 0 when unmodelled */
+    double roofline;                  /* candidate: roofline floor / median, in (0, 1]; 0 when unknown */
+    char verdict[16];                 /* paired gate against the baseline: faster/same/slower/unclear */
+    double ratio, ratio_lo, ratio_hi; /* candidate/baseline median ratio and its interval */
+    double ci_rel;                    /* candidate: half-width of its median's 95 % CI / median (0: unknown) */
+    wl_cost cost;                     /* what the workload cost to evaluate */
+    int skipped;                      /* not run: an earlier workload timed out or crashed (fail fast) */
+    char worker[192];                 /* a remote worker's host and device facts ("" when local) */
 } wl_result;
 
 /* Summary over a set of results. */
 typedef struct results_summary {
     int total;
     int by_status[ST_COUNT];
-    int skipped;                /* workloads not run after a TIMEOUT or a crash */
-    double mean_latency_ms;     /* over PASSED workloads */
-    double geomean_speedup;     /* over PASSED workloads with a comparison */
+    int skipped;            /* workloads not run after a TIMEOUT or a crash */
+    double mean_latency_ms; /* over PASSED workloads */
+    double geomean_speedup; /* over PASSED workloads with a comparison */
     double min_speedup;
-    const char *speedup_vs;     /* "baseline" or "reference" */
+    const char *speedup_vs; /* "baseline" or "reference" */
 } results_summary;
 
 /* Sets r's status and message (a copy); the first failure wins over later ones. */

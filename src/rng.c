@@ -15,7 +15,7 @@ uint64_t rng_bits(uint64_t k, uint64_t i)
 
 uint64_t rng_key(uint64_t seed, const char *uuid, int trial, int input_index)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;  /* FNV-1a over the uuid */
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a over the uuid */
     for (const unsigned char *p = (const unsigned char *)uuid; *p; p++)
         h = (h ^ *p) * 0x100000001b3ULL;
     uint64_t k = rng_formula_mix(seed ^ 0x6b7762ULL);

@@ -63,28 +63,20 @@ static inline KWB_HD int64_t rng_formula_uniform(uint64_t k, uint64_t i, int64_t
 static inline KWB_HD uint64_t rng_formula_value(kwb_dtype t, uint64_t key, uint64_t i)
 {
     switch (t) {
-    case KWB_F32:
-        return dtype_bits_of_f32(rng_formula_normal(key, i));
-    case KWB_F16:
-        return dtype_bits_f32_to_f16(rng_formula_normal(key, i));
-    case KWB_BF16:
-        return dtype_bits_f32_to_bf16(rng_formula_normal(key, i));
+    case KWB_F32: return dtype_bits_of_f32(rng_formula_normal(key, i));
+    case KWB_F16: return dtype_bits_f32_to_f16(rng_formula_normal(key, i));
+    case KWB_BF16: return dtype_bits_f32_to_bf16(rng_formula_normal(key, i));
     case KWB_F8_E4M3:
     case KWB_F8_E5M2: {
         float v = rng_formula_normal(key, i);
         v = v < -2.0f ? -2.0f : v > 2.0f ? 2.0f : v;
         return t == KWB_F8_E4M3 ? dtype_bits_f32_to_e4m3(v) : dtype_bits_f32_to_e5m2(v);
     }
-    case KWB_I64:
-        return (uint64_t)rng_formula_uniform(key, i, -1024, 1024);
-    case KWB_I32:
-        return (uint32_t)rng_formula_uniform(key, i, -1024, 1024);
-    case KWB_I16:
-        return (uint16_t)rng_formula_uniform(key, i, -1024, 1024);
-    case KWB_I8:
-        return (uint8_t)rng_formula_uniform(key, i, -128, 128);
-    case KWB_BOOL:
-        return rng_formula_bits(key, i) >> 63;
+    case KWB_I64: return (uint64_t)rng_formula_uniform(key, i, -1024, 1024);
+    case KWB_I32: return (uint32_t)rng_formula_uniform(key, i, -1024, 1024);
+    case KWB_I16: return (uint16_t)rng_formula_uniform(key, i, -1024, 1024);
+    case KWB_I8: return (uint8_t)rng_formula_uniform(key, i, -128, 128);
+    case KWB_BOOL: return rng_formula_bits(key, i) >> 63;
     }
     return 0;
 }

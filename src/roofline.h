@@ -12,16 +12,16 @@
 
 /* Measured peaks of a device; 0 where unknown (the cpu device measures none). */
 typedef struct roofline_peaks {
-    double copy_gbps;       /* bytes read + written per second, 1e9 */
+    double copy_gbps; /* bytes read + written per second, 1e9 */
     double fp32_tflops;
     double bf16_tflops;
 } roofline_peaks;
 
 /* One call's position. */
 typedef struct roofline_point {
-    double bytes, flops;    /* what the call must move and compute */
-    double gbps, tflops;    /* achieved rates; 0 when the part is unknown */
-    double share;           /* floor / measured time; 0 when no peak applies */
+    double bytes, flops; /* what the call must move and compute */
+    double gbps, tflops; /* achieved rates; 0 when the part is unknown */
+    double share;        /* floor / measured time; 0 when no peak applies */
 } roofline_point;
 
 /* The peaks in a device's hello facts ({"peaks": {"copy_gbps", "fp32_tflops", "bf16_tflops"}}). */

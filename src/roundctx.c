@@ -77,8 +77,7 @@ int round_ctx_open(const char *ws_dir, const char *session, int readonly, round_
     if (wsopen(ws_dir, readonly, &c->h, err) != 0)
         return -1;
     store_session s;
-    if (wsopen_session(&c->h, session, &c->session, err) != 0 ||
-        store_session_get(c->h.st, c->session, &s, err) != 0) {
+    if (wsopen_session(&c->h, session, &c->session, err) != 0 || store_session_get(c->h.st, c->session, &s, err) != 0) {
         wsclose(&c->h);
         return -1;
     }
@@ -130,8 +129,8 @@ direction_ctx round_ctx_directions(const round_ctx *c)
     };
 }
 
-int round_ctx_propose(const round_ctx *c, const char *agent, int limit, direction **out, int *n,
-                      tuner_knob **knobs, int *nknobs, kwb_error *err)
+int round_ctx_propose(const round_ctx *c, const char *agent, int limit, direction **out, int *n, tuner_knob **knobs,
+                      int *nknobs, kwb_error *err)
 {
     direction_ctx dc = round_ctx_directions(c);
     *knobs = NULL;

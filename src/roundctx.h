@@ -14,18 +14,18 @@ typedef struct round_ctx {
     ws_handle h;
     int64_t session;
     char *session_name;
-    char *definition;           /* name */
-    char *definition_path;      /* its JSON under the dataset */
-    char *best_name;            /* NULL when the session has no promoted candidate */
+    char *definition;      /* name */
+    char *definition_path; /* its JSON under the dataset */
+    char *best_name;       /* NULL when the session has no promoted candidate */
     char *best_dir;
     double best_ms;
-    char cls[32];               /* class of the best ("unknown" when not timed) */
-    double roofline;            /* its latency-weighted roofline share, 0 when unknown */
-    char **tried;               /* direction ids decided in the session */
+    char cls[32];    /* class of the best ("unknown" when not timed) */
+    double roofline; /* its latency-weighted roofline share, 0 when unknown */
+    char **tried;    /* direction ids decided in the session */
     int ntried;
-    sv_round *hist;             /* rounds so far, oldest first */
+    sv_round *hist; /* rounds so far, oldest first */
     int nhist;
-    skill_set skills;           /* the skills folder (paths_skills) */
+    skill_set skills; /* the skills folder (paths_skills) */
 } round_ctx;
 
 /* Opens the workspace (WORKSPACE or found), session SESSION (NULL: the newest) and everything
@@ -40,8 +40,8 @@ direction_ctx round_ctx_directions(const round_ctx *c);
 /* Directions for agent AGENT from C (tuner: knob changes of the best; others: ranked skill
  * directions) into *out[*n] (free with free()); *knobs keeps the tuner's knobs alive (free
  * with tuner_knobs_free(*knobs, *nknobs)). Returns 0, or -1 with *err set. */
-int round_ctx_propose(const round_ctx *c, const char *agent, int limit, direction **out, int *n,
-                      tuner_knob **knobs, int *nknobs, kwb_error *err);
+int round_ctx_propose(const round_ctx *c, const char *agent, int limit, direction **out, int *n, tuner_knob **knobs,
+                      int *nknobs, kwb_error *err);
 /* Closes what C holds. */
 void round_ctx_close(round_ctx *c);
 

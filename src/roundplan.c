@@ -19,8 +19,7 @@ double roundplan_size_key(const definition *d, const workload *w)
     return key;
 }
 
-int roundplan_gate_filter(const definition *d, const workload_set *set, const double *latency_ms, char *out,
-                          size_t cap)
+int roundplan_gate_filter(const definition *d, const workload_set *set, const double *latency_ms, char *out, size_t cap)
 {
     int n = set->count;
     out[0] = '\0';

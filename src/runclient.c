@@ -28,27 +28,27 @@ typedef struct launch {
     pid_t pid;
     int ev_fd;
     int log_fd;
-    int job_fd;           /* remote: the transport's stdin, open while the worker works */
-    double last_byte;     /* remote: when the transport last said anything */
-    int saw_exit;         /* remote: the relay reported the runner's end */
-    int exit_status;      /* remote: the runner's wait status from that report */
-    int refused;          /* remote: hello_check refused the worker */
-    strbuf pending;       /* bytes read but not yet a whole line */
-    int current;          /* index of the workload in flight, or -1 */
-    int next;             /* first workload without a final result */
+    int job_fd;       /* remote: the transport's stdin, open while the worker works */
+    double last_byte; /* remote: when the transport last said anything */
+    int saw_exit;     /* remote: the relay reported the runner's end */
+    int exit_status;  /* remote: the runner's wait status from that report */
+    int refused;      /* remote: hello_check refused the worker */
+    strbuf pending;   /* bytes read but not yet a whole line */
+    int current;      /* index of the workload in flight, or -1 */
+    int next;         /* first workload without a final result */
     int saw_bye;
-    int job_error;        /* an error event outside any workload */
+    int job_error; /* an error event outside any workload */
     double deadline;
-    double spawned;       /* when this runner was started (parent's clock) */
-    double timed_ms;      /* the sum of every sample it has reported */
-    double sampled_ms;    /* the sum and count of the samples of the last timing event */
+    double spawned;    /* when this runner was started (parent's clock) */
+    double timed_ms;   /* the sum of every sample it has reported */
+    double sampled_ms; /* the sum and count of the samples of the last timing event */
     long samples;
-    double started;       /* when the workload in flight started (parent's clock) */
-    char key[CHANNEL_KEY_HEX + 1];   /* the channel's key for this runner */
-    unsigned long seq;    /* the next event's sequence number */
-    int forged;           /* the channel carried a line the runner did not seal */
-    char *scratch;        /* the runner's scratch folder, removed after it */
-    double limit_s;       /* the workload in flight's time limit */
+    double started;                /* when the workload in flight started (parent's clock) */
+    char key[CHANNEL_KEY_HEX + 1]; /* the channel's key for this runner */
+    unsigned long seq;             /* the next event's sequence number */
+    int forged;                    /* the channel carried a line the runner did not seal */
+    char *scratch;                 /* the runner's scratch folder, removed after it */
+    double limit_s;                /* the workload in flight's time limit */
 } launch;
 
 /* Until the reference's probe arrives, a workload (its inputs and one reference call) has this
@@ -182,7 +182,7 @@ static char *check_timing(const runclient *rc, launch *l, const runner_event *ev
     size_t n;
     double *v = event_samples(ev, &n);
     if (!v)
-        return NULL;  /* a runner that does not send them (the reference with no samples) */
+        return NULL; /* a runner that does not send them (the reference with no samples) */
     unsigned char *mark = event_marks(ev, n);
     *out = timing_summary_plain(v, mark, n);
     char *why = NULL;
@@ -200,20 +200,23 @@ static char *check_timing(const runclient *rc, launch *l, const runner_event *ev
     free(mark);
     int graph = ev->timer && strstr(ev->timer, "/graph") != NULL;
     if (getenv("KWB_DEBUG_TIMING"))
-        fprintf(stderr, "kwb: timing %s: %zu samples; plain %zu (median %.4g ms), checked %zu (%.4g), fresh %zu (%.4g)\n",
+        fprintf(stderr,
+                "kwb: timing %s: %zu samples; plain %zu (median %.4g ms), checked %zu (%.4g), fresh %zu (%.4g)\n",
                 ev->role, n, np, plain, nc, checked, nf, fresh);
     double share = ev->roofline > 0 && out->median > 0 ? ev->roofline * ev->timing.median / out->median : 0;
     int cold = rc->job->timing.cold && !graph;
     double gap = strncmp(rc->job->device, "cuda", 4) == 0 ? 0 : PATTERN_MIN_GAP_CPU_MS;
     double margin = cold && strncmp(rc->job->device, "cuda", 4) == 0 ? PHYSICS_MARGIN_COLD
-                    : cold                                            ? 2 * PHYSICS_MARGIN_COLD
-                                                                      : PHYSICS_MARGIN_WARM;
+                    : cold                                           ? 2 * PHYSICS_MARGIN_COLD
+                                                                     : PHYSICS_MARGIN_WARM;
     if (fabs(out->median - ev->timing.median) > 1e-9 * fabs(out->median) + 1e-12)
         why = xasprintf("the runner's median %.6g ms disagrees with its own samples' %.6g ms (the result channel "
-                        "was tampered with)", ev->timing.median, out->median);
+                        "was tampered with)",
+                        ev->timing.median, out->median);
     else if (!graph && l->timed_ms * 1e-3 > (proc_now() - l->spawned) * 1.05 + 0.05)
         why = xasprintf("the runner's samples add up to %.3f s, more than the %.3f s it has lived (the timer was "
-                        "tampered with)", l->timed_ms * 1e-3, proc_now() - l->spawned);
+                        "tampered with)",
+                        l->timed_ms * 1e-3, proc_now() - l->spawned);
     else if ((*pattern = separated(&mr, &mf, cold ? CACHE_RATIO_COLD : CACHE_RATIO_WARM, gap)))
         why = xasprintf("calls on repeated inputs ran %.1fx faster than calls on fresh inputs (median %.4g ms vs "
                         "%.4g ms over %zu and %zu checked calls): results are cached across calls",
@@ -221,10 +224,12 @@ static char *check_timing(const runclient *rc, launch *l, const runner_event *ev
     else if ((*pattern = separated(&mp, &mc, cold ? SKIP_RATIO_COLD : SKIP_RATIO_WARM, gap)))
         why = xasprintf("unchecked calls ran %.1fx faster than calls whose outputs were poisoned and checked "
                         "(median %.4g ms vs %.4g ms over %zu and %zu calls): it skips work when it thinks "
-                        "nobody looks", checked / plain, plain, checked, np, nc);
+                        "nobody looks",
+                        checked / plain, plain, checked, np, nc);
     else if (share > margin)
         why = xasprintf("faster than physics: %.4g ms is %.1fx under the roofline floor (%.4g ms at the "
-                        "device's peaks)", out->median, share, share * out->median);
+                        "device's peaks)",
+                        out->median, share, share * out->median);
     free(v);
     return why;
 }
@@ -330,7 +335,7 @@ static int on_event(runclient *rc, launch *l, const workload_set *set, wl_result
             return -1;
         l->limit_s = rc->timeout_s > 0 ? rc->timeout_s : PROBE_WAIT_S;
         l->deadline = proc_now() + l->limit_s;
-        if (l->started == 0)  /* the runner's first workload: what its start-up cost */
+        if (l->started == 0) /* the runner's first workload: what its start-up cost */
             results[l->current].cost.runner_start_s = proc_now() - l->spawned;
         l->started = proc_now();
         break;
@@ -361,9 +366,7 @@ static int on_event(runclient *rc, launch *l, const workload_set *set, wl_result
                 results_set_status(&results[k], ST_RUNTIME_ERROR, ev->message);
         }
         break;
-    case EV_BYE:
-        l->saw_bye = 1;
-        break;
+    case EV_BYE: l->saw_bye = 1; break;
     default:
         if (rc->remote && strcmp(json_string_value(json_object_get(ev->json, "event")), "exit") == 0) {
             l->saw_exit = 1;
@@ -380,7 +383,7 @@ static int drain_lines(runclient *rc, launch *l, const workload_set *set, wl_res
     char *start = l->pending.s, *nl;
     while ((nl = memchr(start, '\n', l->pending.len - (size_t)(start - l->pending.s))) != NULL) {
         *nl = '\0';
-        if (rc->remote && nl == start) {  /* the relay's heartbeat */
+        if (rc->remote && nl == start) { /* the relay's heartbeat */
             start = nl + 1;
             continue;
         }
@@ -454,7 +457,7 @@ static int start_runner(runclient *rc, launch *l, const workload_set *set, kwb_e
     io.extra_fd[0] = jp[0];
     io.extra_fd[1] = ep[1];
     io.nextra = 2;
-    if (rc->remote) {  /* one stream each way: the transport's stdin and stdout */
+    if (rc->remote) { /* one stream each way: the transport's stdin and stdout */
         io.stdin_fd = jp[0];
         io.stdout_fd = ep[1];
         io.nextra = 0;
@@ -499,12 +502,12 @@ static int start_runner(runclient *rc, launch *l, const workload_set *set, kwb_e
     for (size_t off = 0; off < sb.len;) {
         ssize_t w = write(jp[1], sb.s + off, sb.len - off);
         if (w <= 0 && errno != EINTR)
-            break;  /* the runner died early: reported below from its exit status */
+            break; /* the runner died early: reported below from its exit status */
         off += w > 0 ? (size_t)w : 0;
     }
     strbuf_free(&sb);
     if (rc->remote)
-        l->job_fd = jp[1];  /* closed when the launch ends: the relay's sign to stop */
+        l->job_fd = jp[1]; /* closed when the launch ends: the relay's sign to stop */
     else
         close(jp[1]);
     return 0;
@@ -576,7 +579,7 @@ static int pump(runclient *rc, launch *l, const workload_set *set, wl_result *re
         strbuf_add(&l->pending, buf, (size_t)n);
         if (drain_lines(rc, l, set, results, err) != 0)
             return -1;
-        if (l->saw_bye)  /* a candidate's child may hold the channel open: do not wait for it */
+        if (l->saw_bye) /* a candidate's child may hold the channel open: do not wait for it */
             return 0;
     }
 }
@@ -617,7 +620,6 @@ static void worker_lost(runclient *rc, launch *l, const workload_set *set, wl_re
         results[i].wl = &set->items[i];
     }
 }
-
 
 /* Workloads FROM.. of SET get "not run" (the evaluation was stopped). */
 static void mark_not_run(const workload_set *set, wl_result *results, int from)

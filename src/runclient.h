@@ -17,29 +17,29 @@
  * path there and "--stdio" (relay.h); the protocol over the transport's stdin and stdout, the
  * candidate's output (and the transport's) on its stderr, into the log. */
 typedef struct runclient_remote {
-    char **argv;                 /* the whole command line, NULL-terminated */
-    double silence_s;            /* no byte (event or heartbeat) this long: the worker is lost */
-    int ship;                    /* files=ship: the job's files go through the transport (ship.h) */
-    const char *where;           /* the worker's name in messages */
+    char **argv;       /* the whole command line, NULL-terminated */
+    double silence_s;  /* no byte (event or heartbeat) this long: the worker is lost */
+    int ship;          /* files=ship: the job's files go through the transport (ship.h) */
+    const char *where; /* the worker's name in messages */
     /* Called with each hello; nonzero refuses the worker, with a reason in WHY. May be NULL. */
     int (*hello_check)(void *ctx, json_t *hello, char *why, size_t cap);
     void *hello_ctx;
-    int lost;                    /* out: the worker was lost (link, host, step, silence, refusal) */
-    int lost_from;               /* out: the first workload left without a result */
-    char why[512];               /* out: why it was lost */
+    int lost;      /* out: the worker was lost (link, host, step, silence, refusal) */
+    int lost_from; /* out: the first workload left without a result */
+    char why[512]; /* out: why it was lost */
 } runclient_remote;
 
 typedef struct runclient {
     const char *runner_path;
-    runclient_remote *remote;    /* NULL: the runner is a local child on descriptors 3 and 4 */
-    double timeout_s;            /* per workload, from its workload-start; <= 0: from the reference
-                                  * (runclient_timeout_for, measured before each workload) */
-    int keep_going;              /* after a TIMEOUT or a crash, run the remaining workloads anyway */
-    runner_job *job;             /* everything but the workloads */
+    runclient_remote *remote; /* NULL: the runner is a local child on descriptors 3 and 4 */
+    double timeout_s;         /* per workload, from its workload-start; <= 0: from the reference
+                               * (runclient_timeout_for, measured before each workload) */
+    int keep_going;           /* after a TIMEOUT or a crash, run the remaining workloads anyway */
+    runner_job *job;          /* everything but the workloads */
     /* Called after each workload's result is final (may be NULL). */
     void (*progress)(void *ctx, int done, int total, const wl_result *r);
     void *progress_ctx;
-    json_t *hello;               /* the last hello event (owned; freed by runclient_free) */
+    json_t *hello; /* the last hello event (owned; freed by runclient_free) */
     int runners_started;
     volatile int *stop; /* nonzero: stop now; workloads not run get "not run" (may be NULL) */
     char **suspect;     /* internal: per workload, a timing pattern awaiting confirmation */

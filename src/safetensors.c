@@ -87,18 +87,20 @@ static int check_preamble(safetensors *st, kwb_error *err)
 {
     size_t magic = strlen(ST_LFS_MAGIC);
     if (st->size >= magic && memcmp(st->bytes, ST_LFS_MAGIC, magic) == 0)
-        return kwb_error_set(err, "%s: a Git LFS pointer, not the tensor data: "
-                             "run 'git lfs pull' in the dataset", st->path);
+        return kwb_error_set(err,
+                             "%s: a Git LFS pointer, not the tensor data: "
+                             "run 'git lfs pull' in the dataset",
+                             st->path);
     if (st->size < 8)
-        return kwb_error_set(err, "%s: file too short (%zu bytes) for a safetensors header",
-                             st->path, st->size);
+        return kwb_error_set(err, "%s: file too short (%zu bytes) for a safetensors header", st->path, st->size);
     uint64_t n = load_le64(st->bytes);
     if (n > ST_MAX_HEADER)
-        return kwb_error_set(err, "%s: header length %" PRIu64 " is absurd (over 100 MB)",
-                             st->path, n);
+        return kwb_error_set(err, "%s: header length %" PRIu64 " is absurd (over 100 MB)", st->path, n);
     if (n > st->size - 8)
-        return kwb_error_set(err, "%s: header length %" PRIu64 " goes beyond the end of the file "
-                             "(%zu bytes)", st->path, n, st->size);
+        return kwb_error_set(err,
+                             "%s: header length %" PRIu64 " goes beyond the end of the file "
+                             "(%zu bytes)",
+                             st->path, n, st->size);
     st->data_start = 8 + (size_t)n;
     return 0;
 }
@@ -107,11 +109,10 @@ static int check_preamble(safetensors *st, kwb_error *err)
 static json_t *load_header(const safetensors *st, kwb_error *err)
 {
     json_error_t jerr;
-    json_t *root = json_loadb((const char *)st->bytes + 8, st->data_start - 8,
-                              JSON_REJECT_DUPLICATES, &jerr);
+    json_t *root = json_loadb((const char *)st->bytes + 8, st->data_start - 8, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
-        kwb_error_set(err, "%s: header is not JSON: %s (line %d, column %d)",
-                      st->path, jerr.text, jerr.line, jerr.column);
+        kwb_error_set(err, "%s: header is not JSON: %s (line %d, column %d)", st->path, jerr.text, jerr.line,
+                      jerr.column);
         return NULL;
     }
     if (!json_is_object(root)) {
@@ -126,11 +127,10 @@ static int parse_dtype(const safetensors *st, st_tensor *t, json_t *desc, kwb_er
 {
     json_t *d = json_object_get(desc, "dtype");
     if (!json_is_string(d))
-        return kwb_error_set(err, "%s: tensor '%s': \"dtype\" is missing or not a string",
-                             st->path, t->name);
+        return kwb_error_set(err, "%s: tensor '%s': \"dtype\" is missing or not a string", st->path, t->name);
     if (dtype_from_safetensors_name(json_string_value(d), &t->dtype) != 0)
-        return kwb_error_set(err, "%s: tensor '%s': unknown or unsupported dtype '%s'",
-                             st->path, t->name, json_string_value(d));
+        return kwb_error_set(err, "%s: tensor '%s': unknown or unsupported dtype '%s'", st->path, t->name,
+                             json_string_value(d));
     return 0;
 }
 
@@ -138,62 +138,64 @@ static int parse_shape(const safetensors *st, st_tensor *t, json_t *desc, kwb_er
 {
     json_t *s = json_object_get(desc, "shape");
     if (!json_is_array(s))
-        return kwb_error_set(err, "%s: tensor '%s': \"shape\" is missing or not an array",
-                             st->path, t->name);
+        return kwb_error_set(err, "%s: tensor '%s': \"shape\" is missing or not an array", st->path, t->name);
     if (json_array_size(s) > KWB_MAX_RANK)
-        return kwb_error_set(err, "%s: tensor '%s': rank %zu is over the maximum of %d",
-                             st->path, t->name, json_array_size(s), KWB_MAX_RANK);
+        return kwb_error_set(err, "%s: tensor '%s': rank %zu is over the maximum of %d", st->path, t->name,
+                             json_array_size(s), KWB_MAX_RANK);
     t->rank = (int)json_array_size(s);
     for (int i = 0; i < t->rank; i++) {
         json_t *dim = json_array_get(s, (size_t)i);
         if (!json_is_integer(dim))
-            return kwb_error_set(err, "%s: tensor '%s': shape dimension %d is not an integer",
-                                 st->path, t->name, i);
+            return kwb_error_set(err, "%s: tensor '%s': shape dimension %d is not an integer", st->path, t->name, i);
         t->shape[i] = json_integer_value(dim);
         if (t->shape[i] < 0)
-            return kwb_error_set(err, "%s: tensor '%s': shape dimension %d is negative (%" PRId64 ")",
-                                 st->path, t->name, i, t->shape[i]);
+            return kwb_error_set(err, "%s: tensor '%s': shape dimension %d is negative (%" PRId64 ")", st->path,
+                                 t->name, i, t->shape[i]);
     }
     return 0;
 }
 
 /* Reads "data_offsets" into begin/end and checks their order and that they lie in the file. */
-static int parse_offsets(const safetensors *st, st_tensor *t, json_t *desc, kwb_error *err,
-                         uint64_t *begin, uint64_t *end)
+static int parse_offsets(const safetensors *st, st_tensor *t, json_t *desc, kwb_error *err, uint64_t *begin,
+                         uint64_t *end)
 {
     json_t *o = json_object_get(desc, "data_offsets");
     json_t *b = json_array_get(o, 0), *e = json_array_get(o, 1);
-    if (!json_is_array(o) || json_array_size(o) != 2 || !json_is_integer(b) || !json_is_integer(e)
-        || json_integer_value(b) < 0 || json_integer_value(e) < 0)
-        return kwb_error_set(err, "%s: tensor '%s': \"data_offsets\" must be two non-negative "
-                             "integers [begin, end]", st->path, t->name);
+    if (!json_is_array(o) || json_array_size(o) != 2 || !json_is_integer(b) || !json_is_integer(e) ||
+        json_integer_value(b) < 0 || json_integer_value(e) < 0)
+        return kwb_error_set(err,
+                             "%s: tensor '%s': \"data_offsets\" must be two non-negative "
+                             "integers [begin, end]",
+                             st->path, t->name);
     *begin = (uint64_t)json_integer_value(b);
     *end = (uint64_t)json_integer_value(e);
     if (*begin > *end)
-        return kwb_error_set(err, "%s: tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64 "] are "
-                             "out of order", st->path, t->name, *begin, *end);
+        return kwb_error_set(err,
+                             "%s: tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64 "] are "
+                             "out of order",
+                             st->path, t->name, *begin, *end);
     if (*end > st->size - st->data_start)
-        return kwb_error_set(err, "%s: tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64 "] go "
+        return kwb_error_set(err,
+                             "%s: tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64 "] go "
                              "beyond the end of the file (the data section holds %zu bytes)",
                              st->path, t->name, *begin, *end, st->size - st->data_start);
     return 0;
 }
 
 /* Checks that the offsets hold exactly numel * element size bytes. */
-static int check_size(const safetensors *st, st_tensor *t, uint64_t begin, uint64_t end,
-                      kwb_error *err)
+static int check_size(const safetensors *st, st_tensor *t, uint64_t begin, uint64_t end, kwb_error *err)
 {
     char shape[ST_SHAPE_TEXT];
     uint64_t need;
     format_shape(t->shape, t->rank, shape, sizeof shape);
     if (tensor_nbytes(t->dtype, t->rank, t->shape, &need) != 0)
-        return kwb_error_set(err, "%s: tensor '%s': shape %s of %s is too large", st->path,
-                             t->name, shape, dtype_safetensors_name(t->dtype));
+        return kwb_error_set(err, "%s: tensor '%s': shape %s of %s is too large", st->path, t->name, shape,
+                             dtype_safetensors_name(t->dtype));
     if (need != end - begin)
-        return kwb_error_set(err, "%s: tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64 "] hold "
-                             "%" PRIu64 " bytes, shape %s of %s needs %" PRIu64, st->path,
-                             t->name, begin, end, end - begin, shape,
-                             dtype_safetensors_name(t->dtype), need);
+        return kwb_error_set(err,
+                             "%s: tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64 "] hold "
+                             "%" PRIu64 " bytes, shape %s of %s needs %" PRIu64,
+                             st->path, t->name, begin, end, end - begin, shape, dtype_safetensors_name(t->dtype), need);
     t->offset = begin;
     t->nbytes = need;
     return 0;
@@ -204,8 +206,8 @@ static int parse_tensor(const safetensors *st, st_tensor *t, json_t *desc, kwb_e
     uint64_t begin = 0, end = 0;
     if (!json_is_object(desc))
         return kwb_error_set(err, "%s: tensor '%s': not a JSON object", st->path, t->name);
-    if (parse_dtype(st, t, desc, err) || parse_shape(st, t, desc, err)
-        || parse_offsets(st, t, desc, err, &begin, &end) || check_size(st, t, begin, end, err))
+    if (parse_dtype(st, t, desc, err) || parse_shape(st, t, desc, err) ||
+        parse_offsets(st, t, desc, err, &begin, &end) || check_size(st, t, begin, end, err))
         return -1;
     return 0;
 }
@@ -229,9 +231,10 @@ static int check_overlaps(const safetensors *st, kwb_error *err)
         if (v[i]->nbytes == 0)
             continue;
         if (prev && prev->offset + prev->nbytes > v[i]->offset)
-            rc = kwb_error_set(err, "%s: tensors '%s' [%" PRIu64 ", %" PRIu64 "] and '%s' "
-                               "[%" PRIu64 ", %" PRIu64 "] overlap", st->path, prev->name,
-                               prev->offset, prev->offset + prev->nbytes, v[i]->name,
+            rc = kwb_error_set(err,
+                               "%s: tensors '%s' [%" PRIu64 ", %" PRIu64 "] and '%s' "
+                               "[%" PRIu64 ", %" PRIu64 "] overlap",
+                               st->path, prev->name, prev->offset, prev->offset + prev->nbytes, v[i]->name,
                                v[i]->offset, v[i]->offset + v[i]->nbytes);
         if (!prev || v[i]->offset + v[i]->nbytes > prev->offset + prev->nbytes)
             prev = v[i];
@@ -246,7 +249,8 @@ static int parse_tensors(safetensors *st, json_t *root, kwb_error *err)
     const char *name;
     json_t *desc;
     st->tensors = xcalloc(json_object_size(root), sizeof *st->tensors);
-    json_object_foreach(root, name, desc) {
+    json_object_foreach(root, name, desc)
+    {
         if (strcmp(name, ST_METADATA) == 0)
             continue;
         st_tensor *t = &st->tensors[st->count++];
@@ -262,8 +266,8 @@ safetensors *safetensors_open(const char *path, kwb_error *err)
     safetensors *st = xcalloc(1, sizeof *st);
     st->path = xstrdup(path);
     json_t *root = NULL;
-    if (read_whole(st, err) != 0 || check_preamble(st, err) != 0
-        || !(root = load_header(st, err)) || parse_tensors(st, root, err) != 0) {
+    if (read_whole(st, err) != 0 || check_preamble(st, err) != 0 || !(root = load_header(st, err)) ||
+        parse_tensors(st, root, err) != 0) {
         json_decref(root);
         safetensors_close(st);
         return NULL;
@@ -300,8 +304,7 @@ void safetensors_close(safetensors *st)
 /* ---- writing ------------------------------------------------------------------------ */
 
 /* Checks one tensor to write and computes its size. */
-static int check_write_tensor(const char *path, const st_write_tensor *w, uint64_t *nbytes,
-                              kwb_error *err)
+static int check_write_tensor(const char *path, const st_write_tensor *w, uint64_t *nbytes, kwb_error *err)
 {
     const char *name = w->name;
     if (!name)
@@ -311,12 +314,12 @@ static int check_write_tensor(const char *path, const st_write_tensor *w, uint64
     if ((unsigned)w->dtype >= DTYPE_COUNT)
         return kwb_error_set(err, "%s: tensor '%s': invalid dtype %d", path, name, (int)w->dtype);
     if (w->rank < 0 || w->rank > KWB_MAX_RANK || (w->rank > 0 && !w->shape))
-        return kwb_error_set(err, "%s: tensor '%s': invalid rank %d (0 to %d, with a shape)",
-                             path, name, w->rank, KWB_MAX_RANK);
+        return kwb_error_set(err, "%s: tensor '%s': invalid rank %d (0 to %d, with a shape)", path, name, w->rank,
+                             KWB_MAX_RANK);
     for (int i = 0; i < w->rank; i++)
         if (w->shape[i] < 0)
-            return kwb_error_set(err, "%s: tensor '%s': shape dimension %d is negative (%" PRId64
-                                 ")", path, name, i, w->shape[i]);
+            return kwb_error_set(err, "%s: tensor '%s': shape dimension %d is negative (%" PRId64 ")", path, name, i,
+                                 w->shape[i]);
     if (tensor_nbytes(w->dtype, w->rank, w->shape, nbytes) != 0 || *nbytes > INT64_MAX)
         return kwb_error_set(err, "%s: tensor '%s': shape is too large", path, name);
     if (*nbytes > 0 && !w->data)
@@ -330,8 +333,8 @@ static json_t *tensor_desc(const st_write_tensor *w, uint64_t begin, uint64_t en
     json_t *shape = json_array();
     for (int i = 0; i < w->rank; i++)
         json_array_append_new(shape, json_integer(w->shape[i]));
-    return json_pack("{s:s, s:o, s:[I, I]}", "dtype", dtype_safetensors_name(w->dtype),
-                     "shape", shape, "data_offsets", (json_int_t)begin, (json_int_t)end);
+    return json_pack("{s:s, s:o, s:[I, I]}", "dtype", dtype_safetensors_name(w->dtype), "shape", shape, "data_offsets",
+                     (json_int_t)begin, (json_int_t)end);
 }
 
 /* {"key": "value", ...} from NMETA pairs, or NULL with *err set. */
@@ -351,8 +354,8 @@ static json_t *metadata_object(const char *path, const char *const *meta, size_t
 
 /* Builds the header JSON (metadata first, then keys in the given order), padded with
  * spaces to a multiple of 8. */
-static char *build_header(const char *path, const st_write_tensor *tensors, size_t n,
-                          const char *const *meta, size_t nmeta, size_t *len, kwb_error *err)
+static char *build_header(const char *path, const st_write_tensor *tensors, size_t n, const char *const *meta,
+                          size_t nmeta, size_t *len, kwb_error *err)
 {
     json_t *root = json_object();
     uint64_t offset = 0, nbytes = 0;
@@ -395,8 +398,8 @@ fail:
 }
 
 /* Writes the whole file to tmp; returns 0 or -1 with *err set. */
-static int write_file(const char *path, const char *tmp, const char *header, size_t len,
-                      const st_write_tensor *tensors, size_t n, kwb_error *err)
+static int write_file(const char *path, const char *tmp, const char *header, size_t len, const st_write_tensor *tensors,
+                      size_t n, kwb_error *err)
 {
     FILE *f = fopen(tmp, "wb");
     if (!f)

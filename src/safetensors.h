@@ -14,7 +14,7 @@ typedef struct st_tensor {
     kwb_dtype dtype;
     int rank;
     int64_t shape[KWB_MAX_RANK];
-    uint64_t offset;   /* of the first byte, from the start of the data section */
+    uint64_t offset; /* of the first byte, from the start of the data section */
     uint64_t nbytes;
 } st_tensor;
 
@@ -23,7 +23,7 @@ typedef struct safetensors {
     char *path;
     unsigned char *bytes;
     size_t size;
-    size_t data_start;  /* 8 + header length */
+    size_t data_start; /* 8 + header length */
     st_tensor *tensors;
     size_t count;
 } safetensors;
@@ -34,7 +34,7 @@ typedef struct st_write_tensor {
     kwb_dtype dtype;
     int rank;
     const int64_t *shape;
-    const void *data;   /* numel * dtype_size bytes */
+    const void *data; /* numel * dtype_size bytes */
 } st_write_tensor;
 
 /* Opens and validates PATH (header JSON, dtypes, shapes, offsets inside the file, sizes

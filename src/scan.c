@@ -47,7 +47,7 @@ static void compile_rules(void)
         PCRE2_SIZE off;
         compiled[i] = pcre2_compile((PCRE2_SPTR)rules[i].pattern, PCRE2_ZERO_TERMINATED, 0, &code, &off, NULL);
         if (!compiled[i])
-            abort();  /* a rule of this file does not compile: a programming error */
+            abort(); /* a rule of this file does not compile: a programming error */
     }
 }
 
@@ -62,16 +62,14 @@ int scan_mode_parse(const char *s, scan_mode *mode)
     return -1;
 }
 
-static void add_finding(scan_report *rep, const char *file, int line, const char *rule, const char *text,
-                        size_t len)
+static void add_finding(scan_report *rep, const char *file, int line, const char *rule, const char *text, size_t len)
 {
     while (len && (*text == ' ' || *text == '\t')) {
         text++;
         len--;
     }
     rep->items = xrealloc(rep->items, sizeof *rep->items * (size_t)(rep->n + 1));
-    rep->items[rep->n++] = (scan_finding){xstrdup(file), line, rule,
-                                          xstrndup(text, len > TEXT_MAX ? TEXT_MAX : len)};
+    rep->items[rep->n++] = (scan_finding){xstrdup(file), line, rule, xstrndup(text, len > TEXT_MAX ? TEXT_MAX : len)};
 }
 
 /* The part of a line before a // comment (a // inside a string literal ends it early too,
@@ -134,7 +132,7 @@ void scan_text(const char *name, const char *text, scan_report *rep)
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
         lineno++;
         char *line = xstrndup(p, len);
-        if (in_block_comment) {  /* blank what a block comment covers */
+        if (in_block_comment) { /* blank what a block comment covers */
             char *end = strstr(line, "*/");
             memset(line, ' ', end ? (size_t)(end + 2 - line) : len);
             in_block_comment = !end;
@@ -149,7 +147,7 @@ void scan_text(const char *name, const char *text, scan_report *rep)
             if (pcre2_match(compiled[i], (PCRE2_SPTR)line, code, 0, 0, md, NULL) >= 0) {
                 if (!(strcmp(rules[i].name, "thread") == 0 && thread_joined(text, line)))
                     add_finding(rep, name, lineno, rules[i].name, p, len);
-                break;  /* one finding per line, the first rule's */
+                break; /* one finding per line, the first rule's */
             }
         }
         free(line);

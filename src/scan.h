@@ -12,10 +12,10 @@ typedef enum scan_mode { SCAN_WARN, SCAN_BLOCK, SCAN_OFF } scan_mode;
 
 /* One line that matched a rule. */
 typedef struct scan_finding {
-    char *file;          /* the path as given */
-    int line;            /* 1-based */
-    const char *rule;    /* the rule's name ("thread", "process", ...) */
-    char *text;          /* the line, trimmed, at most 160 characters */
+    char *file;       /* the path as given */
+    int line;         /* 1-based */
+    const char *rule; /* the rule's name ("thread", "process", ...) */
+    char *text;       /* the line, trimmed, at most 160 characters */
 } scan_finding;
 
 typedef struct scan_report {

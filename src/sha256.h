@@ -7,10 +7,10 @@
 
 /* Hashing state; treat as opaque, set up with sha256_init(). */
 typedef struct sha256_ctx {
-    uint32_t h[8];       /* chaining value */
-    uint64_t total;      /* bytes hashed so far */
-    uint8_t block[64];   /* pending partial block */
-    size_t used;         /* bytes pending in block (0..63) */
+    uint32_t h[8];     /* chaining value */
+    uint64_t total;    /* bytes hashed so far */
+    uint8_t block[64]; /* pending partial block */
+    size_t used;       /* bytes pending in block (0..63) */
 } sha256_ctx;
 
 /* Starts a new hash in *ctx. */

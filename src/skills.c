@@ -11,13 +11,13 @@
 #include "strbuf.h"
 #include "xalloc.h"
 
-const char *const skills_classes[] = {"memory-bound", "compute-bound", "latency-bound", "launch-bound",
-                                      "speed-of-light", "any", NULL};
+const char *const skills_classes[] = {
+    "memory-bound", "compute-bound", "latency-bound", "launch-bound", "speed-of-light", "any", NULL};
 
 /* A cursor over the lines of a file. */
 typedef struct lines {
     const char *p, *end;
-    int line;           /* number of the line last returned */
+    int line; /* number of the line last returned */
     const char *label;
     kwb_error *err;
 } lines;
@@ -38,8 +38,7 @@ static int next_line(lines *ls, const char **s, size_t *n)
     return 1;
 }
 
-__attribute__((format(printf, 3, 4)))
-static int fail_at(const lines *ls, int line, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int fail_at(const lines *ls, int line, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -215,10 +214,13 @@ static int parse_direction(lines *ls, skill *sk)
     memset(d, 0, sizeof *d);
     d->file = xstrdup(ls->label);
     d->line = ls->line;
-    const field fields[] = {{"id", &d->id, NULL},          {"title", &d->title, NULL},
-                            {"applies", NULL, &d->applies}, {"regimes", NULL, &d->regimes},
+    const field fields[] = {{"id", &d->id, NULL},
+                            {"title", &d->title, NULL},
+                            {"applies", NULL, &d->applies},
+                            {"regimes", NULL, &d->regimes},
                             {"scope", NULL, &d->scope},
-                            {"keywords", NULL, &d->keywords}, {NULL, NULL, NULL}};
+                            {"keywords", NULL, &d->keywords},
+                            {NULL, NULL, NULL}};
     if (read_fields(ls, "```", fields, "kwb-direction block") != 0 || check_direction(ls, d) != 0)
         return -1;
     for (int i = 0; i < sk->ndirs - 1; i++)
@@ -312,7 +314,7 @@ int skills_load_dir(const char *dir, skill_set *set, kwb_error *err)
         if (rc == 0 && !text)
             rc = kwb_error_set(err, "%s: cannot read: %s", files[i], strerror(errno));
         if (rc == 0 && (len < 3 || memcmp(text, "---", 3) != 0)) {
-            free(text);  /* prose only (README.md): not a skill */
+            free(text); /* prose only (README.md): not a skill */
             text = NULL;
         }
         if (text) {

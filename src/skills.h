@@ -36,13 +36,13 @@ typedef struct skill_list {
 typedef struct skill_direction {
     char *id;
     char *title;
-    skill_list applies;     /* bottleneck classes; "any" matches every class */
-    skill_list regimes;     /* empty: every regime */
-    skill_list scope;       /* globs of files the direction may touch */
-    char *guidance;         /* Markdown for the agent */
-    skill_list keywords;    /* reconnaissance search words; empty: from the id and title */
-    char *file;             /* where it is declared */
-    int line;               /* line of its fence */
+    skill_list applies;  /* bottleneck classes; "any" matches every class */
+    skill_list regimes;  /* empty: every regime */
+    skill_list scope;    /* globs of files the direction may touch */
+    char *guidance;      /* Markdown for the agent */
+    skill_list keywords; /* reconnaissance search words; empty: from the id and title */
+    char *file;          /* where it is declared */
+    int line;            /* line of its fence */
 } skill_direction;
 
 typedef struct skill {

@@ -19,8 +19,7 @@ typedef struct sol_ctx {
     kwb_error *err;
 } sol_ctx;
 
-__attribute__((format(printf, 3, 4)))
-static int sol_fail(const sol_ctx *c, const char *pointer, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int sol_fail(const sol_ctx *c, const char *pointer, const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
@@ -62,7 +61,7 @@ static int load_sources(solution *s, json_t *sources, const sol_ctx *c)
         return sol_fail(c, "/sources", "'sources' must be a non-empty list of {path[, content]}");
     s->sources = xcalloc(json_array_size(sources), sizeof *s->sources);
     for (size_t i = 0; i < json_array_size(sources); i++) {
-        s->nsources++;  /* counted first, so that a half-read source is freed */
+        s->nsources++; /* counted first, so that a half-read source is freed */
         if (load_source(s, &s->sources[i], json_array_get(sources, i), (int)i, c) != 0)
             return -1;
         for (int j = 0; j < (int)i; j++)
@@ -99,8 +98,10 @@ static int parse_spec(solution *s, json_t *spec, const sol_ctx *c)
     if (bjson && !binding)
         return sol_fail(c, "/spec/binding", "'spec.binding' must be the string \"kwb\"");
     if (binding && strcmp(binding, "kwb") != 0)
-        return sol_fail(c, "/spec/binding", "'spec.binding' is \"%s\"; kwb runs only \"kwb\" solutions "
-                        "(include kwb/kernel.h)", binding);
+        return sol_fail(c, "/spec/binding",
+                        "'spec.binding' is \"%s\"; kwb runs only \"kwb\" solutions "
+                        "(include kwb/kernel.h)",
+                        binding);
     json_t *dps = json_object_get(spec, "destination_passing_style");
     if (dps && !json_is_true(dps))
         return sol_fail(c, "/spec/destination_passing_style",

@@ -8,7 +8,7 @@
 #include "error.h"
 
 typedef struct solution_source {
-    char *path;       /* relative to the solution folder */
+    char *path; /* relative to the solution folder */
     char *content;
     size_t len;
 } solution_source;
@@ -21,7 +21,7 @@ typedef struct solution {
     int definition_line; /* the line of "definition" in solution.json, for messages */
     int language_line;   /* the line of "spec.language" */
     char *author;
-    char *language;      /* "c" or "cuda" */
+    char *language; /* "c" or "cuda" */
     char *entry_file;
     char *entry_symbol;
     solution_source *sources;

@@ -64,8 +64,9 @@ void stats_sort(double *x, size_t n)
 static double normal_quantile(double p)
 {
     double q = p < 0.5 ? p : 1 - p, t = sqrt(-2 * log(q));
-    double z = t - (2.515517 + 0.802853 * t + 0.010328 * t * t) / (1 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t);
-    double e = 0.5 * erfc(z / sqrt(2)) - q;  /* Halley's step on the upper tail */
+    double z =
+        t - (2.515517 + 0.802853 * t + 0.010328 * t * t) / (1 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t);
+    double e = 0.5 * erfc(z / sqrt(2)) - q; /* Halley's step on the upper tail */
     double u = e * 2.5066282746310002 * exp(z * z / 2);
     z = z + u / (1 + z * u / 2);
     return p < 0.5 ? -z : z;
@@ -88,7 +89,7 @@ int stats_median_ci_ranks(size_t n, double confidence, size_t *lo, size_t *hi)
         }
     } else {
         double z = normal_quantile(1 - tail), half = z * sqrt((double)n) / 2;
-        l = (size_t)floor(((double)n + 1) / 2 - half);  /* with the continuity correction */
+        l = (size_t)floor(((double)n + 1) / 2 - half); /* with the continuity correction */
     }
     if (l < 1 || 2 * l > n)
         return -1;

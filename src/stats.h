@@ -14,9 +14,9 @@ typedef struct stats_summary {
     double max;
     double q1;
     double q3;
-    double iqr;     /* q3 - q1 */
-    double stddev;  /* sample standard deviation (n - 1); 0 when n < 2 */
-    double rsd;     /* stddev / mean; 0 when mean == 0 */
+    double iqr;    /* q3 - q1 */
+    double stddev; /* sample standard deviation (n - 1); 0 when n < 2 */
+    double rsd;    /* stddev / mean; 0 when mean == 0 */
 } stats_summary;
 
 /* Summarizes x[0..n); x is not modified. */

@@ -3,8 +3,8 @@
 #include <string.h>
 
 static const char *const status_names[ST_COUNT] = {
-    "PASSED", "INCORRECT_SHAPE", "INCORRECT_DTYPE", "INCORRECT_NUMERICAL",
-    "RUNTIME_ERROR", "COMPILE_ERROR", "TIMEOUT", "REJECTED_INTEGRITY",
+    "PASSED",        "INCORRECT_SHAPE", "INCORRECT_DTYPE", "INCORRECT_NUMERICAL",
+    "RUNTIME_ERROR", "COMPILE_ERROR",   "TIMEOUT",         "REJECTED_INTEGRITY",
 };
 
 const char *status_name(eval_status s)

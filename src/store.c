@@ -204,11 +204,11 @@ static const char *const migrations[] = {
 /* ---- statements --------------------------------------------------------------------------- */
 
 #define CAND_COLS "id, session_id, parent_id, origin, state, name, solution_dir, commit_oid, created_at"
-#define RUN_COLS                                                                                   \
-    "id, session_id, candidate_id, round_id, device, runner_version, state, n_workloads, n_done, " \
+#define RUN_COLS                                                                                                       \
+    "id, session_id, candidate_id, round_id, device, runner_version, state, n_workloads, n_done, "                     \
     "n_passed, mean_latency_ms, started_at, ended_at"
-#define ROUND_COLS                                                                                 \
-    "id, number, title, state, candidate_id, outcome, started_at, ended_at, best_mean_ms, "        \
+#define ROUND_COLS                                                                                                     \
+    "id, number, title, state, candidate_id, outcome, started_at, ended_at, best_mean_ms, "                            \
     "best_candidate_id"
 
 #define QUERIES(X)                                                                                                     \
@@ -327,45 +327,39 @@ static const char *const migrations[] = {
                     " coalesce(sum(cost), 0), coalesce(sum(duration_s), 0) FROM agent_calls WHERE session_id = ?")     \
     X(NOTE_ADD, "INSERT INTO notes (session_id, round_id, candidate_id, text, created_at)"                             \
                 " VALUES (?, ?, ?, ?, ?)")                                                                             \
-    X(DIR_SET_ROUND, "UPDATE directions SET round_id = ? WHERE id = ?")                            \
-    X(CAND_ROUND, "SELECT coalesce(max(id), 0) FROM rounds WHERE candidate_id = ?")                \
-    X(DEC_OLDER,                                                                                   \
-      "SELECT d.id, coalesce(d.direction_id, 0), coalesce(d.candidate_id, 0), d.decision, d.reason,"\
-      " dr.skill, dr.title, dr.rationale, coalesce(dr.round_id,"                                   \
-      "  (SELECT max(id) FROM rounds WHERE candidate_id = d.candidate_id), 0)"                     \
-      " FROM decisions d LEFT JOIN directions dr ON dr.id = d.direction_id"                        \
-      " WHERE d.session_id = ? AND d.id < ? ORDER BY d.id DESC LIMIT 1")                           \
-    X(DEC_DELETE, "DELETE FROM decisions WHERE id = ?")                                            \
-    X(CAND_REASON,                                                                                 \
-      "SELECT reason FROM decisions WHERE candidate_id = ? ORDER BY id DESC LIMIT 1")               \
-    X(ROUND_REBEST,                                                                                \
-      "UPDATE rounds SET best_candidate_id = ?2, best_mean_ms = ?3"                                \
-      " WHERE id = (SELECT max(id) FROM rounds WHERE candidate_id = ?1) AND state != 'running'")   \
-    X(DIR_RESTATE,                                                                                 \
-      "UPDATE directions SET state = coalesce((SELECT decision FROM decisions"                     \
-      " WHERE direction_id = ?1 ORDER BY id DESC LIMIT 1), 'proposed') WHERE id = ?1")             \
-    X(CAND_RESTATE,                                                                                \
-      "UPDATE candidates SET state = coalesce((SELECT decision FROM decisions"                     \
-      " WHERE candidate_id = ?1 ORDER BY id DESC LIMIT 1), CASE WHEN EXISTS (SELECT 1 FROM"        \
-      " eval_runs WHERE candidate_id = ?1 AND state = 'complete') THEN 'evaluated' ELSE 'new' END)"\
-      " WHERE id = ?1")                                                                            \
-    X(CAND_UNDECIDED,                                                                              \
-      "SELECT id FROM candidates WHERE session_id = ? AND state IN ('new', 'evaluated')"           \
-      " ORDER BY id DESC LIMIT 1")
+    X(DIR_SET_ROUND, "UPDATE directions SET round_id = ? WHERE id = ?")                                                \
+    X(CAND_ROUND, "SELECT coalesce(max(id), 0) FROM rounds WHERE candidate_id = ?")                                    \
+    X(DEC_OLDER, "SELECT d.id, coalesce(d.direction_id, 0), coalesce(d.candidate_id, 0), d.decision, d.reason,"        \
+                 " dr.skill, dr.title, dr.rationale, coalesce(dr.round_id,"                                            \
+                 "  (SELECT max(id) FROM rounds WHERE candidate_id = d.candidate_id), 0)"                              \
+                 " FROM decisions d LEFT JOIN directions dr ON dr.id = d.direction_id"                                 \
+                 " WHERE d.session_id = ? AND d.id < ? ORDER BY d.id DESC LIMIT 1")                                    \
+    X(DEC_DELETE, "DELETE FROM decisions WHERE id = ?")                                                                \
+    X(CAND_REASON, "SELECT reason FROM decisions WHERE candidate_id = ? ORDER BY id DESC LIMIT 1")                     \
+    X(ROUND_REBEST, "UPDATE rounds SET best_candidate_id = ?2, best_mean_ms = ?3"                                      \
+                    " WHERE id = (SELECT max(id) FROM rounds WHERE candidate_id = ?1) AND state != 'running'")         \
+    X(DIR_RESTATE, "UPDATE directions SET state = coalesce((SELECT decision FROM decisions"                            \
+                   " WHERE direction_id = ?1 ORDER BY id DESC LIMIT 1), 'proposed') WHERE id = ?1")                    \
+    X(CAND_RESTATE, "UPDATE candidates SET state = coalesce((SELECT decision FROM decisions"                           \
+                    " WHERE candidate_id = ?1 ORDER BY id DESC LIMIT 1), CASE WHEN EXISTS (SELECT 1 FROM"              \
+                    " eval_runs WHERE candidate_id = ?1 AND state = 'complete') THEN 'evaluated' ELSE 'new' END)"      \
+                    " WHERE id = ?1")                                                                                  \
+    X(CAND_UNDECIDED, "SELECT id FROM candidates WHERE session_id = ? AND state IN ('new', 'evaluated')"               \
+                      " ORDER BY id DESC LIMIT 1")
 
 #define AS_ENUM(name, sql) Q_##name,
 #define AS_SQL(name, sql) sql,
 #define AS_NAME(name, sql) #name,
 enum query { QUERIES(AS_ENUM) Q_COUNT };
-static const char *const query_sql[Q_COUNT] = { QUERIES(AS_SQL) };
-static const char *const query_name[Q_COUNT] = { QUERIES(AS_NAME) };
+static const char *const query_sql[Q_COUNT] = {QUERIES(AS_SQL)};
+static const char *const query_name[Q_COUNT] = {QUERIES(AS_NAME)};
 
 struct store {
     sqlite3 *db;
     char *path;
     int readonly;
-    int batch;                  /* inside store_batch_begin/commit */
-    int last_rc;                /* extended result code of the last failed step */
+    int batch;   /* inside store_batch_begin/commit */
+    int last_rc; /* extended result code of the last failed step */
     char host[256];
     sqlite3_stmt *q[Q_COUNT];
 };
@@ -665,10 +659,10 @@ static int tx_fail(store *st, kwb_error *err, const char *fmt, ...)
 }
 
 /* Appends a line to the session log (SESSION 0: the session of ROUND or CANDIDATE). */
-static int log_event(store *st, kwb_error *err, int64_t session, int64_t round, int64_t candidate,
-                     const char *kind, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-static int log_event(store *st, kwb_error *err, int64_t session, int64_t round, int64_t candidate,
-                     const char *kind, const char *fmt, ...)
+static int log_event(store *st, kwb_error *err, int64_t session, int64_t round, int64_t candidate, const char *kind,
+                     const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+static int log_event(store *st, kwb_error *err, int64_t session, int64_t round, int64_t candidate, const char *kind,
+                     const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -731,16 +725,22 @@ static int check_kind(store *st, int *version, kwb_error *err)
         return prefix_path(st, err);
     }
     if (app != 0 && app != KWB_APPLICATION_ID)
-        return kwb_error_set(err, "%s is an SQLite database of another program (application id 0x%08x), "
-                                  "not a kwb store", st->path, (unsigned)app);
+        return kwb_error_set(err,
+                             "%s is an SQLite database of another program (application id 0x%08x), "
+                             "not a kwb store",
+                             st->path, (unsigned)app);
     if (app == 0 && objects > 0)
         return kwb_error_set(err, "%s is an SQLite database but not a kwb store", st->path);
     if (*version > N_MIGRATIONS)
-        return kwb_error_set(err, "%s: store schema version %d is newer than this kwb understands (%d); "
-                                  "use a newer kwb", st->path, *version, N_MIGRATIONS);
+        return kwb_error_set(err,
+                             "%s: store schema version %d is newer than this kwb understands (%d); "
+                             "use a newer kwb",
+                             st->path, *version, N_MIGRATIONS);
     if (st->readonly && *version < N_MIGRATIONS)
-        return kwb_error_set(err, "%s: store schema version %d must be migrated to %d; a command that "
-                                  "writes (kwb eval --session) migrates it", st->path, *version, N_MIGRATIONS);
+        return kwb_error_set(err,
+                             "%s: store schema version %d must be migrated to %d; a command that "
+                             "writes (kwb eval --session) migrates it",
+                             st->path, *version, N_MIGRATIONS);
     return 0;
 }
 
@@ -754,8 +754,7 @@ static int migrate(store *st, kwb_error *err)
             return tx_fail(st, err, "%s: migrating", st->path);
         if (v >= N_MIGRATIONS) {
             if (v > N_MIGRATIONS)
-                kwb_error_set(err, "schema version %d is newer than this kwb understands (%d)", v,
-                              N_MIGRATIONS);
+                kwb_error_set(err, "schema version %d is newer than this kwb understands (%d)", v, N_MIGRATIONS);
             return v > N_MIGRATIONS ? tx_fail(st, err, "%s", st->path) : tx_commit(st, err);
         }
         if (run_script(st, migrations[v], err) || pragma_int(st, Q_USER_VERSION, &after, err))
@@ -886,8 +885,7 @@ int store_session_create(store *st, const char *name, const char *def_name, int6
             kwb_error_set(err, "session '%s' already exists", name);
         return tx_fail(st, err, "creating session '%s'", name);
     }
-    if (log_event(st, err, sid, 0, 0, "session", "session '%s' created for %s", name, def_name) ||
-        tx_commit(st, err))
+    if (log_event(st, err, sid, 0, 0, "session", "session '%s' created for %s", name, def_name) || tx_commit(st, err))
         return tx_fail(st, err, "creating session '%s'", name);
     if (id)
         *id = sid;
@@ -960,10 +958,10 @@ static int pid_start_time(pid_t pid, char *buf, size_t cap)
         return -1;
     char *got = fgets(line, sizeof line, f);
     fclose(f);
-    char *p = got ? strrchr(line, ')') : NULL;   /* the command name may hold spaces */
+    char *p = got ? strrchr(line, ')') : NULL; /* the command name may hold spaces */
     if (!p || p[1] != ' ')
         return -1;
-    p += 2;                                       /* at field 3 */
+    p += 2; /* at field 3 */
     for (int field = 3; field < 22 && *p; p++)
         if (*p == ' ')
             field++;
@@ -999,17 +997,16 @@ static int holder_alive(const store *st, int64_t pid, const char *host, const ch
     if (kill((pid_t)pid, 0) != 0 && errno != EPERM)
         return 0;
     if (pid_zombie((pid_t)pid))
-        return 0;   /* killed, not yet reaped (its parent was killed with it): it holds nothing */
+        return 0; /* killed, not yet reaped (its parent was killed with it): it holds nothing */
     char now_start[32];
     if (start && pid_start_time((pid_t)pid, now_start, sizeof now_start) == 0 && strcmp(now_start, start) != 0)
-        return 0;   /* the pid was reused by another process */
+        return 0; /* the pid was reused by another process */
     return 1;
 }
 
 /* Inside the acquire transaction: 1 with the message in *err when a live other process holds
  * SESSION, 0 when it is free to take (*old: the previous holder's pid or 0), -1 on error. */
-static int check_holder(store *st, int64_t session, pid_t pid, char *name, size_t cap, int64_t *old,
-                        kwb_error *err)
+static int check_holder(store *st, int64_t session, pid_t pid, char *name, size_t cap, int64_t *old, kwb_error *err)
 {
     sqlite3_stmt *s;
     int rc = row(st, err, &s, Q_SESSION_HOLDER, "i", session);
@@ -1026,8 +1023,10 @@ static int check_holder(store *st, int64_t session, pid_t pid, char *name, size_
     *old = hpid;
     if (hpid == 0 || hpid == (int64_t)pid || !holder_alive(st, hpid, host, null_start ? NULL : start))
         return 0;
-    kwb_error_set(err, "session '%s' is held by kwb pid %lld on %s since %s; it stays readable "
-                       "(kwb log, show, report open it read-only)", name, (long long)hpid, host, since);
+    kwb_error_set(err,
+                  "session '%s' is held by kwb pid %lld on %s since %s; it stays readable "
+                  "(kwb log, show, report open it read-only)",
+                  name, (long long)hpid, host, since);
     return 1;
 }
 
@@ -1039,13 +1038,12 @@ int store_session_acquire(store *st, int64_t session, pid_t pid, kwb_error *err)
     int held = 0;
     if (tx_begin(st, err) || (held = check_holder(st, session, pid, name, sizeof name, &old, err)) != 0) {
         if (held > 0)
-            return tx_fail(st, NULL, "%s", name);   /* the message names the holder; no prefix */
+            return tx_fail(st, NULL, "%s", name); /* the message names the holder; no prefix */
         return tx_fail(st, err, "acquiring session %lld", (long long)session);
     }
     if (exec(st, err, Q_SESSION_HOLD, "ittdi", (int64_t)pid, st->host, startp, now(), session) ||
-        (old != (int64_t)pid &&
-         log_event(st, err, session, 0, 0, "session", "held by pid %lld on %s%s", (long long)pid, st->host,
-                   old ? " (took over from a holder that is gone)" : "")) ||
+        (old != (int64_t)pid && log_event(st, err, session, 0, 0, "session", "held by pid %lld on %s%s", (long long)pid,
+                                          st->host, old ? " (took over from a holder that is gone)" : "")) ||
         tx_commit(st, err))
         return tx_fail(st, err, "acquiring session '%s'", name);
     return 0;
@@ -1055,8 +1053,7 @@ int store_session_release(store *st, int64_t session, pid_t pid, kwb_error *err)
 {
     if (tx_begin(st, err) || exec(st, err, Q_SESSION_UNHOLD, "ii", session, (int64_t)pid))
         return tx_fail(st, err, "releasing session %lld", (long long)session);
-    if (sqlite3_changes(st->db) &&
-        log_event(st, err, session, 0, 0, "session", "released by pid %lld", (long long)pid))
+    if (sqlite3_changes(st->db) && log_event(st, err, session, 0, 0, "session", "released by pid %lld", (long long)pid))
         return tx_fail(st, err, "releasing session %lld", (long long)session);
     if (tx_commit(st, err))
         return tx_fail(st, err, "releasing session %lld", (long long)session);
@@ -1119,7 +1116,7 @@ int store_session_mark_interrupted(store *st, int64_t session, int *n_evals, int
 
 /* ---- rounds ------------------------------------------------------------------------------ */
 
-static const char *const round_end_states[] = { "done", "rejected", "interrupted", NULL };
+static const char *const round_end_states[] = {"done", "rejected", "interrupted", NULL};
 
 static void read_round(sqlite3_stmt *s, void *out)
 {
@@ -1136,8 +1133,7 @@ static void read_round(sqlite3_stmt *s, void *out)
     r->best_candidate = sqlite3_column_int64(s, 9);
 }
 
-int store_round_begin(store *st, int64_t session, const char *title, int64_t *id, int *number,
-                      kwb_error *err)
+int store_round_begin(store *st, int64_t session, const char *title, int64_t *id, int *number, kwb_error *err)
 {
     sqlite3_stmt *s;
     int64_t rid = 0;
@@ -1147,8 +1143,7 @@ int store_round_begin(store *st, int64_t session, const char *title, int64_t *id
     num = sqlite3_column_int(s, 0);
     sqlite3_reset(s);
     if (insert(st, err, &rid, Q_ROUND_ADD, "iktd", session, num, title, now()) ||
-        log_event(st, err, session, rid, 0, "round", "round %d started: %s", num, title) ||
-        tx_commit(st, err))
+        log_event(st, err, session, rid, 0, "round", "round %d started: %s", num, title) || tx_commit(st, err))
         return tx_fail(st, err, "starting a round of session %lld", (long long)session);
     if (id)
         *id = rid;
@@ -1191,8 +1186,7 @@ int store_round_end(store *st, int64_t round, const char *state, const char *out
     double mean = NAN;
     int num = 0, rc;
     if (one_of(state, round_end_states, "round state", err) || tx_begin(st, err) ||
-        (rc = row(st, err, &s, Q_ROUND_SESSION, "i", round)) < 0 ||
-        (rc == 0 && kwb_error_set(err, "no such round")))
+        (rc = row(st, err, &s, Q_ROUND_SESSION, "i", round)) < 0 || (rc == 0 && kwb_error_set(err, "no such round")))
         return tx_fail(st, err, "ending round %lld", (long long)round);
     session = sqlite3_column_int64(s, 0);
     num = sqlite3_column_int(s, 1);
@@ -1216,7 +1210,7 @@ int store_trajectory(store *st, int64_t session, int last_n, store_round **out, 
     sqlite3_stmt *s = prep(st, err, Q_ROUND_LIST, "ik", session, last_n > 0 ? last_n : -1);
     if (!s || collect(st, s, (void **)out, n, sizeof **out, read_round, err) < 0)
         goto fail;
-    for (int i = 0; i < *n / 2; i++) {          /* newest first -> number order */
+    for (int i = 0; i < *n / 2; i++) { /* newest first -> number order */
         store_round t = (*out)[i];
         (*out)[i] = (*out)[*n - 1 - i];
         (*out)[*n - 1 - i] = t;
@@ -1249,7 +1243,7 @@ void store_round_list_free(store_round *r, int n)
 
 /* ---- directions ------------------------------------------------------------------------- */
 
-static const char *const direction_decisions[] = { "accepted", "rejected", NULL };
+static const char *const direction_decisions[] = {"accepted", "rejected", NULL};
 
 static void read_direction(sqlite3_stmt *s, void *out)
 {
@@ -1270,16 +1264,14 @@ int store_direction_add(store *st, int64_t session, int64_t round, const char *s
     int64_t did = 0;
     if (tx_begin(st, err) ||
         insert(st, err, &did, Q_DIR_ADD, "iotttd", session, round, skill, title, rationale, now()) ||
-        log_event(st, err, session, round, 0, "direction", "proposed %s: %s", skill, title) ||
-        tx_commit(st, err))
+        log_event(st, err, session, round, 0, "direction", "proposed %s: %s", skill, title) || tx_commit(st, err))
         return tx_fail(st, err, "recording direction '%s'", title ? title : "(null)");
     if (id)
         *id = did;
     return 0;
 }
 
-int store_direction_decide(store *st, int64_t direction, const char *decision, const char *reason,
-                           kwb_error *err)
+int store_direction_decide(store *st, int64_t direction, const char *decision, const char *reason, kwb_error *err)
 {
     sqlite3_stmt *s;
     int64_t session = 0, round = 0;
@@ -1298,8 +1290,7 @@ int store_direction_decide(store *st, int64_t direction, const char *decision, c
     return 0;
 }
 
-int store_direction_list(store *st, int64_t session, int64_t round, store_direction **out, int *n,
-                         kwb_error *err)
+int store_direction_list(store *st, int64_t session, int64_t round, store_direction **out, int *n, kwb_error *err)
 {
     sqlite3_stmt *s = prep(st, err, Q_DIR_LIST, "io", session, round);
     *out = NULL;
@@ -1326,9 +1317,9 @@ void store_direction_list_free(store_direction *d, int n)
 
 /* ---- candidates -------------------------------------------------------------------------- */
 
-static const char *const origins[] = { "baseline", "human", "agent", "tuner", NULL };
-static const char *const cand_states[] = { "new", "evaluated", "promoted", "rejected", NULL };
-static const char *const cand_decisions[] = { "promoted", "rejected", NULL };
+static const char *const origins[] = {"baseline", "human", "agent", "tuner", NULL};
+static const char *const cand_states[] = {"new", "evaluated", "promoted", "rejected", NULL};
+static const char *const cand_decisions[] = {"promoted", "rejected", NULL};
 
 static void read_candidate(sqlite3_stmt *s, void *out)
 {
@@ -1452,7 +1443,7 @@ int store_candidate_find(store *st, int64_t session, const char *ref, store_cand
     rc = row(st, err, &s, Q_CAND_BY_COMMIT, "it", session, prefix);
     if (rc == 1) {
         read_candidate(s, out);
-        rc = step(st, s, err) == 0 ? 1 : -1;  /* LIMIT 2: a second row means ambiguous */
+        rc = step(st, s, err) == 0 ? 1 : -1; /* LIMIT 2: a second row means ambiguous */
         sqlite3_reset(s);
         if (rc < 0) {
             store_candidate_free(out);
@@ -1487,8 +1478,7 @@ int store_candidate_current(store *st, int64_t session, int64_t *id, kwb_error *
         *id = sqlite3_column_int64(s, 0);
         sqlite3_reset(s);
     }
-    return rc < 0 ? kwb_error_prefix(err, "finding the current candidate of session %lld", (long long)session)
-                  : rc;
+    return rc < 0 ? kwb_error_prefix(err, "finding the current candidate of session %lld", (long long)session) : rc;
 }
 
 void store_candidate_free(store_candidate *c)
@@ -1501,17 +1491,17 @@ void store_candidate_free(store_candidate *c)
 
 /* ---- builds ----------------------------------------------------------------------------- */
 
-int store_build_add(store *st, int64_t candidate, const char *hash, const char *command, const char *log,
-                    int ok, double seconds, int64_t *id, kwb_error *err)
+int store_build_add(store *st, int64_t candidate, const char *hash, const char *command, const char *log, int ok,
+                    double seconds, int64_t *id, kwb_error *err)
 {
     int64_t bid = 0;
     char name[256];
-    if (tx_begin(st, err) || insert(st, err, &bid, Q_BUILD_ADD, "itttkdd", candidate, hash, command, log,
-                                    ok ? 1 : 0, seconds, now()))
+    if (tx_begin(st, err) ||
+        insert(st, err, &bid, Q_BUILD_ADD, "itttkdd", candidate, hash, command, log, ok ? 1 : 0, seconds, now()))
         return tx_fail(st, err, "recording a build of candidate %lld", (long long)candidate);
     cand_name(st, candidate, name, sizeof name);
-    if (log_event(st, err, 0, 0, candidate, "build", "'%s' %s in %.2f s (%.12s)", name,
-                  ok ? "built" : "COMPILE_ERROR", seconds, hash ? hash : "") ||
+    if (log_event(st, err, 0, 0, candidate, "build", "'%s' %s in %.2f s (%.12s)", name, ok ? "built" : "COMPILE_ERROR",
+                  seconds, hash ? hash : "") ||
         tx_commit(st, err))
         return tx_fail(st, err, "recording a build of candidate %lld", (long long)candidate);
     if (id)
@@ -1566,21 +1556,21 @@ static void read_run(sqlite3_stmt *s, void *out)
     r->ended = sqlite3_column_double(s, 12);
 }
 
-int store_eval_begin(store *st, int64_t candidate, int64_t round, const char *device,
-                     const char *runner_version, int n_workloads, int64_t *id, kwb_error *err)
+int store_eval_begin(store *st, int64_t candidate, int64_t round, const char *device, const char *runner_version,
+                     int n_workloads, int64_t *id, kwb_error *err)
 {
     int64_t rid = 0;
     char name[256];
-    if (tx_begin(st, err) || insert(st, err, &rid, Q_RUN_ADD, "iottkd", candidate, round, device,
-                                    runner_version, n_workloads, now()))
+    if (tx_begin(st, err) ||
+        insert(st, err, &rid, Q_RUN_ADD, "iottkd", candidate, round, device, runner_version, n_workloads, now()))
         return tx_fail(st, err, "starting an evaluation of candidate %lld", (long long)candidate);
     if (sqlite3_changes(st->db) == 0) {
         kwb_error_set(err, "no such candidate");
         return tx_fail(st, err, "starting an evaluation of candidate %lld", (long long)candidate);
     }
     cand_name(st, candidate, name, sizeof name);
-    if (log_event(st, err, 0, round, candidate, "eval", "evaluating '%s' on %d workload(s), %s", name,
-                  n_workloads, device ? device : "?") ||
+    if (log_event(st, err, 0, round, candidate, "eval", "evaluating '%s' on %d workload(s), %s", name, n_workloads,
+                  device ? device : "?") ||
         tx_commit(st, err))
         return tx_fail(st, err, "starting an evaluation of candidate %lld", (long long)candidate);
     if (id)
@@ -1600,16 +1590,16 @@ static int bind_summary(sqlite3_stmt *s, int first, int has, const stats_summary
 /* Inserts the evaluations row of R into RUN. */
 static int insert_row(store *st, int64_t run, const wl_result *r, int64_t *id, kwb_error *err)
 {
-    sqlite3_stmt *s = prep(st, err, Q_ROW_ADD, "ittttddd", run, r->wl->uuid, status_name(r->status),
-                           r->message, r->log, r->max_abs, r->max_rel, r->matched_ratio);
+    sqlite3_stmt *s = prep(st, err, Q_ROW_ADD, "ittttddd", run, r->wl->uuid, status_name(r->status), r->message, r->log,
+                           r->max_abs, r->max_rel, r->matched_ratio);
     if (!s)
         return -1;
     if (bind_summary(s, 9, r->has_candidate, &r->candidate) != SQLITE_OK ||
         bind_summary(s, 14, r->has_baseline, &r->baseline) != SQLITE_OK ||
         bind_summary(s, 19, r->has_reference, &r->reference) != SQLITE_OK ||
         bind_at(s, 24, "ttdtdddddd", r->has_baseline_status ? status_name(r->baseline_status) : NULL,
-                r->timer[0] ? r->timer : NULL, r->gbps, r->verdict[0] ? r->verdict : NULL, r->ratio,
-                r->ratio_lo, r->ratio_hi, now(), r->tflops, r->roofline) != SQLITE_OK)
+                r->timer[0] ? r->timer : NULL, r->gbps, r->verdict[0] ? r->verdict : NULL, r->ratio, r->ratio_lo,
+                r->ratio_hi, now(), r->tflops, r->roofline) != SQLITE_OK)
         return db_error(st, err);
     if (step(st, s, err) < 0)
         return -1;
@@ -1661,8 +1651,8 @@ int store_eval_add(store *st, int64_t eval_run, const wl_result *r, int64_t *row
         kwb_error_set(err, "the result has no workload uuid");
         return kwb_error_prefix(err, "recording a result in eval run %lld", (long long)eval_run);
     }
-    if (tx_begin(st, err) || exec(st, err, Q_RUN_COUNT, "ikd", eval_run, timed_pass,
-                                  timed_pass ? r->candidate.median : 0.0))
+    if (tx_begin(st, err) ||
+        exec(st, err, Q_RUN_COUNT, "ikd", eval_run, timed_pass, timed_pass ? r->candidate.median : 0.0))
         return tx_fail(st, err, "recording workload %s in eval run %lld", uuid, (long long)eval_run);
     if (sqlite3_changes(st->db) == 0) {
         row_refused(st, eval_run, err);
@@ -1697,7 +1687,7 @@ static int finish_ok(const run_tally *t, const char *state, double *mean, kwb_er
 
 int store_eval_finish(store *st, int64_t eval_run, const char *state, kwb_error *err)
 {
-    static const char *const states[] = { "complete", "interrupted", NULL };
+    static const char *const states[] = {"complete", "interrupted", NULL};
     run_tally t;
     double mean = NAN;
     char tail[64] = "";
@@ -1804,8 +1794,7 @@ int store_eval_options(store *st, int64_t eval_run, char **options, kwb_error *e
     return kwb_error_prefix(err, "reading the options of eval run %lld", (long long)eval_run);
 }
 
-int store_eval_run_list(store *st, int64_t session, const char *state, store_eval_run **out, int *n,
-                        kwb_error *err)
+int store_eval_run_list(store *st, int64_t session, const char *state, store_eval_run **out, int *n, kwb_error *err)
 {
     sqlite3_stmt *s = prep(st, err, Q_RUN_LIST, "it", session, state);
     *out = NULL;
@@ -1903,13 +1892,12 @@ void store_wl_table_free(store_wl_table *t)
 
 /* ---- samples ---------------------------------------------------------------------------- */
 
-static const char *const sample_roles[] = { "candidate", "baseline", "reference", NULL };
+static const char *const sample_roles[] = {"candidate", "baseline", "reference", NULL};
 
-int store_samples_add(store *st, int64_t row_id, const char *role, const double *ms, size_t n,
-                      kwb_error *err)
+int store_samples_add(store *st, int64_t row_id, const char *role, const double *ms, size_t n, kwb_error *err)
 {
     unsigned char *blob = xmalloc(n * 8 + 1);
-    for (size_t i = 0; i < n; i++) {    /* little-endian, whatever the host */
+    for (size_t i = 0; i < n; i++) { /* little-endian, whatever the host */
         uint64_t u;
         memcpy(&u, &ms[i], 8);
         for (int b = 0; b < 8; b++)
@@ -1946,12 +1934,11 @@ int store_samples_get(store *st, int64_t row_id, const char *role, double **ms, 
 
 /* ---- profiles, agent calls, notes, log --------------------------------------------------- */
 
-int store_profile_add(store *st, int64_t candidate, const char *uuid, const char *tool, const char *json,
-                      int64_t *id, kwb_error *err)
+int store_profile_add(store *st, int64_t candidate, const char *uuid, const char *tool, const char *json, int64_t *id,
+                      kwb_error *err)
 {
     int64_t pid = 0;
-    if (tx_begin(st, err) ||
-        insert(st, err, &pid, Q_PROFILE_ADD, "itttd", candidate, uuid, tool, json, now()) ||
+    if (tx_begin(st, err) || insert(st, err, &pid, Q_PROFILE_ADD, "itttd", candidate, uuid, tool, json, now()) ||
         log_event(st, err, 0, 0, candidate, "profile", "%s profile%s%s", tool ? tool : "?", uuid ? " of " : "",
                   uuid ? uuid : "") ||
         tx_commit(st, err))
@@ -1961,8 +1948,7 @@ int store_profile_add(store *st, int64_t candidate, const char *uuid, const char
     return 0;
 }
 
-int store_profile_latest(store *st, int64_t candidate, const char *uuid, const char *tool, char **json,
-                         kwb_error *err)
+int store_profile_latest(store *st, int64_t candidate, const char *uuid, const char *tool, char **json, kwb_error *err)
 {
     sqlite3_stmt *s;
     *json = NULL;
@@ -1978,8 +1964,8 @@ int store_agent_call_add(store *st, const store_agent_call *c, int64_t *id, kwb_
 {
     int64_t aid = 0;
     if (tx_begin(st, err) ||
-        insert(st, err, &aid, Q_AGENT_ADD, "iottiiddtd", c->session, c->round, c->provider, c->model,
-               c->tokens_in, c->tokens_out, c->cost, c->duration_s, c->status, now()) ||
+        insert(st, err, &aid, Q_AGENT_ADD, "iottiiddtd", c->session, c->round, c->provider, c->model, c->tokens_in,
+               c->tokens_out, c->cost, c->duration_s, c->status, now()) ||
         log_event(st, err, c->session, c->round, 0, "agent", "%s/%s %s: %lld in, %lld out, %.4f, %.1f s",
                   c->provider ? c->provider : "?", c->model ? c->model : "?", c->status ? c->status : "?",
                   (long long)c->tokens_in, (long long)c->tokens_out, c->cost, c->duration_s) ||
@@ -2010,8 +1996,7 @@ int store_note_add(store *st, int64_t session, int64_t round, int64_t candidate,
                    kwb_error *err)
 {
     int64_t nid = 0;
-    if (tx_begin(st, err) ||
-        insert(st, err, &nid, Q_NOTE_ADD, "iootd", session, round, candidate, text, now()) ||
+    if (tx_begin(st, err) || insert(st, err, &nid, Q_NOTE_ADD, "iootd", session, round, candidate, text, now()) ||
         log_event(st, err, session, round, candidate, "note", "%s", text) || tx_commit(st, err))
         return tx_fail(st, err, "recording a note");
     if (id)
@@ -2030,8 +2015,7 @@ static void read_log(sqlite3_stmt *s, void *out)
     e->text = col_str(s, 5);
 }
 
-int store_log_list(store *st, int64_t session, int64_t after, int limit, store_log_entry **out, int *n,
-                   kwb_error *err)
+int store_log_list(store *st, int64_t session, int64_t after, int limit, store_log_entry **out, int *n, kwb_error *err)
 {
     sqlite3_stmt *s = prep(st, err, Q_LOG_LIST, "iik", session, after, limit > 0 ? limit : -1);
     *out = NULL;
@@ -2042,7 +2026,7 @@ int store_log_list(store *st, int64_t session, int64_t after, int limit, store_l
         *n = 0;
         return kwb_error_prefix(err, "reading the log of session %lld", (long long)session);
     }
-    for (int i = 0; i < *n / 2; i++) {          /* newest first -> oldest first */
+    for (int i = 0; i < *n / 2; i++) { /* newest first -> oldest first */
         store_log_entry t = (*out)[i];
         (*out)[i] = (*out)[*n - 1 - i];
         (*out)[*n - 1 - i] = t;

@@ -49,14 +49,13 @@ typedef struct store_session {
     char *name;
     char *definition;
     double created;
-    int64_t holder_pid;     /* 0 when nobody holds it */
-    char *holder_host;      /* NULL when nobody holds it */
+    int64_t holder_pid; /* 0 when nobody holds it */
+    char *holder_host;  /* NULL when nobody holds it */
     double holder_since;
 } store_session;
 
 /* Creates session NAME (unique) for the definition DEF_NAME; *id (when not NULL) gets its id. */
-int store_session_create(store *st, const char *name, const char *def_name, int64_t *id,
-                         kwb_error *err);
+int store_session_create(store *st, const char *name, const char *def_name, int64_t *id, kwb_error *err);
 /* Looks session NAME up: 1 and *id set, 0 when there is none, -1 on error. */
 int store_session_find(store *st, const char *name, int64_t *id, kwb_error *err);
 /* Reads session ID into *out (free with store_session_free); -1 when there is none. */
@@ -76,26 +75,24 @@ int store_session_acquire(store *st, int64_t session, pid_t pid, kwb_error *err)
 int store_session_release(store *st, int64_t session, pid_t pid, kwb_error *err);
 /* For a resume: marks every eval run and round of SESSION still "running" as "interrupted";
  * *n_evals and *n_rounds (when not NULL) get how many. */
-int store_session_mark_interrupted(store *st, int64_t session, int *n_evals, int *n_rounds,
-                                   kwb_error *err);
+int store_session_mark_interrupted(store *st, int64_t session, int *n_evals, int *n_rounds, kwb_error *err);
 
 /* ---- rounds and directions -------------------------------------------------------------- */
 
 typedef struct store_round {
     int64_t id;
-    int number;                 /* 1, 2, ... per session */
+    int number; /* 1, 2, ... per session */
     char *title;
-    char state[16];             /* running, done, rejected, interrupted */
-    int64_t candidate;          /* 0 when none yet */
-    char *outcome;              /* NULL until ended */
-    double started, ended;      /* ended 0 while running */
-    double best_mean_ms;        /* best candidate's mean latency after the round; 0 when none */
-    int64_t best_candidate;     /* 0 when none */
+    char state[16];         /* running, done, rejected, interrupted */
+    int64_t candidate;      /* 0 when none yet */
+    char *outcome;          /* NULL until ended */
+    double started, ended;  /* ended 0 while running */
+    double best_mean_ms;    /* best candidate's mean latency after the round; 0 when none */
+    int64_t best_candidate; /* 0 when none */
 } store_round;
 
 /* Starts the next round of SESSION titled TITLE; *id and *number (when not NULL) set. */
-int store_round_begin(store *st, int64_t session, const char *title, int64_t *id, int *number,
-                      kwb_error *err);
+int store_round_begin(store *st, int64_t session, const char *title, int64_t *id, int *number, kwb_error *err);
 /* Sets the candidate that round ROUND produced. */
 int store_round_set_candidate(store *st, int64_t round, int64_t candidate, kwb_error *err);
 /* Runs ROUND again after it ended "done" or was interrupted (the next step of the same candidate, such as the
@@ -112,12 +109,12 @@ void store_round_list_free(store_round *r, int n);
 
 typedef struct store_direction {
     int64_t id;
-    int64_t round;              /* 0 when proposed outside a round */
+    int64_t round; /* 0 when proposed outside a round */
     char *skill;
     char *title;
-    char *rationale;            /* may be NULL */
-    char state[16];             /* proposed, accepted, rejected */
-    char *reason;               /* the latest decision's reason; NULL when undecided or none */
+    char *rationale; /* may be NULL */
+    char state[16];  /* proposed, accepted, rejected */
+    char *reason;    /* the latest decision's reason; NULL when undecided or none */
     double created;
 } store_direction;
 
@@ -125,11 +122,9 @@ typedef struct store_direction {
 int store_direction_add(store *st, int64_t session, int64_t round, const char *skill, const char *title,
                         const char *rationale, int64_t *id, kwb_error *err);
 /* Decides DIRECTION: DECISION "accepted" or "rejected", with REASON (may be NULL). */
-int store_direction_decide(store *st, int64_t direction, const char *decision, const char *reason,
-                           kwb_error *err);
+int store_direction_decide(store *st, int64_t direction, const char *decision, const char *reason, kwb_error *err);
 /* Directions of SESSION (of ROUND only when ROUND > 0), oldest first, into *out[*n]. */
-int store_direction_list(store *st, int64_t session, int64_t round, store_direction **out, int *n,
-                         kwb_error *err);
+int store_direction_list(store *st, int64_t session, int64_t round, store_direction **out, int *n, kwb_error *err);
 /* Frees an array from store_direction_list. */
 void store_direction_list_free(store_direction *d, int n);
 
@@ -138,12 +133,12 @@ void store_direction_list_free(store_direction *d, int n);
 typedef struct store_candidate {
     int64_t id;
     int64_t session;
-    int64_t parent;             /* 0 when none */
-    char origin[16];            /* baseline, human, agent, tuner */
-    char state[16];             /* new, evaluated, promoted, rejected */
+    int64_t parent;  /* 0 when none */
+    char origin[16]; /* baseline, human, agent, tuner */
+    char state[16];  /* new, evaluated, promoted, rejected */
     char *name;
-    char *solution_dir;         /* may be NULL */
-    char *commit;               /* hex object id; may be NULL */
+    char *solution_dir; /* may be NULL */
+    char *commit;       /* hex object id; may be NULL */
     double created;
 } store_candidate;
 
@@ -155,14 +150,12 @@ int store_candidate_add(store *st, int64_t session, int64_t parent, const char *
 int store_candidate_set_state(store *st, int64_t id, const char *state, kwb_error *err);
 /* Decides candidate ID: DECISION "promoted" or "rejected" (sets its state too), with REASON
  * (may be NULL), recorded with the time in the decisions table. */
-int store_candidate_decide(store *st, int64_t id, const char *decision, const char *reason,
-                           kwb_error *err);
+int store_candidate_decide(store *st, int64_t id, const char *decision, const char *reason, kwb_error *err);
 /* Reads candidate ID into *out (free with store_candidate_free); -1 when there is none. */
 int store_candidate_get(store *st, int64_t id, store_candidate *out, kwb_error *err);
 /* Finds REF in SESSION: a candidate name, else a commit prefix of at least 4 hex digits.
  * 1 and *out set, 0 when nothing matches, -1 when the prefix is ambiguous or on error. */
-int store_candidate_find(store *st, int64_t session, const char *ref, store_candidate *out,
-                         kwb_error *err);
+int store_candidate_find(store *st, int64_t session, const char *ref, store_candidate *out, kwb_error *err);
 /* The best candidate of SESSION: lowest mean latency (mean of the per-workload candidate
  * medians) over an eval run that is complete with every workload PASSED, among runs covering
  * the most workloads (a partial run never beats a full sweep); rejected candidates excluded.
@@ -190,8 +183,8 @@ typedef struct store_build {
 
 /* Records a build of CANDIDATE: cache HASH, compiler COMMAND (flags included), its LOG, OK
  * (1 built, 0 COMPILE_ERROR) and SECONDS spent. */
-int store_build_add(store *st, int64_t candidate, const char *hash, const char *command, const char *log,
-                    int ok, double seconds, int64_t *id, kwb_error *err);
+int store_build_add(store *st, int64_t candidate, const char *hash, const char *command, const char *log, int ok,
+                    double seconds, int64_t *id, kwb_error *err);
 /* The latest build of CANDIDATE: 1 and *out set (free with store_build_free), 0 when none. */
 int store_build_latest(store *st, int64_t candidate, store_build *out, kwb_error *err);
 /* Frees what b owns. */
@@ -202,21 +195,21 @@ void store_build_free(store_build *b);
 typedef struct store_eval_run {
     int64_t id;
     int64_t session, candidate;
-    int64_t round;              /* 0 when outside a round */
+    int64_t round; /* 0 when outside a round */
     char *device;
     char *runner_version;
-    char state[16];             /* running, complete, interrupted */
-    int n_workloads;            /* planned */
-    int n_done;                 /* rows recorded */
-    int n_passed;               /* rows PASSED with a candidate latency */
-    double mean_latency_ms;     /* 0 unless complete with every workload PASSED */
-    double started, ended;      /* ended 0 while running */
+    char state[16];         /* running, complete, interrupted */
+    int n_workloads;        /* planned */
+    int n_done;             /* rows recorded */
+    int n_passed;           /* rows PASSED with a candidate latency */
+    double mean_latency_ms; /* 0 unless complete with every workload PASSED */
+    double started, ended;  /* ended 0 while running */
 } store_eval_run;
 
 /* Starts an evaluation of CANDIDATE (ROUND 0: outside a round) on DEVICE by RUNNER_VERSION
  * over N_WORKLOADS workloads; *id gets the eval run's id. */
-int store_eval_begin(store *st, int64_t candidate, int64_t round, const char *device,
-                     const char *runner_version, int n_workloads, int64_t *id, kwb_error *err);
+int store_eval_begin(store *st, int64_t candidate, int64_t round, const char *device, const char *runner_version,
+                     int n_workloads, int64_t *id, kwb_error *err);
 /* Records one workload's result R (uuid r->wl->uuid) in running EVAL_RUN, in its own
  * transaction; a uuid already recorded in the run is refused. *row (when not NULL) gets the
  * row's id, for samples. */
@@ -241,8 +234,7 @@ int store_eval_options(store *st, int64_t eval_run, char **options, kwb_error *e
 /* The commit ids of every candidate of SESSION into *oids[*n] (free with store_strings_free). */
 int store_candidate_commits(store *st, int64_t session, char ***oids, int *n, kwb_error *err);
 /* Eval runs of SESSION (only those in STATE when not NULL), oldest first, into *out[*n]. */
-int store_eval_run_list(store *st, int64_t session, const char *state, store_eval_run **out, int *n,
-                        kwb_error *err);
+int store_eval_run_list(store *st, int64_t session, const char *state, store_eval_run **out, int *n, kwb_error *err);
 /* Frees what r owns. */
 void store_eval_run_free(store_eval_run *r);
 /* Frees an array from store_eval_run_list. */
@@ -250,27 +242,27 @@ void store_eval_run_list_free(store_eval_run *r, int n);
 
 /* One workload row of the TUI's table. */
 typedef struct store_wl_row {
-    int64_t id;                 /* the evaluation row, for samples and profiles */
+    int64_t id; /* the evaluation row, for samples and profiles */
     char *uuid;
-    char status[24];            /* PASSED, INCORRECT_NUMERICAL, ... */
-    char *message;              /* NULL when none */
-    double median_ms;           /* candidate; 0 when not timed */
-    double baseline_median_ms;  /* 0 when not timed */
-    double ref_median_ms;       /* 0 when not timed */
-    double speedup;             /* over the baseline when timed, else the reference; 0: none */
+    char status[24];           /* PASSED, INCORRECT_NUMERICAL, ... */
+    char *message;             /* NULL when none */
+    double median_ms;          /* candidate; 0 when not timed */
+    double baseline_median_ms; /* 0 when not timed */
+    double ref_median_ms;      /* 0 when not timed */
+    double speedup;            /* over the baseline when timed, else the reference; 0: none */
     double max_abs, max_rel, matched_ratio;
-    char verdict[16];           /* paired gate; "" when none */
-    double roofline;            /* share of the roofline floor, 0..1; 0 when unknown */
-    double gbps;                /* achieved bandwidth; 0 when unknown */
-    char timer[24];             /* which timer produced the latency; "" when none */
+    char verdict[16]; /* paired gate; "" when none */
+    double roofline;  /* share of the roofline floor, 0..1; 0 when unknown */
+    double gbps;      /* achieved bandwidth; 0 when unknown */
+    char timer[24];   /* which timer produced the latency; "" when none */
 } store_wl_row;
 
 typedef struct store_wl_table {
     int64_t candidate;
     int64_t eval_run;
-    char state[16];             /* the eval run's */
+    char state[16]; /* the eval run's */
     int n;
-    store_wl_row *rows;         /* recording order */
+    store_wl_row *rows; /* recording order */
 } store_wl_table;
 
 /* The per-workload table of CANDIDATE's latest complete eval run, else its latest one:
@@ -285,8 +277,7 @@ void store_wl_table_free(store_wl_table *t);
 
 /* Stores N latency samples MS (milliseconds) of ROLE ("candidate", "baseline",
  * "reference") for evaluation row ROW, replacing earlier ones. */
-int store_samples_add(store *st, int64_t row, const char *role, const double *ms, size_t n,
-                      kwb_error *err);
+int store_samples_add(store *st, int64_t row, const char *role, const double *ms, size_t n, kwb_error *err);
 /* Reads them back: 1 with *ms[*n] set (the caller frees *ms), 0 when none were stored. */
 int store_samples_get(store *st, int64_t row, const char *role, double **ms, size_t *n, kwb_error *err);
 
@@ -294,22 +285,21 @@ int store_samples_get(store *st, int64_t row, const char *role, double **ms, siz
 
 /* Records a profile of CANDIDATE by TOOL ("ncu", "nsys", ...) on workload UUID (NULL: not
  * one workload) as JSON text. */
-int store_profile_add(store *st, int64_t candidate, const char *uuid, const char *tool, const char *json,
-                      int64_t *id, kwb_error *err);
+int store_profile_add(store *st, int64_t candidate, const char *uuid, const char *tool, const char *json, int64_t *id,
+                      kwb_error *err);
 /* The latest such profile: 1 with *json set (the caller frees it), 0 when none. */
-int store_profile_latest(store *st, int64_t candidate, const char *uuid, const char *tool, char **json,
-                         kwb_error *err);
+int store_profile_latest(store *st, int64_t candidate, const char *uuid, const char *tool, char **json, kwb_error *err);
 
 /* One call to an agent. There is deliberately no field for credentials. */
 typedef struct store_agent_call {
     int64_t session;
-    int64_t round;              /* 0 when outside a round */
-    const char *provider;       /* openai, anthropic, command, tuner */
+    int64_t round;        /* 0 when outside a round */
+    const char *provider; /* openai, anthropic, command, tuner */
     const char *model;
     int64_t tokens_in, tokens_out;
-    double cost;                /* in the provider's currency unit (USD) */
+    double cost; /* in the provider's currency unit (USD) */
     double duration_s;
-    const char *status;         /* "ok", "error: ...", "cancelled", ... */
+    const char *status; /* "ok", "error: ...", "cancelled", ... */
 } store_agent_call;
 
 typedef struct store_agent_totals {
@@ -325,23 +315,22 @@ int store_agent_call_add(store *st, const store_agent_call *c, int64_t *id, kwb_
 int store_agent_totals_get(store *st, int64_t session, store_agent_totals *out, kwb_error *err);
 
 /* Records note TEXT on SESSION, optionally about ROUND and CANDIDATE (0: none). */
-int store_note_add(store *st, int64_t session, int64_t round, int64_t candidate, const char *text,
-                   int64_t *id, kwb_error *err);
+int store_note_add(store *st, int64_t session, int64_t round, int64_t candidate, const char *text, int64_t *id,
+                   kwb_error *err);
 
 /* One line of a session's log: every recorded event writes one (workload rows excepted). */
 typedef struct store_log_entry {
     int64_t id;
     double time;
-    char kind[16];              /* session, round, direction, candidate, decision, build, eval,
-                                   profile, agent, note */
-    int64_t round, candidate;   /* 0 when none */
+    char kind[16];            /* session, round, direction, candidate, decision, build, eval,
+                                 profile, agent, note */
+    int64_t round, candidate; /* 0 when none */
     char *text;
 } store_log_entry;
 
 /* The newest LIMIT (all when <= 0) log lines of SESSION with id > AFTER, oldest first, into
  * *out[*n] (a TUI polls with AFTER = the last id it has). */
-int store_log_list(store *st, int64_t session, int64_t after, int limit, store_log_entry **out, int *n,
-                   kwb_error *err);
+int store_log_list(store *st, int64_t session, int64_t after, int limit, store_log_entry **out, int *n, kwb_error *err);
 /* Frees an array from store_log_list. */
 void store_log_list_free(store_log_entry *e, int n);
 
@@ -350,11 +339,11 @@ void store_log_list_free(store_log_entry *e, int n);
 /* One decision as store_decision_undo took it back: a direction's or a candidate's. */
 typedef struct store_decision {
     int64_t id;
-    int64_t direction, candidate; /* exactly one is nonzero */
-    char decision[16];            /* accepted, rejected, promoted */
-    char *reason;                 /* may be NULL */
+    int64_t direction, candidate;    /* exactly one is nonzero */
+    char decision[16];               /* accepted, rejected, promoted */
+    char *reason;                    /* may be NULL */
     char *skill, *title, *rationale; /* the direction's; NULL for a candidate */
-    int64_t round;                /* the direction's round, or the candidate's; 0 when none */
+    int64_t round;                   /* the direction's round, or the candidate's; 0 when none */
 } store_decision;
 
 /* Sets the round DIRECTION belongs to (ROUND 0: none), so that its decision is undone with the

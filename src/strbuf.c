@@ -58,7 +58,7 @@ void strbuf_printf(strbuf *sb, const char *fmt, ...)
 char *strbuf_detach(strbuf *sb)
 {
     char *s = sb->s;
-    sb->s = NULL;  /* empty and unallocated: adding to it again allocates anew */
+    sb->s = NULL; /* empty and unallocated: adding to it again allocates anew */
     sb->len = sb->cap = 0;
     return s;
 }

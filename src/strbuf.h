@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 typedef struct strbuf {
-    char *s;      /* never NULL after strbuf_init */
+    char *s; /* never NULL after strbuf_init */
     size_t len;
     size_t cap;
 } strbuf;

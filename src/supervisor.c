@@ -12,8 +12,7 @@ const char *sv_family(const char *direction, char *buf, size_t cap)
     return buf;
 }
 
-__attribute__((format(printf, 3, 4)))
-static void say(char *out, size_t cap, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void say(char *out, size_t cap, const char *fmt, ...)
 {
     size_t used = strlen(out);
     if (used >= cap)
@@ -56,8 +55,9 @@ int sv_advise(const sv_round *r, int n, const sv_policy *p, char *out, size_t ca
     double best = 0;
     for (int i = 0; i < n; i++) {
         if (best > 0 && r[i].best_ms > best * (1.0 + p->regression)) {
-            say(out, cap, "regression: after round %d the best is %.4f ms, %.1f%% slower than the earlier best %.4f ms\n",
-                i + 1, r[i].best_ms, 100.0 * (r[i].best_ms / best - 1.0), best);
+            say(out, cap,
+                "regression: after round %d the best is %.4f ms, %.1f%% slower than the earlier best %.4f ms\n", i + 1,
+                r[i].best_ms, 100.0 * (r[i].best_ms / best - 1.0), best);
             findings++;
         }
         if (r[i].best_ms > 0 && (best == 0 || r[i].best_ms < best))
@@ -67,8 +67,8 @@ int sv_advise(const sv_round *r, int n, const sv_policy *p, char *out, size_t ca
         char fam[128], other[128];
         sv_family(r[n - 1].direction, fam, sizeof fam);
         int run = 0;
-        for (int i = n - 1; i >= 0 && !r[i].promoted && strcmp(sv_family(r[i].direction, other, sizeof other), fam) == 0;
-             i--)
+        for (int i = n - 1;
+             i >= 0 && !r[i].promoted && strcmp(sv_family(r[i].direction, other, sizeof other), fam) == 0; i--)
             run++;
         if (run >= p->family_failures) {
             say(out, cap, "family %s: rejected %d times running; try another family\n", fam, run);

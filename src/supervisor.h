@@ -9,15 +9,15 @@
 
 /* One finished round as the supervisor sees it. */
 typedef struct sv_round {
-    const char *direction;  /* id, e.g. "tune.LANES=4" or "gdn.vector-state" */
-    int promoted;           /* 1 promoted, 0 rejected */
-    double best_ms;         /* the session's best mean latency after the round */
+    const char *direction; /* id, e.g. "tune.LANES=4" or "gdn.vector-state" */
+    int promoted;          /* 1 promoted, 0 rejected */
+    double best_ms;        /* the session's best mean latency after the round */
 } sv_round;
 
 typedef struct sv_policy {
-    int plateau;            /* rounds without a gain before saying so (e.g. 3) */
-    int family_failures;    /* rejections in a row of one family before saying so (e.g. 3) */
-    double regression;      /* relative slow-down of the best that counts (e.g. 0.02) */
+    int plateau;         /* rounds without a gain before saying so (e.g. 3) */
+    int family_failures; /* rejections in a row of one family before saying so (e.g. 3) */
+    double regression;   /* relative slow-down of the best that counts (e.g. 0.02) */
 } sv_policy;
 
 /* The family of a direction id: the part before '=' ("tune.LANES"), else the id. Writes

@@ -30,9 +30,8 @@ json_t *trace_environment(const json_t *hello, const char *device)
     if (!name)
         name = json_string_value(json_object_get(h, "device"));
     json_t *libs = json_pack("{s:s}", "kwb", PACKAGE_VERSION);
-    static const char *const keys[][2] = {{"runner_version", "kwb-runner"},
-                                          {"cuda_driver", "cuda_driver"},
-                                          {"cuda_runtime", "cuda_runtime"}};
+    static const char *const keys[][2] = {
+        {"runner_version", "kwb-runner"}, {"cuda_driver", "cuda_driver"}, {"cuda_runtime", "cuda_runtime"}};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         const char *v = json_string_value(json_object_get(h, keys[i][0]));
         if (v)
@@ -74,8 +73,8 @@ static json_t *evaluation_json(const json_t *environment, const wl_result *r)
 
 json_t *trace_line(const definition *d, const char *solution_name, const json_t *environment, const wl_result *r)
 {
-    return json_pack("{s:s, s:O, s:s, s:o}", "definition", d->name, "workload", r->wl->json, "solution",
-                     solution_name, "evaluation", evaluation_json(environment, r));
+    return json_pack("{s:s, s:O, s:s, s:o}", "definition", d->name, "workload", r->wl->json, "solution", solution_name,
+                     "evaluation", evaluation_json(environment, r));
 }
 
 int trace_write_file(const char *path, const definition *d, const char *solution_name, const json_t *environment,

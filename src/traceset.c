@@ -85,8 +85,7 @@ static void not_found(const char *root, const char *sub, const char *name, const
     free(names);
 }
 
-static char *find_in(const char *root, const char *sub, const char *name, const char *ext,
-                     kwb_error *err)
+static char *find_in(const char *root, const char *sub, const char *name, const char *ext, kwb_error *err)
 {
     char *dir = xasprintf("%s/%s", root, sub);
     char *file = xasprintf("%s%s", name, ext);
@@ -108,8 +107,7 @@ char *traceset_workloads_path(const char *root, const char *name, kwb_error *err
     return find_in(root, "workloads", name, ".jsonl", err);
 }
 
-int traceset_load(const char *root, const char *name, definition **def, workload_set *set,
-                  kwb_error *err)
+int traceset_load(const char *root, const char *name, definition **def, workload_set *set, kwb_error *err)
 {
     char *dpath = traceset_definition_path(root, name, err);
     if (!dpath)

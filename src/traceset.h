@@ -16,8 +16,7 @@ char *traceset_workloads_path(const char *root, const char *name, kwb_error *err
 char *traceset_held_out_path(const char *root, const char *name);
 /* Loads the definition NAME and all its workloads from ROOT into *def and *set.
  * Returns 0, or -1 with *err set and nothing loaded. */
-int traceset_load(const char *root, const char *name, definition **def, workload_set *set,
-                  kwb_error *err);
+int traceset_load(const char *root, const char *name, definition **def, workload_set *set, kwb_error *err);
 /* Resolves a safetensors path of a workload ("blob/..." or "./blob/...") against ROOT;
  * the caller frees the result. */
 char *traceset_blob_path(const char *root, const char *path);

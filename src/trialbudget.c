@@ -15,7 +15,7 @@ int trialbudget_trials(double p, double c)
     if (p == 1.0)
         return 1;
     if (c == 1.0)
-        return -1;  /* no finite number of trials is certain */
+        return -1; /* no finite number of trials is certain */
     /* The smallest n with 1 - (1 - p)^n >= c; the nudge keeps an exact n from rounding up. */
     double n = log1p(-c) / log1p(-p);
     return (int)ceil(n - 1e-9);

@@ -17,10 +17,10 @@
 #include <stddef.h>
 
 typedef struct trialbudget_policy {
-    double failure_rate;   /* p: the per-trial failure rate to catch (0.015) */
-    double confidence;     /* c: the probability of catching it (0.95) */
-    double thin_margin;    /* relative boundary margin below which trials are raised (1e-5) */
-    double max_factor;     /* the most they are raised by (4) */
+    double failure_rate; /* p: the per-trial failure rate to catch (0.015) */
+    double confidence;   /* c: the probability of catching it (0.95) */
+    double thin_margin;  /* relative boundary margin below which trials are raised (1e-5) */
+    double max_factor;   /* the most they are raised by (4) */
 } trialbudget_policy;
 
 /* p = 1.5 %, c = 95 %, thin margin 1e-5, at most 4 times. */

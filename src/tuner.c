@@ -64,14 +64,15 @@ static int value_index(const tuner_knob *k, const char *v)
 }
 
 /* Checks one annotated line; on a match appends the knob to *out. */
-static int scan_line(const solution *sol, int src, int lineno, const char *line, pcre2_code *re,
-                     pcre2_match_data *m, tuner_knob **out, int *n, kwb_error *err)
+static int scan_line(const solution *sol, int src, int lineno, const char *line, pcre2_code *re, pcre2_match_data *m,
+                     tuner_knob **out, int *n, kwb_error *err)
 {
     if (!strstr(line, "kwb:tune"))
         return 0;
     const char *where = sol->sources[src].path;
     if (pcre2_match(re, (PCRE2_SPTR)line, strlen(line), 0, 0, m, NULL) < 0)
-        return kwb_error_set(err, "%s/%s:%d: a kwb:tune knob reads '#define NAME VALUE /* kwb:tune NAME {v1,v2,...} */'",
+        return kwb_error_set(err,
+                             "%s/%s:%d: a kwb:tune knob reads '#define NAME VALUE /* kwb:tune NAME {v1,v2,...} */'",
                              sol->dir, where, lineno);
     char *name = group(line, m, 1), *again = group(line, m, 3), *list = group(line, m, 4);
     tuner_knob k = {name, group(line, m, 2), NULL, 0, src, lineno};

@@ -15,17 +15,17 @@
 /* One declared knob. */
 typedef struct tuner_knob {
     char *name;
-    char *value;        /* the current value, as written */
-    char **values;      /* the allowed values, in declared order */
+    char *value;   /* the current value, as written */
+    char **values; /* the allowed values, in declared order */
     int nvalues;
-    int source;         /* index into the solution's sources */
-    int line;           /* 1-based line of the #define */
+    int source; /* index into the solution's sources */
+    int line;   /* 1-based line of the #define */
 } tuner_knob;
 
 /* One proposed change: set knob NAME from FROM to TO. */
 typedef struct tuner_proposal {
-    char id[160];       /* "tune.NAME=TO": the direction id, stable across rounds */
-    char title[200];    /* "set NAME 1 -> 8 (file.c:27)" */
+    char id[160];    /* "tune.NAME=TO": the direction id, stable across rounds */
+    char title[200]; /* "set NAME 1 -> 8 (file.c:27)" */
     const tuner_knob *knob;
     const char *to;
 } tuner_proposal;

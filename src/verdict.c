@@ -115,11 +115,16 @@ static int valid_samples(const double *x, size_t n)
     return 1;
 }
 
-static verdict decide(const double *a, size_t na, const double *b, size_t nb, double threshold,
-                      double confidence, int resamples, uint64_t seed, int paired)
+static verdict decide(const double *a, size_t na, const double *b, size_t nb, double threshold, double confidence,
+                      int resamples, uint64_t seed, int paired)
 {
-    verdict v = { .kind = VERDICT_UNCLEAR, .ratio = NAN, .lo = NAN, .hi = NAN,
-                  .confidence = confidence, .threshold = threshold, .resamples = resamples };
+    verdict v = {.kind = VERDICT_UNCLEAR,
+                 .ratio = NAN,
+                 .lo = NAN,
+                 .hi = NAN,
+                 .confidence = confidence,
+                 .threshold = threshold,
+                 .resamples = resamples};
     if (!valid_samples(a, na) || !valid_samples(b, nb) || na == 0 || nb == 0)
         return v;
 
@@ -141,8 +146,8 @@ static verdict decide(const double *a, size_t na, const double *b, size_t nb, do
     }
     v.ratio = exp(s0);
 
-    if (na < VERDICT_MIN_SAMPLES || nb < VERDICT_MIN_SAMPLES || !isfinite(threshold) ||
-        threshold < 0 || !(confidence > 0 && confidence < 1) || resamples < 1) {
+    if (na < VERDICT_MIN_SAMPLES || nb < VERDICT_MIN_SAMPLES || !isfinite(threshold) || threshold < 0 ||
+        !(confidence > 0 && confidence < 1) || resamples < 1) {
         free(ra);
         return v;
     }
@@ -182,14 +187,14 @@ static verdict decide(const double *a, size_t na, const double *b, size_t nb, do
     return v;
 }
 
-verdict verdict_decide(const double *a, size_t na, const double *b, size_t nb, double threshold,
-                       double confidence, int resamples, uint64_t seed)
+verdict verdict_decide(const double *a, size_t na, const double *b, size_t nb, double threshold, double confidence,
+                       int resamples, uint64_t seed)
 {
     return decide(a, na, b, nb, threshold, confidence, resamples, seed, 1);
 }
 
-verdict verdict_decide_unpaired(const double *a, size_t na, const double *b, size_t nb,
-                                double threshold, double confidence, int resamples, uint64_t seed)
+verdict verdict_decide_unpaired(const double *a, size_t na, const double *b, size_t nb, double threshold,
+                                double confidence, int resamples, uint64_t seed)
 {
     return decide(a, na, b, nb, threshold, confidence, resamples, seed, 0);
 }

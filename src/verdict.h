@@ -48,12 +48,12 @@ typedef struct verdict {
 
 /* Decides from baseline a[0..na) and candidate b[0..nb) (times, e.g. ms; paired by index
  * when na == nb) by the rule above; inputs are not modified; never fails (UNCLEAR instead). */
-verdict verdict_decide(const double *a, size_t na, const double *b, size_t nb, double threshold,
-                       double confidence, int resamples, uint64_t seed);
+verdict verdict_decide(const double *a, size_t na, const double *b, size_t nb, double threshold, double confidence,
+                       int resamples, uint64_t seed);
 
 /* Same as verdict_decide but always resamples a and b independently (runs not interleaved). */
-verdict verdict_decide_unpaired(const double *a, size_t na, const double *b, size_t nb,
-                                double threshold, double confidence, int resamples, uint64_t seed);
+verdict verdict_decide_unpaired(const double *a, size_t na, const double *b, size_t nb, double threshold,
+                                double confidence, int resamples, uint64_t seed);
 
 /* "faster", "same", "slower" or "unclear"; "?" for a value outside the enum. */
 const char *verdict_name(verdict_kind k);

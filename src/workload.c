@@ -8,8 +8,8 @@
 #include "paths.h"
 #include "xalloc.h"
 
-__attribute__((format(printf, 4, 5)))
-static int wl_fail(kwb_error *err, const char *label, int line, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static int wl_fail(kwb_error *err, const char *label, int line, const char *fmt,
+                                                         ...)
 {
     char msg[1024];
     va_list ap;
@@ -21,14 +21,14 @@ static int wl_fail(kwb_error *err, const char *label, int line, const char *fmt,
     return kwb_error_set(err, "%s: %s", label, msg);
 }
 
-static int parse_axes(json_t *axes, const definition *d, workload *w, const char *label, int line,
-                      kwb_error *err)
+static int parse_axes(json_t *axes, const definition *d, workload *w, const char *label, int line, kwb_error *err)
 {
     if (axes && !json_is_object(axes))
         return wl_fail(err, label, line, "'axes' must be an object of var axis -> integer");
     const char *name;
     json_t *v;
-    json_object_foreach(axes, name, v) {
+    json_object_foreach(axes, name, v)
+    {
         int ai = definition_axis_index(d, name);
         if (ai < 0)
             return wl_fail(err, label, line, "axis '%s' is not an axis of %s", name, d->name);
@@ -48,8 +48,7 @@ static int parse_axes(json_t *axes, const definition *d, workload *w, const char
     return 0;
 }
 
-static int parse_scalar(json_t *v, const def_tensor *t, wl_input *in, const char *label, int line,
-                        kwb_error *err)
+static int parse_scalar(json_t *v, const def_tensor *t, wl_input *in, const char *label, int line, kwb_error *err)
 {
     if (json_is_boolean(v))
         in->i = json_is_true(v);
@@ -68,8 +67,7 @@ static int parse_scalar(json_t *v, const def_tensor *t, wl_input *in, const char
     return 0;
 }
 
-static int parse_input(json_t *desc, const def_tensor *t, wl_input *in, const char *label, int line,
-                       kwb_error *err)
+static int parse_input(json_t *desc, const def_tensor *t, wl_input *in, const char *label, int line, kwb_error *err)
 {
     const char *type = json_string_value(json_object_get(desc, "type"));
     if (!json_is_object(desc) || !type)
@@ -88,36 +86,35 @@ static int parse_input(json_t *desc, const def_tensor *t, wl_input *in, const ch
         if (!path || !key)
             return wl_fail(err, label, line, "input '%s': safetensors needs 'path' and 'tensor_key'", t->name);
         if (!paths_is_safe_relative(path))
-            return wl_fail(err, label, line, "input '%s': path '%s' must be relative to the TraceSet root",
-                           t->name, path);
+            return wl_fail(err, label, line, "input '%s': path '%s' must be relative to the TraceSet root", t->name,
+                           path);
         in->kind = WL_SAFETENSORS;
         in->path = xstrdup(path);
         in->key = xstrdup(key);
         return 0;
     }
-    return wl_fail(err, label, line, "input '%s': unknown descriptor type '%s' (random, scalar, safetensors)",
-                   t->name, type);
+    return wl_fail(err, label, line, "input '%s': unknown descriptor type '%s' (random, scalar, safetensors)", t->name,
+                   type);
 }
 
-static int parse_inputs(json_t *inputs, const definition *d, workload *w, const char *label, int line,
-                        kwb_error *err)
+static int parse_inputs(json_t *inputs, const definition *d, workload *w, const char *label, int line, kwb_error *err)
 {
     if (inputs && !json_is_object(inputs))
         return wl_fail(err, label, line, "'inputs' must be an object of input -> descriptor");
     const char *name;
     json_t *desc;
-    json_object_foreach(inputs, name, desc) {
+    json_object_foreach(inputs, name, desc)
+    {
         int ii = definition_input_index(d, name);
         if (ii < 0)
             return wl_fail(err, label, line, "input '%s' is not an input of %s", name, d->name);
         if (parse_input(desc, &d->inputs[ii], &w->inputs[ii], label, line, err) != 0)
             return -1;
     }
-    return 0;  /* a missing input stays WL_RANDOM, as FlashInfer-Bench reads it */
+    return 0; /* a missing input stays WL_RANDOM, as FlashInfer-Bench reads it */
 }
 
-int workload_parse(json_t *obj, const definition *d, const char *label, int line, workload *w,
-                   kwb_error *err)
+int workload_parse(json_t *obj, const definition *d, const char *label, int line, workload *w, kwb_error *err)
 {
     if (!json_is_object(obj))
         return wl_fail(err, label, line, "'workload' must be an object {uuid, axes, inputs}");
@@ -140,8 +137,8 @@ int workload_parse(json_t *obj, const definition *d, const char *label, int line
     return 0;
 }
 
-static int parse_line(const char *text, size_t len, const definition *d, const char *path, int line,
-                      workload_set *set, kwb_error *err)
+static int parse_line(const char *text, size_t len, const definition *d, const char *path, int line, workload_set *set,
+                      kwb_error *err)
 {
     json_error_t jerr;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -167,8 +164,8 @@ static int check_unique(const workload_set *set, int from, const char *path, kwb
         for (int j = 0; j < i; j++)
             if (strcmp(set->items[i].uuid, set->items[j].uuid) == 0) {
                 if (j >= from)
-                    return wl_fail(err, path, set->items[i].line, "uuid '%s' repeats line %d",
-                                   set->items[i].uuid, set->items[j].line);
+                    return wl_fail(err, path, set->items[i].line, "uuid '%s' repeats line %d", set->items[i].uuid,
+                                   set->items[j].line);
                 return wl_fail(err, path, set->items[i].line, "uuid '%s' was already loaded from another file",
                                set->items[i].uuid);
             }

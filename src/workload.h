@@ -11,26 +11,26 @@
 
 /* How one input is made. */
 typedef enum wl_input_kind {
-    WL_RANDOM,        /* drawn afresh per trial from the dtype's distribution */
-    WL_SCALAR,        /* a number, the same in every trial */
-    WL_SAFETENSORS    /* a tensor read from a file under the TraceSet root */
+    WL_RANDOM,     /* drawn afresh per trial from the dtype's distribution */
+    WL_SCALAR,     /* a number, the same in every trial */
+    WL_SAFETENSORS /* a tensor read from a file under the TraceSet root */
 } wl_input_kind;
 
 typedef struct wl_input {
     wl_input_kind kind;
-    double f;           /* WL_SCALAR: value as a double ... */
-    int64_t i;          /* ... and as an integer */
-    char *path;         /* WL_SAFETENSORS: as written, relative to the TraceSet root */
-    char *key;          /* WL_SAFETENSORS: tensor_key */
+    double f;   /* WL_SCALAR: value as a double ... */
+    int64_t i;  /* ... and as an integer */
+    char *path; /* WL_SAFETENSORS: as written, relative to the TraceSet root */
+    char *key;  /* WL_SAFETENSORS: tensor_key */
 } wl_input;
 
 typedef struct workload {
     char *uuid;
-    int line;             /* 1-based line in its JSONL file; 0 when not from a file */
-    int64_t *axis_value;  /* per definition axis, const axes filled in */
-    wl_input *inputs;     /* per definition input, in definition order */
+    int line;            /* 1-based line in its JSONL file; 0 when not from a file */
+    int64_t *axis_value; /* per definition axis, const axes filled in */
+    wl_input *inputs;    /* per definition input, in definition order */
     int ninputs;
-    json_t *json;         /* the "workload" object as read (owned reference) */
+    json_t *json; /* the "workload" object as read (owned reference) */
 } workload;
 
 typedef struct workload_set {
@@ -40,8 +40,7 @@ typedef struct workload_set {
 
 /* Parses one "workload" object OBJ for definition D; LABEL and LINE locate it in messages
  * ("LABEL:LINE: problem"). Returns 0, or -1 and sets *err; *w is untouched on failure. */
-int workload_parse(json_t *obj, const definition *d, const char *label, int line, workload *w,
-                   kwb_error *err);
+int workload_parse(json_t *obj, const definition *d, const char *label, int line, workload *w, kwb_error *err);
 /* Reads every line of the JSONL file PATH whose "definition" is d->name (blank lines are
  * skipped). On any bad line nothing is loaded: returns -1 and sets *err to
  * "PATH:LINE: problem". Appends to *set on success and returns 0. */

@@ -84,8 +84,8 @@ int workspace_find(const char *explicit_dir, workspace *ws, kwb_error *err)
         int there = access(marker, F_OK) == 0;
         free(marker);
         if (!there)
-            return kwb_error_set(err, "%s is not a kwb workspace (no %s; run kwb init %s)", given,
-                                 WORKSPACE_MARKER, given);
+            return kwb_error_set(err, "%s is not a kwb workspace (no %s; run kwb init %s)", given, WORKSPACE_MARKER,
+                                 given);
         return load_marker(given, ws, err);
     }
     char dir[PATH_MAX];

@@ -7,9 +7,9 @@
 #include "error.h"
 
 typedef struct workspace {
-    char *root;        /* absolute folder */
-    char *db_path;     /* ROOT/kwb.db */
-    char *repo_path;   /* the archive repository */
+    char *root;      /* absolute folder */
+    char *db_path;   /* ROOT/kwb.db */
+    char *repo_path; /* the archive repository */
 } workspace;
 
 /* The marker file's name, found by searching upward from the current folder. */

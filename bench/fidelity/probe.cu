@@ -11,13 +11,13 @@
 #include "../../src/runner/cuda_support.cu"
 #include "copy/copy.cu"
 
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "probe: %s: %s\n", #x, cudaGetErrorString(e_));                       \
-            exit(1);                                                                               \
-        }                                                                                          \
+#define CHECK(x)                                                                                                       \
+    do {                                                                                                               \
+        cudaError_t e_ = (x);                                                                                          \
+        if (e_ != cudaSuccess) {                                                                                       \
+            fprintf(stderr, "probe: %s: %s\n", #x, cudaGetErrorString(e_));                                            \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 int main(int argc, char **argv)
@@ -47,7 +47,7 @@ int main(int argc, char **argv)
     CHECK(cudaEventCreate(&a));
     CHECK(cudaEventCreate(&b));
     std::vector<float> ms;
-    for (int i = 0; i < k + 3; i++) {  /* three warm-up calls, not kept */
+    for (int i = 0; i < k + 3; i++) { /* three warm-up calls, not kept */
         CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes, s));
         CHECK((cudaError_t)cuda_support_read(s, flush, flush_bytes, timed_out));
         CHECK(cudaStreamSynchronize(s));

@@ -21,19 +21,27 @@ extern "C" {
 
 /* Element types, in the order of FlashInfer-Bench's dtype names. */
 typedef enum kwb_dtype {
-    KWB_F32, KWB_F16, KWB_BF16, KWB_F8_E4M3, KWB_F8_E5M2,
-    KWB_I64, KWB_I32, KWB_I16, KWB_I8, KWB_BOOL
+    KWB_F32,
+    KWB_F16,
+    KWB_BF16,
+    KWB_F8_E4M3,
+    KWB_F8_E5M2,
+    KWB_I64,
+    KWB_I32,
+    KWB_I16,
+    KWB_I8,
+    KWB_BOOL
 } kwb_dtype;
 
 /* One argument: a tensor (rank >= 0) or a scalar input (rank == -1). */
 typedef struct kwb_arg {
-    const char *name;             /* as in the definition */
+    const char *name; /* as in the definition */
     kwb_dtype dtype;
-    int rank;                     /* -1 for a scalar input */
-    int64_t shape[KWB_MAX_RANK];  /* row-major, contiguous */
-    void *data;                   /* device memory (cuda) or host memory (c); NULL for a scalar */
-    double f;                     /* scalar value as a double ... */
-    int64_t i;                    /* ... and as an integer (ints and bools) */
+    int rank;                    /* -1 for a scalar input */
+    int64_t shape[KWB_MAX_RANK]; /* row-major, contiguous */
+    void *data;                  /* device memory (cuda) or host memory (c); NULL for a scalar */
+    double f;                    /* scalar value as a double ... */
+    int64_t i;                   /* ... and as an integer (ints and bools) */
 } kwb_arg;
 
 /* A cudaStream_t on the cuda device, NULL on the cpu device. */

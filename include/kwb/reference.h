@@ -25,20 +25,20 @@ extern "C" {
 
 /* The tolerances in force (the definition's, the user's, FlashInfer-Bench's defaults). */
 typedef struct kwb_check_policy {
-    double atol;            /* default 1e-2 */
-    double rtol;            /* default 1e-2 */
-    double required_ratio;  /* default 1.0: every element must match */
+    double atol;           /* default 1e-2 */
+    double rtol;           /* default 1e-2 */
+    double required_ratio; /* default 1.0: every element must match */
 } kwb_check_policy;
 
 /* What a check found over one trial's outputs. */
 typedef struct kwb_check_stats {
     size_t numel;
-    size_t fails;            /* elements outside tolerance, NaN, or a wrong infinity */
-    size_t nonfinite;        /* NaN in the output, or an infinity the reference lacks */
-    double max_abs;          /* NaN or an infinity when the output has one */
+    size_t fails;     /* elements outside tolerance, NaN, or a wrong infinity */
+    size_t nonfinite; /* NaN in the output, or an infinity the reference lacks */
+    double max_abs;   /* NaN or an infinity when the output has one */
     double max_rel;
-    double matched_ratio;    /* 1 - fails / numel (1 when numel == 0) */
-    size_t first_fail;       /* index of the first failing element, when fails > 0 */
+    double matched_ratio; /* 1 - fails / numel (1 when numel == 0) */
+    size_t first_fail;    /* index of the first failing element, when fails > 0 */
 } kwb_check_stats;
 
 /* ARGS: the trial's inputs then the solution's outputs (host memory, definition order, NARGS in

@@ -120,7 +120,8 @@ cupti_timer *cupti_timer_open(const char *cuda_path, kwb_error *err)
     cupti_seen.next_record = t->next_record;
     if (missing || t->register_callbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS ||
         t->enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS ||
-        t->enable(CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS || t->enable(CUPTI_ACTIVITY_KIND_MEMSET) != CUPTI_SUCCESS) {
+        t->enable(CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS ||
+        t->enable(CUPTI_ACTIVITY_KIND_MEMSET) != CUPTI_SUCCESS) {
         kwb_error_set(err, "libcupti: cannot start kernel activity tracing");
         dlclose(lib);
         free(t);

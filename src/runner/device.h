@@ -26,16 +26,16 @@ typedef int (*device_call)(void *ctx, int which, kwb_error *err);
 
 /* One timed sample. */
 typedef struct device_sample {
-    double ms;           /* the primary figure: the device's own span of the call */
-    double event_ms;     /* cross-check (events around the call); < 0 when there is none */
-    double clock_mhz;    /* SM clock during the sample; 0 when unknown */
-    int throttled;       /* the clock was under 75% of its nominal rate: drop the sample */
-    int kernels;         /* kernels the call launched (0 on the cpu) */
-    double flush_ms;     /* device time of the cache flush before it (0: none or unknown) */
+    double ms;        /* the primary figure: the device's own span of the call */
+    double event_ms;  /* cross-check (events around the call); < 0 when there is none */
+    double clock_mhz; /* SM clock during the sample; 0 when unknown */
+    int throttled;    /* the clock was under 75% of its nominal rate: drop the sample */
+    int kernels;      /* kernels the call launched (0 on the cpu) */
+    double flush_ms;  /* device time of the cache flush before it (0: none or unknown) */
 } device_sample;
 
 typedef struct device_ops {
-    const char *kind;                                             /* "cpu", "cuda" */
+    const char *kind; /* "cpu", "cuda" */
     /* Device memory of N bytes, or NULL with *err set. */
     void *(*alloc)(device *d, size_t n, kwb_error *err);
     /* Frees memory from alloc; NULL is allowed. */
@@ -49,8 +49,8 @@ typedef struct device_ops {
     /* Fills N elements of type T at device memory DST as rng_fill(KEY) would (bit for bit). */
     int (*fill_random)(device *d, void *dst, kwb_dtype t, size_t n, uint64_t key, kwb_error *err);
     /* Times one call of CALL(ctx, which) under policy P (cold caches when p->cold). */
-    int (*sample)(device *d, const struct timing_policy *p, device_call call, void *ctx, int which,
-                  device_sample *out, kwb_error *err);
+    int (*sample)(device *d, const struct timing_policy *p, device_call call, void *ctx, int which, device_sample *out,
+                  kwb_error *err);
     /* Name of the primary timer ("cupti", "events", "clock_gettime"). */
     const char *(*timer)(device *d);
     /* Nonzero once the device cannot be used any more (a sticky CUDA error); the runner

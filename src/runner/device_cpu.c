@@ -14,13 +14,13 @@
 #include "runner/peaks_cache.h"
 #include "xalloc.h"
 
-enum { CPU_FLUSH_BYTES = 64 << 20 };  /* larger than any LLC a CI or workstation has */
+enum { CPU_FLUSH_BYTES = 64 << 20 }; /* larger than any LLC a CI or workstation has */
 
 typedef struct cpu_priv {
     unsigned char *flush_buf;
-    double copy_gbps;       /* cached or measured on first describe(); 0 until then or when it failed */
-    double ws_gbps[40];     /* copy peak per working-set size bucket (2^k bytes); 0: not measured */
-    char *cache_dir;        /* where measured peaks are kept; may be NULL */
+    double copy_gbps;   /* cached or measured on first describe(); 0 until then or when it failed */
+    double ws_gbps[40]; /* copy peak per working-set size bucket (2^k bytes); 0: not measured */
+    char *cache_dir;    /* where measured peaks are kept; may be NULL */
 } cpu_priv;
 
 enum { PEAK_BYTES = 64 << 20, PEAK_MAX_THREADS = 64, PEAK_REPS = 10 };
@@ -37,7 +37,7 @@ static void *copy_part_run(void *arg)
     copy_part *c = arg;
     for (int r = 0; r < c->reps; r++) {
         memcpy(c->dst, c->src, c->n);
-        __asm__ __volatile__("" ::: "memory");  /* every copy happens */
+        __asm__ __volatile__("" ::: "memory"); /* every copy happens */
     }
     return NULL;
 }
@@ -209,7 +209,7 @@ static int cpu_fill_random(device *d, void *dst, kwb_dtype t, size_t n, uint64_t
         if (pthread_create(&th[i], NULL, fill_part_run, &f[i]) == 0)
             started |= (size_t)1 << i;
         else
-            fill_part_run(&f[i]);   /* no thread: this one does it */
+            fill_part_run(&f[i]); /* no thread: this one does it */
     }
     for (size_t i = 0; i < parts; i++)
         if (started >> i & 1)
@@ -219,12 +219,12 @@ static int cpu_fill_random(device *d, void *dst, kwb_dtype t, size_t n, uint64_t
 
 static void cpu_flush(device *d);
 
-static int cpu_sample(device *d, const timing_policy *p, device_call call, void *ctx, int which,
-                      device_sample *out, kwb_error *err)
+static int cpu_sample(device *d, const timing_policy *p, device_call call, void *ctx, int which, device_sample *out,
+                      kwb_error *err)
 {
     if (p->cold)
         cpu_flush(d);
-    int calls = p->graph > 0 ? p->graph : 1;  /* the cpu's "graph": calls back to back */
+    int calls = p->graph > 0 ? p->graph : 1; /* the cpu's "graph": calls back to back */
     double t0 = proc_now();
     for (int i = 0; i < calls; i++)
         if (call(ctx, which, err) != 0)
@@ -322,14 +322,14 @@ double device_cpu_copy_peak(device *d, double bytes, int again)
     cpu_priv *p = d->priv;
     if (p->copy_gbps == 0)
         p->copy_gbps = cached_copy_gbps(p->cache_dir);
-    int k = 12;  /* the power of two at or under BYTES (a smaller set copies no slower), 4 KiB and up */
+    int k = 12; /* the power of two at or under BYTES (a smaller set copies no slower), 4 KiB and up */
     while (k < 39 && (double)((size_t)1 << (k + 1)) <= bytes)
         k++;
     if ((size_t)1 << k >= 2 * (size_t)PEAK_BYTES)
-        return p->copy_gbps;  /* larger than any cache: from memory */
+        return p->copy_gbps; /* larger than any cache: from memory */
     double best = p->copy_gbps;
-    for (int b = k > 12 ? k - 1 : k; b <= k; b++) {  /* and half of it: the peak stays an upper bound */
-        if (p->ws_gbps[b] == 0 || again) {  /* again: the best of every measurement so far */
+    for (int b = k > 12 ? k - 1 : k; b <= k; b++) { /* and half of it: the peak stays an upper bound */
+        if (p->ws_gbps[b] == 0 || again) {          /* again: the best of every measurement so far */
             double g = measure_copy_gbps_ws((size_t)1 << b);
             p->ws_gbps[b] = g > p->ws_gbps[b] ? g : p->ws_gbps[b];
         }

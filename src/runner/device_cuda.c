@@ -21,26 +21,26 @@
 #include "strbuf.h"
 #include "xalloc.h"
 
-enum { HOLD_TIMEOUT_NS = 500000000 };  /* a call that synchronizes inside cannot deadlock */
+enum { HOLD_TIMEOUT_NS = 500000000 }; /* a call that synchronizes inside cannot deadlock */
 #define THROTTLE_SHARE 0.75
-enum { FLUSH_TIMED = 16 };  /* flushes timed with events, for the average reported with every sample */
+enum { FLUSH_TIMED = 16 }; /* flushes timed with events, for the average reported with every sample */
 
 typedef struct cuda_peaks {
-    double copy_gbps;     /* device-to-device copy, bytes read + written */
+    double copy_gbps; /* device-to-device copy, bytes read + written */
     double fp32_tflops;
-    double bf16_tflops;   /* mma.sync through wmma */
-    double front_end_us;  /* launch front end: the gap between back-to-back kernels, added to each span */
+    double bf16_tflops;  /* mma.sync through wmma */
+    double front_end_us; /* launch front end: the gap between back-to-back kernels, added to each span */
 } cuda_peaks;
 
 typedef struct cuda_priv {
     int ordinal;
     cudaStream_t stream;
     cudaEvent_t start, stop;
-    cudaEvent_t flush_start, flush_stop;  /* around the flush: its device time, for the floor */
-    volatile int *hold_flag;      /* host-mapped */
+    cudaEvent_t flush_start, flush_stop; /* around the flush: its device time, for the floor */
+    volatile int *hold_flag;             /* host-mapped */
     int *hold_flag_dev;
-    int *timed_out;               /* device */
-    unsigned long long *probe;    /* device: clock0, time0, clock1, time1 */
+    int *timed_out;            /* device */
+    unsigned long long *probe; /* device: clock0, time0, clock1, time1 */
     void *flush_buf;
     size_t flush_bytes;
     int l2_bytes, persist_max, sms, clock_khz, mem_clock_khz, mem_bus_bits;
@@ -49,13 +49,13 @@ typedef struct cuda_priv {
     cupti_timer *cupti;
     char cupti_note[256];
     int broken;
-    int raw_span;                 /* KWB_RAW_SPAN=1: report the bare activity span */
+    int raw_span; /* KWB_RAW_SPAN=1: report the bare activity span */
     cuda_peaks peaks;
-    double sample_wall[5];        /* host time per step of a sample: flush, sync, call, CUPTI, reads */
+    double sample_wall[5]; /* host time per step of a sample: flush, sync, call, CUPTI, reads */
     long samples;
-    unsigned long long *digest_slot;  /* device: the digest kernel's sum */
-    int digest_ok;                /* the digest kernel agreed with the host's formula at open */
-    double flush_ms;              /* device time of one flush, averaged over the first FLUSH_TIMED */
+    unsigned long long *digest_slot; /* device: the digest kernel's sum */
+    int digest_ok;                   /* the digest kernel agreed with the host's formula at open */
+    double flush_ms;                 /* device time of one flush, averaged over the first FLUSH_TIMED */
     int flushes_timed;
 } cuda_priv;
 
@@ -115,8 +115,10 @@ static int cuda_sync(device *d, kwb_error *err)
         persisting != 0) {
         cudaCtxResetPersistingL2Cache();
         cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
-        return kwb_error_set(err, DEVICE_INTEGRITY "the call raised the persisting-L2 limit to %zu bytes (inputs kept "
-                                  "in L2 across calls)", persisting);
+        return kwb_error_set(err,
+                             DEVICE_INTEGRITY "the call raised the persisting-L2 limit to %zu bytes (inputs kept "
+                                              "in L2 across calls)",
+                             persisting);
     }
     return 0;
 }
@@ -170,8 +172,8 @@ static int held_call(device *d, device_call call, void *ctx, int which, kwb_erro
     cuda_priv *p = priv(d);
     *p->hold_flag = 0;
     __sync_synchronize();
-    if (cuda_fail(d, (cudaError_t)cuda_support_hold(p->stream, p->hold_flag_dev, HOLD_TIMEOUT_NS, p->timed_out),
-                  "hold", err) ||
+    if (cuda_fail(d, (cudaError_t)cuda_support_hold(p->stream, p->hold_flag_dev, HOLD_TIMEOUT_NS, p->timed_out), "hold",
+                  err) ||
         cuda_fail(d, (cudaError_t)cuda_support_probe(p->stream, p->probe), "probe", err) ||
         cuda_fail(d, cudaEventRecord(p->start, p->stream), "event", err))
         return -1;
@@ -184,13 +186,13 @@ static int held_call(device *d, device_call call, void *ctx, int which, kwb_erro
 }
 
 /* One sample of CALL: cold caches if asked, the held-stream call, CUPTI span and events. */
-static int timed_sample(device *d, const timing_policy *pol, device_call call, void *ctx, int which,
-                        device_sample *out, kwb_error *err)
+static int timed_sample(device *d, const timing_policy *pol, device_call call, void *ctx, int which, device_sample *out,
+                        kwb_error *err)
 {
     cuda_priv *p = priv(d);
     double t[6];
     t[0] = proc_now();
-    int time_flush = pol->cold && p->flushes_timed < FLUSH_TIMED;  /* events cost driver calls: a few suffice */
+    int time_flush = pol->cold && p->flushes_timed < FLUSH_TIMED; /* events cost driver calls: a few suffice */
     if (time_flush)
         cudaEventRecord(p->flush_start, p->stream);
     if (pol->cold && cuda_flush_caches(d, err) != 0)
@@ -215,7 +217,7 @@ static int timed_sample(device *d, const timing_policy *pol, device_call call, v
         p->flush_ms = (p->flush_ms * p->flushes_timed + fl) / (p->flushes_timed + 1), p->flushes_timed++;
     out->flush_ms = pol->cold ? p->flush_ms : 0;
     cudaMemcpy(&timed_out, p->timed_out, sizeof timed_out, cudaMemcpyDeviceToHost);
-    out->event_ms = timed_out ? -1 : ev;  /* the call synchronized while held: events are void */
+    out->event_ms = timed_out ? -1 : ev; /* the call synchronized while held: events are void */
     if (!spans && timed_out)
         return kwb_error_set(err, "the call synchronized the device inside while no CUPTI span was "
                                   "available: it cannot be timed");
@@ -247,8 +249,7 @@ static int launch_replay(void *ctx, int which, kwb_error *err)
 /* Captures CALLS calls of callee WHICH on the device's stream into g->exec. A call that
  * synchronizes, allocates or uses another stream cannot be captured: that is an error
  * that names graph mode, not the candidate's fault in eager mode. */
-static int capture_replay(device *d, device_call call, void *ctx, int which, int calls, graph_replay *g,
-                          kwb_error *err)
+static int capture_replay(device *d, device_call call, void *ctx, int which, int calls, graph_replay *g, kwb_error *err)
 {
     cuda_priv *p = priv(d);
     cudaGraph_t graph = NULL;
@@ -261,18 +262,20 @@ static int capture_replay(device *d, device_call call, void *ctx, int which, int
         rc = call(ctx, which, err);
     cudaError_t end = cudaStreamEndCapture(p->stream, &graph);
     if (rc == 0 && end != cudaSuccess)
-        rc = kwb_error_set(err, "graph replay: the call cannot be captured in a CUDA graph (%s); time it "
-                                "without --graph", cudaGetErrorString(end));
+        rc = kwb_error_set(err,
+                           "graph replay: the call cannot be captured in a CUDA graph (%s); time it "
+                           "without --graph",
+                           cudaGetErrorString(end));
     if (rc == 0 && cudaGraphInstantiate(&g->exec, graph, 0) != cudaSuccess)
         rc = kwb_error_set(err, "graph replay: cudaGraphInstantiate failed");
     if (graph)
         cudaGraphDestroy(graph);
-    cudaGetLastError();  /* a failed capture leaves a non-sticky error behind */
+    cudaGetLastError(); /* a failed capture leaves a non-sticky error behind */
     return rc;
 }
 
-static int cuda_sample(device *d, const timing_policy *pol, device_call call, void *ctx, int which,
-                       device_sample *out, kwb_error *err)
+static int cuda_sample(device *d, const timing_policy *pol, device_call call, void *ctx, int which, device_sample *out,
+                       kwb_error *err)
 {
     graph_replay g = {NULL, NULL};
     if (pol->graph > 0) {
@@ -331,7 +334,7 @@ static void cuda_describe(device *d, json_t *hello)
     int driver = 0, runtime = 0;
     cudaDriverGetVersion(&driver);
     cudaRuntimeGetVersion(&runtime);
-    json_object_set_new(hello, "driver", json_integer(driver));   /* the CUDA version the driver supports */
+    json_object_set_new(hello, "driver", json_integer(driver)); /* the CUDA version the driver supports */
     json_object_set_new(hello, "cuda_runtime", json_integer(runtime));
     json_object_set_new(hello, "uuid", json_string(p->uuid));
     json_object_set_new(hello, "sms", json_integer(p->sms));
@@ -342,9 +345,10 @@ static void cuda_describe(device *d, json_t *hello)
     json_object_set_new(hello, "input_digest", json_boolean(p->digest_ok));
     if (!p->cupti)
         json_object_set_new(hello, "timer_note", json_string(p->cupti_note));
-    json_object_set_new(hello, "peaks", json_pack("{s:f, s:f, s:f, s:f}", "copy_gbps", p->peaks.copy_gbps,
-                                                  "fp32_tflops", p->peaks.fp32_tflops, "bf16_tflops",
-                                                  p->peaks.bf16_tflops, "front_end_us", p->peaks.front_end_us));
+    json_object_set_new(hello, "peaks",
+                        json_pack("{s:f, s:f, s:f, s:f}", "copy_gbps", p->peaks.copy_gbps, "fp32_tflops",
+                                  p->peaks.fp32_tflops, "bf16_tflops", p->peaks.bf16_tflops, "front_end_us",
+                                  p->peaks.front_end_us));
 }
 
 /* With KWB_SAMPLE_PROFILE=FILE: one line appended with the host time per step of a sample. */
@@ -413,7 +417,8 @@ static int digest_self_test(device *d)
     static const size_t sizes[] = {0, 1, 8, 13, 2048, N};
     for (size_t k = 0; ok && k < sizeof sizes / sizeof *sizes; k++) {
         uint64_t got = 0;
-        ok = cuda_digest(d, buf, sizes[k], 0x6b7762ULL + k, &got, &err) == 0 && got == digest_host(host, sizes[k], 0x6b7762ULL + k);
+        ok = cuda_digest(d, buf, sizes[k], 0x6b7762ULL + k, &got, &err) == 0 &&
+             got == digest_host(host, sizes[k], 0x6b7762ULL + k);
     }
     uint64_t before = digest_host(host, N, 5), after = 0;
     host[N - 1] ^= 1;
@@ -573,13 +578,13 @@ static void load_or_measure_peaks(device *d, const char *cache_dir)
     if (ok && (p->peaks.front_end_us > 0 || !p->cupti))
         return;
     if (ok) {
-        p->peaks.front_end_us = measure_front_end_us(d);   /* cached before CUPTI could measure it */
+        p->peaks.front_end_us = measure_front_end_us(d); /* cached before CUPTI could measure it */
     } else {
         measure_peaks(d, &p->peaks);
     }
-    json_t *o = json_pack("{s:s, s:f, s:f, s:f, s:f}", "gpu", p->name, "copy_gbps", p->peaks.copy_gbps,
-                          "fp32_tflops", p->peaks.fp32_tflops, "bf16_tflops", p->peaks.bf16_tflops, "front_end_us",
-                          p->peaks.front_end_us);
+    json_t *o =
+        json_pack("{s:s, s:f, s:f, s:f, s:f}", "gpu", p->name, "copy_gbps", p->peaks.copy_gbps, "fp32_tflops",
+                  p->peaks.fp32_tflops, "bf16_tflops", p->peaks.bf16_tflops, "front_end_us", p->peaks.front_end_us);
     peaks_cache_save(cache_dir, p->uuid, o);
     json_decref(o);
 }
@@ -591,11 +596,12 @@ static void read_facts(cuda_priv *p)
     snprintf(p->name, sizeof p->name, "%s", prop.name);
     char *u = p->uuid;
     for (int i = 0; i < 16; i++)
-        u += sprintf(u, "%s%02x", (i == 4 || i == 6 || i == 8 || i == 10) ? "-" : "", (unsigned char)prop.uuid.bytes[i]);
+        u +=
+            sprintf(u, "%s%02x", (i == 4 || i == 6 || i == 8 || i == 10) ? "-" : "", (unsigned char)prop.uuid.bytes[i]);
     cudaDeviceGetAttribute(&p->sms, cudaDevAttrMultiProcessorCount, p->ordinal);
     cudaDeviceGetAttribute(&p->l2_bytes, cudaDevAttrL2CacheSize, p->ordinal);
     cudaDeviceGetAttribute(&p->persist_max, cudaDevAttrMaxPersistingL2CacheSize, p->ordinal);
-    if (p->persist_max > 0) {  /* the invariant cuda_sync checks: 0 outside the flush, from the start */
+    if (p->persist_max > 0) { /* the invariant cuda_sync checks: 0 outside the flush, from the start */
         cudaCtxResetPersistingL2Cache();
         cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
     }
@@ -617,7 +623,8 @@ static int setup(device *d, kwb_error *err)
     read_facts(p);
     p->flush_bytes = 2 * (size_t)(p->l2_bytes > 0 ? p->l2_bytes : 64 << 20);
     if (cuda_fail(d, cudaStreamCreateWithFlags(&p->stream, cudaStreamNonBlocking), "stream", err) ||
-        cuda_fail(d, cudaEventCreate(&p->start), "event", err) || cuda_fail(d, cudaEventCreate(&p->stop), "event", err) ||
+        cuda_fail(d, cudaEventCreate(&p->start), "event", err) ||
+        cuda_fail(d, cudaEventCreate(&p->stop), "event", err) ||
         cuda_fail(d, cudaEventCreate(&p->flush_start), "event", err) ||
         cuda_fail(d, cudaEventCreate(&p->flush_stop), "event", err) ||
         cuda_fail(d, cudaHostAlloc((void **)&p->hold_flag, sizeof(int), cudaHostAllocMapped), "host flag", err) ||

@@ -34,7 +34,8 @@ static int load_blob(void *host, const def_tensor *t, const wl_input *in, const 
     int rc = 0;
     if (!tt)
         rc = kwb_error_set(err, "%s: no tensor '%s' (input '%s')", st->path, in->key, t->name);
-    else if (tt->dtype != t->dtype || tt->rank != t->rank || memcmp(tt->shape, want, sizeof(int64_t) * (size_t)t->rank)) {
+    else if (tt->dtype != t->dtype || tt->rank != t->rank ||
+             memcmp(tt->shape, want, sizeof(int64_t) * (size_t)t->rank)) {
         char a[128], b[128];
         workload_shape_text(tt->shape, tt->rank, a, sizeof a);
         workload_shape_text(want, t->rank, b, sizeof b);
@@ -141,7 +142,7 @@ static int declared_fill(void *host, kwb_dtype t, size_t n, const def_input_gen 
             qsort(v + 1, n - 2, sizeof *v, by_value);
         if (n > 1)
             v[n - 1] = hi;
-    } else {  /* a permutation of 0..n-1, Fisher-Yates */
+    } else { /* a permutation of 0..n-1, Fisher-Yates */
         for (size_t j = 0; j < n; j++)
             v[j] = (int64_t)j;
         for (size_t j = n; j-- > 1;) {
@@ -230,8 +231,8 @@ int inputs_seal(trial_inputs *in, device *dev, kwb_error *err)
     return 0;
 }
 
-int inputs_make(trial_inputs *in, device *dev, const definition *d, const workload *w, const char *root,
-                uint64_t seed, int trial, kwb_error *err)
+int inputs_make(trial_inputs *in, device *dev, const definition *d, const workload *w, const char *root, uint64_t seed,
+                int trial, kwb_error *err)
 {
     in->n = d->ninputs;
     in->digest_key = 0;
@@ -259,7 +260,7 @@ int inputs_refill(trial_inputs *in, device *dev, const definition *d, const work
             continue;
         }
         if (w->inputs[i].kind == WL_SAFETENSORS || !b->nbytes)
-            continue;  /* a blob's values are what they are */
+            continue; /* a blob's values are what they are */
         int declared = make_declared(b, dev, d, i, w, key, err);
         if (declared < 0) {
             kwb_error_prefix(err, "input '%s'", d->inputs[i].name);
@@ -269,7 +270,8 @@ int inputs_refill(trial_inputs *in, device *dev, const definition *d, const work
             continue;
         size_t n = b->nbytes / dtype_size(arg->dtype);
         input_gen_fn gen = references_find_generator(dev->ops->kind, d->name, d->inputs[i].name);
-        if (fill_input(dev, arg, gen, n, key, err) != 0 || dev->ops->download(dev, b->host, b->dev, b->nbytes, err) != 0) {
+        if (fill_input(dev, arg, gen, n, key, err) != 0 ||
+            dev->ops->download(dev, b->host, b->dev, b->nbytes, err) != 0) {
             kwb_error_prefix(err, "input '%s'", d->inputs[i].name);
             return -1;
         }
@@ -313,7 +315,7 @@ int inputs_changed(const trial_inputs *in, device *dev, const char **name, kwb_e
         if (rc0 < 0)
             return -1;
         if (rc0 == 0 && digest == b->digest)
-            continue;  /* as it was: nothing read back */
+            continue; /* as it was: nothing read back */
         void *now = scratch(b->nbytes);
         int rc = dev->ops->download(dev, now, b->dev, b->nbytes, err);
         int changed = rc == 0 && memcmp(now, b->host, b->nbytes) != 0;
@@ -393,7 +395,7 @@ int outputs_poison(output_set *out, device *dev, uint64_t key, kwb_error *err)
 {
     for (int i = 0; i < out->n; i++) {
         size_t total = out->bufs[i].nbytes + 2 * INPUTS_GUARD;
-        if (on_cpu(dev))  /* host memory: in place, no staging buffer to pollute caches */
+        if (on_cpu(dev)) /* host memory: in place, no staging buffer to pollute caches */
             fill_pattern(out->bufs[i].dev, total, key, i);
         else if (dev->ops->fill_random(dev, out->bufs[i].dev, KWB_I8, total, pattern_key(key, i), err) != 0)
             return -1;
@@ -403,8 +405,8 @@ int outputs_poison(output_set *out, device *dev, uint64_t key, kwb_error *err)
 
 /* Offset from the data start of the first changed guard byte, or 0 when intact. HEAD and TAIL
  * are the guard zones as read back; byte J of the block should be PATTERN(J). */
-static long long guard_damage(const unsigned char *head, const unsigned char *tail, size_t nbytes, uint64_t key,
-                              int i, int cpu)
+static long long guard_damage(const unsigned char *head, const unsigned char *tail, size_t nbytes, uint64_t key, int i,
+                              int cpu)
 {
     unsigned char want[2][INPUTS_GUARD];
     for (size_t j = 0; j < INPUTS_GUARD; j++) {
@@ -441,8 +443,7 @@ int outputs_fetch(output_set *out, device *dev, uint64_t key, int *which, long l
     return damaged;
 }
 
-void outputs_bind(const output_set *out, const trial_inputs *in, const definition *d, const workload *w,
-                  kwb_arg *args)
+void outputs_bind(const output_set *out, const trial_inputs *in, const definition *d, const workload *w, kwb_arg *args)
 {
     memcpy(args, in->args, sizeof *args * (size_t)in->n);
     for (int i = 0; i < out->n; i++) {

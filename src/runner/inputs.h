@@ -17,30 +17,30 @@
 /* One tensor: a pristine host copy and its device memory. */
 typedef struct tensor_buf {
     size_t nbytes;
-    uint64_t digest;     /* inputs: the device copy's digest when pristine (see inputs_seal) */
+    uint64_t digest; /* inputs: the device copy's digest when pristine (see inputs_seal) */
     int has_digest;
-    void *host;          /* inputs: as generated; outputs: last downloaded (without guards) */
-    unsigned char *dev;  /* device allocation; outputs: INPUTS_GUARD + nbytes + INPUTS_GUARD */
+    void *host;         /* inputs: as generated; outputs: last downloaded (without guards) */
+    unsigned char *dev; /* device allocation; outputs: INPUTS_GUARD + nbytes + INPUTS_GUARD */
 } tensor_buf;
 
 /* A set of output buffers for one callee (the reference or one solution). */
 typedef struct output_set {
-    tensor_buf *bufs;    /* per definition output */
+    tensor_buf *bufs; /* per definition output */
     int n;
 } output_set;
 
 /* The inputs of one trial. */
 typedef struct trial_inputs {
-    tensor_buf *bufs;    /* per definition input; scalars have nbytes 0 */
-    kwb_arg *args;       /* inputs only, in definition order */
+    tensor_buf *bufs; /* per definition input; scalars have nbytes 0 */
+    kwb_arg *args;    /* inputs only, in definition order */
     int n;
     uint64_t digest_key; /* drawn afresh for each set: a call cannot aim at a known digest */
 } trial_inputs;
 
 /* Makes the inputs of TRIAL of W (seeded by SEED), reading safetensors under ROOT, and
  * uploads them to DEV. Returns 0, or -1 with *err set (a missing blob, a shape mismatch). */
-int inputs_make(trial_inputs *in, device *dev, const definition *d, const workload *w, const char *root,
-                uint64_t seed, int trial, kwb_error *err);
+int inputs_make(trial_inputs *in, device *dev, const definition *d, const workload *w, const char *root, uint64_t seed,
+                int trial, kwb_error *err);
 /* Makes the values of TRIAL anew in in's existing buffers (generated inputs only; blobs and
  * their host copies stay). Returns 0, or -1 with *err set. */
 int inputs_refill(trial_inputs *in, device *dev, const definition *d, const workload *w, uint64_t seed, int trial,
@@ -67,7 +67,6 @@ int outputs_poison(output_set *out, device *dev, uint64_t key, kwb_error *err);
  * or -1 with *err set. */
 int outputs_fetch(output_set *out, device *dev, uint64_t key, int *which, long long *offset, kwb_error *err);
 /* Fills ARGS (inputs then outputs, definition order) for a call on OUT. */
-void outputs_bind(const output_set *out, const trial_inputs *in, const definition *d, const workload *w,
-                  kwb_arg *args);
+void outputs_bind(const output_set *out, const trial_inputs *in, const definition *d, const workload *w, kwb_arg *args);
 
 #endif

@@ -25,7 +25,7 @@ int integrity_threads(void)
 int integrity_after_call(int threads, pid_t runner_pid, char *why, size_t cap)
 {
     if (getpid() != runner_pid)
-        _exit(0);  /* a fork's child came back into the runner: it must not act as one */
+        _exit(0); /* a fork's child came back into the runner: it must not act as one */
     int st;
     pid_t child = waitpid(-1, &st, WNOHANG);
     if (child != -1 || errno != ECHILD) {
@@ -50,12 +50,36 @@ int integrity_after_call(int threads, pid_t runner_pid, char *why, size_t cap)
 
 /* Functions whose results the harness trusts: a library defining one means to replace it. */
 static const char *const harness_symbols[] = {
-    "clock_gettime", "gettimeofday", "clock", "time", "write", "writev", "read", "dlsym", "dlopen",
-    "pthread_create", "fork", "exit", "_exit",
-    "cudaEventElapsedTime", "cudaEventRecord", "cudaEventSynchronize", "cudaEventQuery",
-    "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaLaunchKernel", "cudaMemcpy", "cudaMemcpyAsync",
-    "cudaDeviceSetLimit", "cudaGetLastError", "cuLaunchKernel", "cuEventElapsedTime",
-    "cuptiActivityEnable", "cuptiActivityFlushAll", "cuptiActivityGetNextRecord", "cuptiActivityRegisterCallbacks",
+    "clock_gettime",
+    "gettimeofday",
+    "clock",
+    "time",
+    "write",
+    "writev",
+    "read",
+    "dlsym",
+    "dlopen",
+    "pthread_create",
+    "fork",
+    "exit",
+    "_exit",
+    "cudaEventElapsedTime",
+    "cudaEventRecord",
+    "cudaEventSynchronize",
+    "cudaEventQuery",
+    "cudaStreamSynchronize",
+    "cudaDeviceSynchronize",
+    "cudaLaunchKernel",
+    "cudaMemcpy",
+    "cudaMemcpyAsync",
+    "cudaDeviceSetLimit",
+    "cudaGetLastError",
+    "cuLaunchKernel",
+    "cuEventElapsedTime",
+    "cuptiActivityEnable",
+    "cuptiActivityFlushAll",
+    "cuptiActivityGetNextRecord",
+    "cuptiActivityRegisterCallbacks",
     NULL,
 };
 

@@ -187,7 +187,7 @@ int lifetime_split(char *mode, size_t cap)
     close_all_but(alive[1]);
     signal(SIGPIPE, SIG_IGN);
     int sigs[] = {SIGTERM, SIGINT, SIGHUP};
-    for (int i = 0; i < 3; i++) {  /* kwb ending: kill the tree first, then end the same way */
+    for (int i = 0; i < 3; i++) { /* kwb ending: kill the tree first, then end the same way */
         struct sigaction sa = {.sa_handler = on_end};
         sigemptyset(&sa.sa_mask);
         sigaction(sigs[i], &sa, NULL);

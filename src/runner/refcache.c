@@ -82,11 +82,11 @@ void refcache_open(refcache *c, const char *cache_dir, const char *kind, const c
     }
     sha256_buffer_hex(def, dlen, dhash);
     free(def);
-    char *id = xasprintf("%llu:%llu:%lld:%lld.%09ld:%s:%s:%lld:%lld.%09ld:%s:%s", (unsigned long long)sb.st_dev,
-                         (unsigned long long)sb.st_ino, (long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
-                         (long)sb.st_mtim.tv_nsec, kind, reference_so ? reference_so : "", (long long)rb.st_size,
-                         (long long)rb.st_mtim.tv_sec, (long)rb.st_mtim.tv_nsec, dhash,
-                         dataset_root ? dataset_root : "");
+    char *id =
+        xasprintf("%llu:%llu:%lld:%lld.%09ld:%s:%s:%lld:%lld.%09ld:%s:%s", (unsigned long long)sb.st_dev,
+                  (unsigned long long)sb.st_ino, (long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
+                  (long)sb.st_mtim.tv_nsec, kind, reference_so ? reference_so : "", (long long)rb.st_size,
+                  (long long)rb.st_mtim.tv_sec, (long)rb.st_mtim.tv_nsec, dhash, dataset_root ? dataset_root : "");
     sha256_buffer_hex(id, strlen(id), c->ident);
     free(id);
     c->dir = xasprintf("%s/references", cache_dir);

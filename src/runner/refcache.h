@@ -28,8 +28,8 @@ typedef struct refcache {
 /* Sets C up under CACHE_DIR (NULL: off) for references run on device kind KIND: the runner's
  * own, or the library REFERENCE_SO (a reference solution folder's build, NULL when none; its
  * path names its build hash), of the definition in DEFINITION_PATH (its bytes are part of the
- * key: they say how inputs are made) and the dataset at DATASET_ROOT (its blobs); the mode comes from KWB_REF_CACHE (off, auto, always;
- * default auto). Never fails: a cache that cannot be used is off. */
+ * key: they say how inputs are made) and the dataset at DATASET_ROOT (its blobs); the mode comes from KWB_REF_CACHE
+ * (off, auto, always; default auto). Never fails: a cache that cannot be used is off. */
 void refcache_open(refcache *c, const char *cache_dir, const char *kind, const char *reference_so,
                    const char *definition_path, const char *dataset_root);
 /* The file of one trial's outputs (the caller frees it), or NULL when the cache is off. */

@@ -29,8 +29,7 @@ const char *references_devices(int i);
  * "kwb": {"cost": {"from_inputs": [...]}} from one call's inputs (INPUTS: the NINPUTS inputs in
  * definition order, tensors in host memory, scalars by value): VALUES[i] for NAMES[i], i < N.
  * Returns 0, or -1 when a name is not one it knows or the inputs are not the definition's. */
-typedef int (*cost_values_fn)(const kwb_arg *inputs, int ninputs, const char *const *names, int n,
-                              int64_t *values);
+typedef int (*cost_values_fn)(const kwb_arg *inputs, int ninputs, const char *const *names, int n, int64_t *values);
 /* The cost-values function of DEFINITION, or NULL when it has none. */
 cost_values_fn references_find_cost_values(const char *definition);
 
@@ -111,8 +110,6 @@ int kwb_gen_cuda_dsa_topk_kcache(const kwb_arg *arg, uint64_t key, kwb_stream st
 int kwb_ref_dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64(const kwb_arg *args, int nargs, kwb_stream stream);
 /* The same on CUDA, float32 (.../cuda/reference.cu); indices outside the cache count as
  * padding there (it cannot report them without synchronizing). */
-int kwb_ref_cuda_dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64(const kwb_arg *args, int nargs,
-                                                                     kwb_stream stream);
-
+int kwb_ref_cuda_dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64(const kwb_arg *args, int nargs, kwb_stream stream);
 
 #endif

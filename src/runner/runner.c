@@ -39,27 +39,27 @@ typedef int (*entry_fn)(const kwb_arg *args, int nargs, kwb_stream stream);
 
 /* Something the runner calls: the reference or a loaded solution. */
 typedef struct callee {
-    const char *role;          /* "reference", "candidate", "baseline" */
+    const char *role; /* "reference", "candidate", "baseline" */
     entry_fn fn;
     output_set out;
-    eval_status status;        /* over the trials of the current workload */
+    eval_status status; /* over the trials of the current workload */
     char message[1024];
     check_stats stats;
-    eval_status trial_before;  /* status before the trial in flight */
-    int called;                /* the trial's call went through: its outputs await the check */
-    int inputs_clean;          /* the trial's call was seen to leave the inputs as they were */
-    char interposed[640];      /* why its library is rejected at load (integrity), or "" */
+    eval_status trial_before; /* status before the trial in flight */
+    int called;               /* the trial's call went through: its outputs await the check */
+    int inputs_clean;         /* the trial's call was seen to leave the inputs as they were */
+    char interposed[640];     /* why its library is rejected at load (integrity), or "" */
 } callee;
 
 typedef struct runner_ctx {
     runner_job job;
-    verdict gate;              /* paired verdict of the workload in flight */
+    verdict gate; /* paired verdict of the workload in flight */
     int has_gate;
     definition *def;
     device *dev;
     int event_fd;
     void *handles[2];
-    void *ref_handle;            /* the job's reference solution, when it names one */
+    void *ref_handle;               /* the job's reference solution, when it names one */
     const char *(*ref_error)(void); /* its optional kwb_reference_error(): why its last call failed */
     output_check_fn ref_check;      /* its optional kwb_check (kwb/reference.h) */
     cost_values_fn ref_cost;        /* its optional kwb_cost_values */
@@ -67,19 +67,19 @@ typedef struct runner_ctx {
     callee sols[2];
     int nsols;
     const workload *wl;
-    roofline_peaks peaks;      /* measured by the device (none on the cpu) */
+    roofline_peaks peaks; /* measured by the device (none on the cpu) */
     trial_inputs in;
-    kwb_arg *args;             /* inputs then outputs of the call being made */
+    kwb_arg *args; /* inputs then outputs of the call being made */
     int nargs;
-    pid_t pid;                 /* the runner's own (a candidate's fork is not the runner) */
-    unsigned long seq;         /* events sent so far (the sealed channel's sequence) */
-    int threads0;              /* the runner's threads once set up: no call may leave more */
-    int restart;               /* the harness failed: stop here, a fresh runner takes the rest */
-    refcache refs;             /* the reference's outputs on disk */
-    int ref_runs, ref_cached;  /* the workload in flight's trials: reference calls, cache hits */
-    int ref_fresh;             /* reference calls on the timed calls' fresh inputs */
-    char sandbox[768];         /* the sandbox in force, in words (the hello's "sandbox") */
-    char *own_scratch;         /* the scratch folder this runner made (no "scratch" in the job) */
+    pid_t pid;                /* the runner's own (a candidate's fork is not the runner) */
+    unsigned long seq;        /* events sent so far (the sealed channel's sequence) */
+    int threads0;             /* the runner's threads once set up: no call may leave more */
+    int restart;              /* the harness failed: stop here, a fresh runner takes the rest */
+    refcache refs;            /* the reference's outputs on disk */
+    int ref_runs, ref_cached; /* the workload in flight's trials: reference calls, cache hits */
+    int ref_fresh;            /* reference calls on the timed calls' fresh inputs */
+    char sandbox[768];        /* the sandbox in force, in words (the hello's "sandbox") */
+    char *own_scratch;        /* the scratch folder this runner made (no "scratch" in the job) */
 } runner_ctx;
 
 /* The supervision set up by lifetime_split (the hello's "lifetime"). */
@@ -104,7 +104,7 @@ static int write_sealed(int fd, char *line)
 static void emit(runner_ctx *r, json_t *ev)
 {
     int rc;
-    if (r->job.channel_key) {  /* sealed: sequence number and tag (channel.h) */
+    if (r->job.channel_key) { /* sealed: sequence number and tag (channel.h) */
         char *line = channel_seal(r->job.channel_key, r->seq++, ev);
         if (line)
             line = xrealloc(line, strlen(line) + 2);
@@ -142,8 +142,7 @@ static int invoke(runner_ctx *r, callee *c, kwb_error *err)
     return rc;
 }
 
-__attribute__((format(printf, 3, 4)))
-static void fail(callee *c, eval_status st, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void fail(callee *c, eval_status st, const char *fmt, ...)
 {
     if (c->status != ST_PASSED)
         return;
@@ -205,7 +204,7 @@ static void compare_outputs(runner_ctx *r, callee *c, check_stats *trial_stats)
         const def_tensor *t = &r->def->outputs[o];
         check_stats st;
         size_t n = c->out.bufs[o].nbytes / dtype_size(t->dtype);
-        if (r->def->check.any_order) {  /* "order": "any": rows of the last dimension as multisets */
+        if (r->def->check.any_order) { /* "order": "any": rows of the last dimension as multisets */
             int64_t shape[KWB_MAX_RANK];
             workload_shape(r->wl, t, shape);
             check_tolerance_rows_any_order(c->out.bufs[o].host, r->ref.out.bufs[o].host, t->dtype, n,
@@ -368,7 +367,7 @@ static int scale_inputs(runner_ctx *r, kwb_error *err)
         if (r->dev->ops->upload(r->dev, b->dev, b->host, b->nbytes, err) != 0)
             return -1;
     }
-    return inputs_seal(&r->in, r->dev, err);  /* the scaled values are this trial's pristine ones */
+    return inputs_seal(&r->in, r->dev, err); /* the scaled values are this trial's pristine ones */
 }
 
 /* One trial: fresh inputs; each solution's call; then the reference on the pristine inputs
@@ -387,7 +386,7 @@ static int trial_run(runner_ctx *r, int trial, kwb_error *err)
             continue;
         ran[s] = 1;
         call_solution(r, &r->sols[s], s + 1, trial);
-        if (!r->sols[s].inputs_clean)  /* not looked at, or changed: put the pristine copies back */
+        if (!r->sols[s].inputs_clean) /* not looked at, or changed: put the pristine copies back */
             restore_inputs(r, err);
     }
     if (run_reference(r, trial, err) != 0) {
@@ -413,19 +412,19 @@ typedef struct timed_ctx {
     runner_ctx *r;
     callee *who[2];
     int n;
-    uint64_t draws;           /* the schedule's random state */
-    uint64_t poison[2];       /* the pattern a checked call's outputs hold before it */
-    int check_next[2];        /* this callee's next call is checked (its outputs are poisoned) */
-    int fresh_next[2];        /* ... and is the first on fresh inputs */
-    int after_check[2];       /* its last call was checked */
-    int calls;                /* after-hooks so far */
-    int next_refresh;         /* the call after which the inputs are made afresh */
+    uint64_t draws;     /* the schedule's random state */
+    uint64_t poison[2]; /* the pattern a checked call's outputs hold before it */
+    int check_next[2];  /* this callee's next call is checked (its outputs are poisoned) */
+    int fresh_next[2];  /* ... and is the first on fresh inputs */
+    int after_check[2]; /* its last call was checked */
+    int calls;          /* after-hooks so far */
+    int next_refresh;   /* the call after which the inputs are made afresh */
     int refreshes;
-    int ref_stale;            /* the reference's outputs are not yet those of the current inputs */
-    int threads;              /* threads of the runner before timing */
-    int audits;               /* checked calls so far */
-    int seen[2][2];           /* per callee, timed calls marked checked [0] and fresh [1] */
-    trial_inputs spare;       /* the other input set: refreshes alternate between two */
+    int ref_stale;      /* the reference's outputs are not yet those of the current inputs */
+    int threads;        /* threads of the runner before timing */
+    int audits;         /* checked calls so far */
+    int seen[2][2];     /* per callee, timed calls marked checked [0] and fresh [1] */
+    trial_inputs spare; /* the other input set: refreshes alternate between two */
 } timed_ctx;
 
 static uint64_t draw(timed_ctx *t)
@@ -484,7 +483,7 @@ static int audit_timed_call(timed_ctx *t, int which, kwb_error *err)
         restore_inputs(r, err);
         return 0;
     }
-    if (t->ref_stale) {  /* the answer is computed only now, from the pristine inputs */
+    if (t->ref_stale) { /* the answer is computed only now, from the pristine inputs */
         if (run_reference(r, TIMED_TRIAL_BASE + t->refreshes, err) != 0)
             return -1;
         t->ref_stale = 0;
@@ -494,7 +493,8 @@ static int audit_timed_call(timed_ctx *t, int which, kwb_error *err)
     compare_outputs(r, c, &st);
     if (before == ST_PASSED && c->status != ST_PASSED) {
         char msg[sizeof c->message];
-        snprintf(msg, sizeof msg, "timed call %d%s differs from the reference though the checked calls passed "
+        snprintf(msg, sizeof msg,
+                 "timed call %d%s differs from the reference though the checked calls passed "
                  "(it reuses an earlier result or behaves differently when timed): %.600s",
                  t->calls, t->fresh_next[which] ? " (on fresh inputs)" : "", c->message);
         c->status = ST_REJECTED_INTEGRITY;
@@ -523,7 +523,7 @@ static int refresh_inputs(timed_ctx *t, kwb_error *err)
     r->in = other;
     int rc = r->in.n == 0 ? inputs_make(&r->in, r->dev, r->def, r->wl, r->job.dataset_root, r->job.seed, trial, err)
                           : inputs_refill(&r->in, r->dev, r->def, r->wl, r->job.seed, trial, err);
-    if (rc != 0) {  /* back to the set that was in use */
+    if (rc != 0) { /* back to the set that was in use */
         other = r->in;
         r->in = t->spare;
         t->spare = other;
@@ -548,8 +548,9 @@ static int timed_after(void *ctx, int which, int *mark, kwb_error *err)
     if (sandbox_refused(why, sizeof why))
         fail(c, ST_REJECTED_INTEGRITY, "timed call %d: %s", t->calls, why);
     int checked = t->check_next[which];
-    *mark = checked ? (t->fresh_next[which] ? MARK_FRESH : MARK_CHECKED) : t->after_check[which] ? MARK_AFTER
-                                                                                                 : MARK_PLAIN;
+    *mark = checked                 ? (t->fresh_next[which] ? MARK_FRESH : MARK_CHECKED)
+            : t->after_check[which] ? MARK_AFTER
+                                    : MARK_PLAIN;
     if (checked && audit_timed_call(t, which, err) != 0)
         return -1;
     if (checked)
@@ -627,9 +628,8 @@ static int64_t *cost_values(runner_ctx *r)
     if (d->cost.nfrom_inputs == 0)
         return v;
     cost_values_fn fn = r->ref_cost ? r->ref_cost : references_find_cost_values(d->name);
-    kwb_arg *host = host_args(r, &r->ref);   /* the inputs come first */
-    int rc = fn ? fn(host, r->in.n, (const char *const *)d->cost.from_inputs, d->cost.nfrom_inputs, v + d->naxes)
-                : -1;
+    kwb_arg *host = host_args(r, &r->ref); /* the inputs come first */
+    int rc = fn ? fn(host, r->in.n, (const char *const *)d->cost.from_inputs, d->cost.nfrom_inputs, v + d->naxes) : -1;
     free(host);
     if (rc != 0) {
         free(v);
@@ -680,8 +680,9 @@ static void emit_timing(runner_ctx *r, const char *role, const timing_series *s,
     json_object_set_new(ev, "device_s", json_real(s->device_s));
     json_object_set_new(ev, "flush_s", json_real(s->flush_s));
     if (loop)
-        json_object_set_new(ev, "loop", json_pack("{s:f, s:f, s:f}", "warmup_s", s->warmup_s, "sampling_s", s->loop_s,
-                                                  "hooks_s", s->hooks_s));
+        json_object_set_new(
+            ev, "loop",
+            json_pack("{s:f, s:f, s:f}", "warmup_s", s->warmup_s, "sampling_s", s->loop_s, "hooks_s", s->hooks_s));
     set_roofline(r, ev, s->summary.median, p->cold && p->graph == 0);
     if (s->event_summary.n > 0) {
         json_object_set_new(ev, "events_median_ms", json_real(s->event_summary.median));
@@ -710,7 +711,7 @@ static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy 
     timed_ctx t = {.r = r, .who = {who[0], n > 1 ? who[1] : NULL}, .n = n};
     timing_series series[2];
     int rc;
-    if (r->job.no_defences || who[0] == &r->ref)  /* the reference is trusted */
+    if (r->job.no_defences || who[0] == &r->ref) /* the reference is trusted */
         rc = timing_measure(r->dev, p, n, timed_call, &t, series, n == 2 ? &r->gate : NULL, err);
     else {
         timing_hooks hooks = {timed_after, 0, timed_enough};
@@ -765,10 +766,10 @@ static void emit_workload_end(runner_ctx *r, const double phases[3])
 {
     callee *c = &r->sols[0];
     json_t *ev = protocol_event_new("workload-end");
-    json_object_set_new(ev, "cost", json_pack("{s:f, s:f, s:f, s:i, s:i, s:i}", "trials_s", phases[0], "timing_s",
-                                              phases[1], "reference_timing_s", phases[2], "reference_runs",
-                                              r->ref_runs, "reference_cached", r->ref_cached, "reference_fresh",
-                                              r->ref_fresh));
+    json_object_set_new(ev, "cost",
+                        json_pack("{s:f, s:f, s:f, s:i, s:i, s:i}", "trials_s", phases[0], "timing_s", phases[1],
+                                  "reference_timing_s", phases[2], "reference_runs", r->ref_runs, "reference_cached",
+                                  r->ref_cached, "reference_fresh", r->ref_fresh));
     json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
     json_object_set_new(ev, "status", json_string(status_name(c->status)));
     json_object_set_new(ev, "max_abs", protocol_real(c->stats.max_abs));
@@ -834,7 +835,7 @@ static void scalar_bytes(const kwb_arg *a, unsigned char *buf)
     if (dtype_is_float(a->dtype))
         dtype_store(buf, a->dtype, 0, a->f);
     else if (a->dtype == KWB_I64)
-        memcpy(buf, &a->i, sizeof a->i);  /* exact beyond 2^53 */
+        memcpy(buf, &a->i, sizeof a->i); /* exact beyond 2^53 */
     else
         dtype_store(buf, a->dtype, 0, (double)a->i);
 }
@@ -860,14 +861,14 @@ static char *hardware_name(runner_ctx *r)
 
 /* What one dump file is made of. */
 typedef struct dump_parts {
-    st_write_tensor *tensors;            /* inputs, then outputs */
+    st_write_tensor *tensors; /* inputs, then outputs */
     size_t ntensors;
-    const char **meta;                   /* key, value, key, value ... */
-    size_t nmeta;                        /* pairs */
-    char **owned;                        /* strings the parts point at */
+    const char **meta; /* key, value, key, value ... */
+    size_t nmeta;      /* pairs */
+    char **owned;      /* strings the parts point at */
     size_t nowned;
-    int64_t (*shapes)[KWB_MAX_RANK];     /* per output */
-    unsigned char (*scalars)[8];         /* per input: a scalar's element */
+    int64_t (*shapes)[KWB_MAX_RANK]; /* per output */
+    unsigned char (*scalars)[8];     /* per input: a scalar's element */
 } dump_parts;
 
 static const char *keep(dump_parts *p, char *s)
@@ -884,9 +885,9 @@ static void dump_tensors(runner_ctx *r, dump_parts *p)
         const kwb_arg *a = &r->in.args[i];
         if (a->rank < 0)
             scalar_bytes(a, p->scalars[i]);
-        p->tensors[p->ntensors++] = (st_write_tensor){keep(p, xasprintf("in.%s", a->name)), a->dtype,
-                                                      a->rank < 0 ? 0 : a->rank, a->shape,
-                                                      a->rank < 0 ? p->scalars[i] : r->in.bufs[i].host};
+        p->tensors[p->ntensors++] =
+            (st_write_tensor){keep(p, xasprintf("in.%s", a->name)), a->dtype, a->rank < 0 ? 0 : a->rank, a->shape,
+                              a->rank < 0 ? p->scalars[i] : r->in.bufs[i].host};
     }
     for (int o = 0; o < d->noutputs; o++) {
         const def_tensor *t = &d->outputs[o];
@@ -989,15 +990,14 @@ static void check_workload(runner_ctx *r, int ok, kwb_error *err)
     int first = r->def->input_scale ? -1 : 0;
     double phases[3] = {0, 0, 0}, t0 = proc_now();
     for (int t = first; ok && t < r->job.trials && r->sols[0].status == ST_PASSED; t++) {
-        if (t == 0 && first < 0)  /* after the scaled trial: blobs too are made afresh */
+        if (t == 0 && first < 0) /* after the scaled trial: blobs too are made afresh */
             inputs_free(&r->in, r->dev);
         ok = trial_run(r, t < 0 ? MAGNITUDE_TRIAL : t, err) == 0;
     }
     if (!ok) {
         fail(&r->sols[0], ST_RUNTIME_ERROR, "harness: %s", err->msg);
-        r->restart = 1;  /* the process is suspect (memory taken, state damaged): a fresh runner goes on */
-    }
-    else if (r->sols[0].status == ST_PASSED) {
+        r->restart = 1; /* the process is suspect (memory taken, state damaged): a fresh runner goes on */
+    } else if (r->sols[0].status == ST_PASSED) {
         phases[0] = proc_now() - t0;
         time_workload(r, phases + 1);
     }
@@ -1057,7 +1057,8 @@ static int load_solutions(runner_ctx *r, kwb_error *err)
         if (sym && !r->sols[s].interposed[0])
             snprintf(r->sols[s].interposed, sizeof r->sols[s].interposed,
                      "its library defines '%s', a function the harness relies on (interposing on the timer or "
-                     "the result channel)", sym);
+                     "the result channel)",
+                     sym);
         r->nsols++;
     }
     if (r->nsols == 0)
@@ -1073,8 +1074,9 @@ static int load_reference(runner_ctx *r, kwb_error *err)
     if (!js->so_path) {
         r->ref.fn = (entry_fn)r->dev->ops->reference(r->dev, r->def->name);
         if (!r->ref.fn)
-            return kwb_error_set(err, "no %s reference for definition '%s' in this runner (give one as a solution "
-                                      "folder: --reference DIR or the definition's kwb.reference)",
+            return kwb_error_set(err,
+                                 "no %s reference for definition '%s' in this runner (give one as a solution "
+                                 "folder: --reference DIR or the definition's kwb.reference)",
                                  r->job.device, r->def->name);
         return 0;
     }
@@ -1188,7 +1190,7 @@ static int setup(runner_ctx *r, kwb_error *err)
                   r->job.dataset_root);
     r->nargs = r->def->ninputs + r->def->noutputs;
     r->args = xcalloc((size_t)r->nargs, sizeof *r->args);
-    if (r->job.dump_dir) {  /* a dump calls the reference alone */
+    if (r->job.dump_dir) { /* a dump calls the reference alone */
         struct stat sb;
         if (stat(r->job.dump_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
             return kwb_error_set(err, "dump_dir %s: not a folder", r->job.dump_dir);
@@ -1240,7 +1242,7 @@ int runner_run(int job_fd, int event_fd)
         for (size_t i = 0; i < json_array_size(r.job.workloads) && !r.dev->ops->broken(r.dev) && !r.restart; i++)
             run_workload(&r, json_array_get(r.job.workloads, i));
     json_t *bye = protocol_event_new("bye");
-    if (r.dev && (r.dev->ops->broken(r.dev) || r.restart))  /* the parent starts a fresh runner for the rest */
+    if (r.dev && (r.dev->ops->broken(r.dev) || r.restart)) /* the parent starts a fresh runner for the rest */
         json_object_set_new(bye, "incomplete", json_true());
     emit(&r, bye);
     teardown(&r);
@@ -1263,12 +1265,17 @@ static void runner_usage(FILE *f)
 int runner_main(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"job-fd", required_argument, NULL, 'j'}, {"event-fd", required_argument, NULL, 'e'},
-        {"version", no_argument, NULL, 'V'},      {"help", no_argument, NULL, 'h'},
-        {"list-references", no_argument, NULL, 'l'}, {"list-devices", no_argument, NULL, 'L'},
-        {"stdio", no_argument, NULL, 's'},           {"heartbeat", required_argument, NULL, 'b'},
+        {"job-fd", required_argument, NULL, 'j'},
+        {"event-fd", required_argument, NULL, 'e'},
+        {"version", no_argument, NULL, 'V'},
+        {"help", no_argument, NULL, 'h'},
+        {"list-references", no_argument, NULL, 'l'},
+        {"list-devices", no_argument, NULL, 'L'},
+        {"stdio", no_argument, NULL, 's'},
+        {"heartbeat", required_argument, NULL, 'b'},
         {"ship-cache", required_argument, NULL, 'c'},
-        {"sandbox-info", no_argument, NULL, 'S'},   {"device", required_argument, NULL, 'd'},
+        {"sandbox-info", no_argument, NULL, 'S'},
+        {"device", required_argument, NULL, 'd'},
         {NULL, 0, NULL, 0},
     };
     int job_fd = 3, event_fd = 4, c, info = 0, stdio = 0;

@@ -21,7 +21,7 @@ static void series_add(timing_series *s, const device_sample *x, int mark)
     s->event_ms[s->n] = x->event_ms;
     s->mark[s->n] = (unsigned char)mark;
     s->n++;
-    s->clock_mhz += x->clock_mhz;  /* summed here, averaged at the end */
+    s->clock_mhz += x->clock_mhz; /* summed here, averaged at the end */
 }
 
 /* Runs the after hook of callee WHICH, if any. */
@@ -156,8 +156,8 @@ static int may_stop(const timing_policy *p, int n, timing_series *series, verdic
     return settled(p, n, series, 1);
 }
 
-int timing_measure(device *dev, const timing_policy *p, int n, device_call call, void *ctx,
-                   timing_series *series, verdict *gate, kwb_error *err)
+int timing_measure(device *dev, const timing_policy *p, int n, device_call call, void *ctx, timing_series *series,
+                   verdict *gate, kwb_error *err)
 {
     return timing_measure_hooked(dev, p, n, call, ctx, NULL, series, gate, err);
 }
@@ -169,11 +169,11 @@ int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_cal
     double warm0 = proc_now();
     if (warm_up(dev, p, n, call, ctx, hooks, err) != 0)
         return -1;
-    double start = proc_now(), hooks_s = 0;  /* the hooks' time does not count against max_time_s */
+    double start = proc_now(), hooks_s = 0; /* the hooks' time does not count against max_time_s */
     size_t gate_next = 0;
     for (int round = 0;; round++) {
         for (int k = 0; k < n; k++) {
-            int which = (round & 1) ? n - 1 - k : k;  /* A B, B A, A B, ... */
+            int which = (round & 1) ? n - 1 - k : k; /* A B, B A, A B, ... */
             device_sample x = {0};
             int mark;
             if (dev->ops->sample(dev, p, call, ctx, which, &x, err) != 0)
@@ -193,7 +193,7 @@ int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_cal
         double total = proc_now() - start, elapsed = total - hooks_s;
         int evidence = !hooks || !hooks->enough || hooks->enough(ctx);
         if ((evidence && may_stop(p, n, series, gate, &gate_next)) || elapsed >= p->max_time_s ||
-            total >= TIMING_HOOKS_CAP * p->max_time_s + 1.0)  /* the hooks' time is not unbounded */
+            total >= TIMING_HOOKS_CAP * p->max_time_s + 1.0) /* the hooks' time is not unbounded */
             break;
     }
     for (int w = 0; w < n; w++) {

@@ -14,17 +14,17 @@
 typedef struct timing_series {
     double *ms;          /* kept samples in milliseconds (primary timer), in the order taken */
     double *event_ms;    /* the cross-check timer of the same samples (< 0: none) */
-    unsigned char *mark;  /* per sample: a timing_mark (what the integrity checks did around it) */
+    unsigned char *mark; /* per sample: a timing_mark (what the integrity checks did around it) */
     size_t n;
     size_t cap;
-    size_t dropped;      /* samples dropped as throttled */
-    double clock_mhz;    /* mean SM clock over kept samples (0: unknown) */
-    double device_s;     /* device time of the kept samples, in seconds (graph: all calls) */
-    double ci_rel;       /* half-width of the median's 95 % CI relative to it (INFINITY: too few) */
-    size_t ci_next;      /* the sample count at which the CI is looked at next */
-    double flush_s;      /* device time of the cache flushes before its samples */
-    double warmup_s, loop_s, hooks_s;  /* wall time of the warm-up, the sampling loop and its hooks (the
-                                        * loop's figures, the same in every series of one measure) */
+    size_t dropped;                   /* samples dropped as throttled */
+    double clock_mhz;                 /* mean SM clock over kept samples (0: unknown) */
+    double device_s;                  /* device time of the kept samples, in seconds (graph: all calls) */
+    double ci_rel;                    /* half-width of the median's 95 % CI relative to it (INFINITY: too few) */
+    size_t ci_next;                   /* the sample count at which the CI is looked at next */
+    double flush_s;                   /* device time of the cache flushes before its samples */
+    double warmup_s, loop_s, hooks_s; /* wall time of the warm-up, the sampling loop and its hooks (the
+                                       * loop's figures, the same in every series of one measure) */
     stats_summary summary;
     stats_summary event_summary;
 } timing_series;
@@ -42,17 +42,17 @@ typedef struct timing_series {
  * With two callees (0 the candidate, 1 the baseline) and GATE not NULL, sampling stops once
  * the counts are in and the paired verdict is decided at its threshold (not unclear), up to
  * max_time_s. Fills series[0..n). Returns 0, or -1 with *err set when a call failed. */
-int timing_measure(device *dev, const timing_policy *p, int n, device_call call, void *ctx,
-                   timing_series *series, verdict *gate, kwb_error *err);
+int timing_measure(device *dev, const timing_policy *p, int n, device_call call, void *ctx, timing_series *series,
+                   verdict *gate, kwb_error *err);
 /* What the integrity checks did around a timed call. Checked calls (outputs poisoned before,
  * everything checked after) and the calls right after them run on disturbed caches, so the
  * summary is taken over plain calls; the parent compares the kinds (a candidate faster on
  * plain calls than on checked or fresh ones is caching or skipping work). */
 typedef enum timing_mark {
-    MARK_PLAIN = 0,     /* nothing done around it */
-    MARK_CHECKED = 1,   /* outputs poisoned before, checked after */
-    MARK_FRESH = 2,     /* checked, and the first call on freshly made inputs */
-    MARK_AFTER = 3,     /* the call after a checked one (caches disturbed by the check) */
+    MARK_PLAIN = 0,   /* nothing done around it */
+    MARK_CHECKED = 1, /* outputs poisoned before, checked after */
+    MARK_FRESH = 2,   /* checked, and the first call on freshly made inputs */
+    MARK_AFTER = 3,   /* the call after a checked one (caches disturbed by the check) */
 } timing_mark;
 
 /* What the runner does around timed calls (integrity): AFTER runs after every call, warm-up

@@ -74,7 +74,10 @@ static int parse_args(int argc, char **argv, tui_options *o, int *check_config)
                 return -1;
             break;
         case 'h': tui_usage(stdout); exit(0);
-        default: suggest_bad_option("tui", argv, opts); tui_usage(stderr); return -1;
+        default:
+            suggest_bad_option("tui", argv, opts);
+            tui_usage(stderr);
+            return -1;
         }
     if (optind < argc) {
         fprintf(stderr, "kwb tui: unexpected argument '%s'\n", argv[optind]);

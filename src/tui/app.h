@@ -72,7 +72,7 @@ typedef struct tui_app {
     int focus;
     pane_state ps[PANE_COUNT];
     int help_open, help_top;
-    char *detail; /* with help_open: the full text of a log line, proposal or row instead of the help */
+    char *detail;    /* with help_open: the full text of a log line, proposal or row instead of the help */
     int dirty;       /* something changed: repaint */
     int full_redraw; /* clear the terminal first (resize, Ctrl-L) */
     int quit;
@@ -110,10 +110,10 @@ typedef struct tui_app {
 
     /* the round in progress: the engine (round.h) holds its step, candidate and verdict */
     round_engine eng;
-    int chosen; /* index into props */
-    int reason_overrule; /* the reason prompt is for overruling the verdict (else a rejection) */
-    char said[600];      /* the last decision, kept in the status line beside the next proposals */
-    char sweep[160]; /* the running evaluation's counts from its progress lines ("" when none) */
+    int chosen;                        /* index into props */
+    int reason_overrule;               /* the reason prompt is for overruling the verdict (else a rejection) */
+    char said[600];                    /* the last decision, kept in the status line beside the next proposals */
+    char sweep[160];                   /* the running evaluation's counts from its progress lines ("" when none) */
     int progress_done, progress_total; /* the running evaluation's workloads */
     double progress_polled;
     job jobs[JOB_MAX];

@@ -58,7 +58,7 @@ static int apply_set(tui_config *c, char **w, int n, kwb_error *err)
         c->mouse = strcmp(v, "yes") == 0;
         return 0;
     }
-    if (strcmp(w[0], "executor") == 0) {  /* for the kwb eval children, unless set by --executor or env */
+    if (strcmp(w[0], "executor") == 0) { /* for the kwb eval children, unless set by --executor or env */
         char spec[1024] = "";
         for (int i = 2; i < n; i++)
             snprintf(spec + strlen(spec), sizeof spec - strlen(spec), "%s%s", i > 2 ? " " : "", w[i]);

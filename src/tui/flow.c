@@ -96,7 +96,8 @@ int flow_begin(tui_app *a, kwb_error *err)
         return 0;
     }
     if (!a->opt.definition || !a->opt.solution)
-        return kwb_error_set(err, "session '%s' has no start yet: give --definition NAME and --solution DIR to start it",
+        return kwb_error_set(err,
+                             "session '%s' has no start yet: give --definition NAME and --solution DIR to start it",
                              a->opt.session);
     snprintf(a->definition, sizeof a->definition, "%s", a->opt.definition);
     round_begin_start(&a->eng, a->opt.solution);
@@ -211,10 +212,10 @@ static void write_event(tui_app *a, const char *line)
 void flow_job_line(void *ctx, job *j, int is_err, const char *line)
 {
     tui_app *a = ctx;
-    if (is_err && strstr(line, " worker(s) up"))  /* kwb eval's remote workers: how many and where */
+    if (is_err && strstr(line, " worker(s) up")) /* kwb eval's remote workers: how many and where */
         app_status(a, TC_NORMAL, "%s", strncmp(line, "kwb: ", 5) == 0 ? line + 5 : line);
     int done, total, passed, failed;
-    if (is_err && sweep_progress_parse(line, &done, &total, &passed, &failed) == 0)  /* counts for the title */
+    if (is_err && sweep_progress_parse(line, &done, &total, &passed, &failed) == 0) /* counts for the title */
         snprintf(a->sweep, sizeof a->sweep, "%s %d/%d, %d passed, %d failed", j->label, done, total, passed, failed);
     if (j->kind == JOB_WRITE && !is_err)
         write_event(a, line);
@@ -317,7 +318,8 @@ void flow_job_done(void *ctx, job *j)
         if (code == 0)
             read_proposals(a, j->out.s);
         else
-            a->eng.step = ROUND_DONE, app_status(a, TC_ERROR, "kwb propose failed (exit %d); the log has its message", code);
+            a->eng.step = ROUND_DONE,
+            app_status(a, TC_ERROR, "kwb propose failed (exit %d); the log has its message", code);
         break;
     case JOB_WRITE:
         if (code == 0 && a->diff.nlines > 0 && round_written(&a->eng, &err) == 0) {
@@ -354,10 +356,10 @@ static void choose(tui_app *a)
     a->chosen = i;
     snprintf(p->state, sizeof p->state, "chosen");
     diff_free(&a->diff);
-    const char *args[] = {"write",          "--session", a->opt.session,
-                          "--direction",    p->id,       "--out",
-                          a->eng.part_dir,  "--agent",   a->opt.agent ? a->opt.agent : "tuner",
-                          "--events",       NULL};
+    const char *args[] = {"write",         "--session", a->opt.session,
+                          "--direction",   p->id,       "--out",
+                          a->eng.part_dir, "--agent",   a->opt.agent ? a->opt.agent : "tuner",
+                          "--events",      NULL};
     a->focus = PANE_LOG;
     a->bottom = PANE_LOG;
     spawn_kwb(a, JOB_WRITE, "write", 0, args);

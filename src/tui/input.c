@@ -128,9 +128,9 @@ static void open_detail(tui_app *a, int pane)
         text = xstrdup(a->log[i].text);
     } else if (pane == PANE_PROPOSALS && i < a->nprops) {
         const proposal *p = &a->props[i];
-        text = xasprintf("direction %s (%s)\nstate: %s\ntitle: %s\nreason: %s\nwhy: %s\npredicted: %s", p->id, p->source,
-                         p->state, p->title, p->reason[0] ? p->reason : "-", p->rationale[0] ? p->rationale : "-",
-                         p->predicted[0] ? p->predicted : "-");
+        text = xasprintf("direction %s (%s)\nstate: %s\ntitle: %s\nreason: %s\nwhy: %s\npredicted: %s", p->id,
+                         p->source, p->state, p->title, p->reason[0] ? p->reason : "-",
+                         p->rationale[0] ? p->rationale : "-", p->predicted[0] ? p->predicted : "-");
     } else if (pane == PANE_WORKLOADS && i < a->norder) {
         const wl_line *w = &a->rows[a->order[i]];
         text = xasprintf("workload %s\naxes: %s\nbaseline %.4f ms, best %.4f ms, candidate %.4f ms\nspeedup %.3fx, "
@@ -140,8 +140,7 @@ static void open_detail(tui_app *a, int pane)
     }
     if (a->eng.step == ROUND_VERDICT && pane != PANE_LOG && pane != PANE_PROPOSALS) { /* the verdict in full */
         char *v = xasprintf("%s\n\nthe judge's verdict on %s: %s at the %s:\n%s", text ? text : "", a->eng.cand_name,
-                            a->eng.verdict_promote ? "promote" : "reject", a->eng.verdict_stage,
-                            a->eng.verdict_reason);
+                            a->eng.verdict_promote ? "promote" : "reject", a->eng.verdict_stage, a->eng.verdict_reason);
         free(text);
         text = v;
     }
@@ -390,8 +389,8 @@ void input_key(tui_app *a, int key)
 
 static void dump_model(tui_app *a, FILE *f)
 {
-    static const char *const steps[] = {"idle",   "starting",   "proposing", "choose",   "writing",
-                                        "review", "judging",    "verdict",   "deciding", "done"};
+    static const char *const steps[] = {"idle",   "starting", "proposing", "choose",   "writing",
+                                        "review", "judging",  "verdict",   "deciding", "done"};
     fprintf(f, "size %dx%d%s\nfocus %s\nstep %s\nround %d\n", a->scr.cols, a->scr.rows,
             a->lay.too_small ? " too-small"
             : a->lay.wide    ? " wide"

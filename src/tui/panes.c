@@ -11,7 +11,7 @@
 #include "tui/model.h"
 
 static const char *const step_names[] = {
-    "idle",          "starting",           "proposing",          "choose a direction",
+    "idle",          "starting",           "proposing",       "choose a direction",
     "agent writing", "review the diff",    "build and judge", "the judge's verdict",
     "deciding",      "nothing left to try"};
 
@@ -311,10 +311,12 @@ static void draw_bars(tui_app *a)
     char line[900], ms[32];
     char step[64];
     snprintf(step, sizeof step, "%s%s", step_names[a->eng.step],
-             a->eng.step != ROUND_VERDICT ? "" : a->eng.verdict_promote ? ": promote advised" : ": reject advised");
-    snprintf(line, sizeof line, " kwb %s | round %d: %s | best %s %s ms | %s%s%s", a->opt.session ? a->opt.session : "-",
-             a->eng.number, step, a->best_name[0] ? a->best_name : "-", fmt_ms(a->best_ms, ms, sizeof ms),
-             a->definition, a->sweep[0] ? " | " : "", a->sweep);
+             a->eng.step != ROUND_VERDICT ? ""
+             : a->eng.verdict_promote     ? ": promote advised"
+                                          : ": reject advised");
+    snprintf(line, sizeof line, " kwb %s | round %d: %s | best %s %s ms | %s%s%s",
+             a->opt.session ? a->opt.session : "-", a->eng.number, step, a->best_name[0] ? a->best_name : "-",
+             fmt_ms(a->best_ms, ms, sizeof ms), a->definition, a->sweep[0] ? " | " : "", a->sweep);
     surface_fill(s, l->title_row, 0, l->cols, ' ', TC_STATUS_LINE);
     surface_text(s, l->title_row, 0, l->cols, 0, line, TC_STATUS_LINE);
     static const char *const prompts[] = {"", ":", "/", "reason: ", "work in flight; quit anyway? (y/n) "};

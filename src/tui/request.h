@@ -20,7 +20,7 @@
     X(PREV_PANE, "prev-pane", "focus the previous pane", "<S-Tab>")                                                    \
     X(PANE_LEFT, "pane-left", "focus the pane to the left", "h")                                                       \
     X(PANE_RIGHT, "pane-right", "focus the pane to the right", "l")                                                    \
-    X(ENTER, "enter", "open: choose the direction; the selected line in full (log, proposal, row)", "<Enter>")        \
+    X(ENTER, "enter", "open: choose the direction; the selected line in full (log, proposal, row)", "<Enter>")         \
     X(SEARCH, "search", "search (in the workloads table: filter rows) by regular expression", "/")                     \
     X(SEARCH_NEXT, "search-next", "next match", "n")                                                                   \
     X(SEARCH_PREV, "search-prev", "previous match", "N")                                                               \
@@ -28,7 +28,7 @@
     X(SORT_PREV, "sort-prev", "sort the table by the previous column", "<")                                            \
     X(HELP, "help", "this help", "? <F1>")                                                                             \
     X(PROMPT, "prompt", "command prompt (the commands of script mode)", ":")                                           \
-    X(ACCEPT, "accept", "accept: choose the direction, judge the candidate, decide as the judge advises", "a")            \
+    X(ACCEPT, "accept", "accept: choose the direction, judge the candidate, decide as the judge advises", "a")         \
     X(REJECT, "reject", "reject the direction or candidate, with a reason", "x d")                                     \
     X(EDIT, "edit", "edit the candidate in $VISUAL or $EDITOR", "e")                                                   \
     X(UNDO, "undo", "undo the last decision (store and archive)", "u z")                                               \

@@ -30,7 +30,7 @@ typedef struct lcg {
     uint64_t s;
 } lcg;
 
-static inline double lcg_uniform(lcg *r)   /* in (0, 1) */
+static inline double lcg_uniform(lcg *r) /* in (0, 1) */
 {
     r->s = r->s * 6364136223846793005ull + 1442695040888963407ull;
     return ((double)(r->s >> 11) + 0.5) * (1.0 / 9007199254740992.0);

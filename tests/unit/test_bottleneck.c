@@ -46,9 +46,9 @@ static void test_sol_thresholds(void **state)
     assert_string_equal(bottleneck_classify(&in).cls, "memory-bound");
     in.roofline_share = 0.49;
     assert_string_equal(bottleneck_classify(&in).cls, "latency-bound");
-    in.roofline_share = 0.8, in.sm_pct = 30;   /* within 10 points */
+    in.roofline_share = 0.8, in.sm_pct = 30; /* within 10 points */
     assert_string_equal(bottleneck_classify(&in).cls, "latency-bound");
-    in.sm_pct = 16, in.memory_floor = 0;       /* a FLOPs floor says nothing of memory */
+    in.sm_pct = 16, in.memory_floor = 0; /* a FLOPs floor says nothing of memory */
     assert_string_equal(bottleneck_classify(&in).cls, "latency-bound");
 }
 
@@ -129,7 +129,7 @@ static void test_ptxas(void **state)
     assert_int_equal(u[1].spill_stores, 476);
     assert_int_equal(u[1].spill_loads, 552);
     assert_int_equal(u[1].smem, 4096);
-    assert_int_equal(ptxas_parse(text, u, 1), 1);  /* room for one */
+    assert_int_equal(ptxas_parse(text, u, 1), 1); /* room for one */
     free(text);
     assert_int_equal(ptxas_parse("nvcc fatal: no input\n", u, 4), 0);
 }

@@ -31,7 +31,7 @@ static void test_round_trip(void **state)
     const char *why = NULL;
     char *line = sealed(key, 7);
     assert_int_equal(channel_open(key, 7, line, &why), 0);
-    json_t *o = json_loads(line, 0, NULL);  /* the tag is gone, the event intact */
+    json_t *o = json_loads(line, 0, NULL); /* the tag is gone, the event intact */
     assert_non_null(o);
     assert_null(json_object_get(o, "tag"));
     assert_string_equal(json_string_value(json_object_get(o, "status")), "PASSED");

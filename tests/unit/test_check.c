@@ -58,7 +58,7 @@ static check_policy policy(double atol, double rtol, double ratio)
 static check_stats check_f32(const float *out, const float *ref, size_t n, const check_policy *p)
 {
     check_stats st;
-    memset(&st, 0xa5, sizeof st);  /* check_tolerance must set every field */
+    memset(&st, 0xa5, sizeof st); /* check_tolerance must set every field */
     check_tolerance(out, ref, KWB_F32, n, p, &st);
     return st;
 }
@@ -89,8 +89,8 @@ static void test_abs_and_rel(void **state)
     assert_int_equal(st.nonfinite, 0);
     exact(st.matched_ratio, 1.0 - 1.0 / 3.0);
     exact(st.max_abs, 0.5);
-    exact(st.max_rel, rel32(0.006f, 0.001f));  /* the float32 value, widened */
-    assert_false(rel32(0.006f, 0.001f) == (float)rel_of(0.006f, 0.001f));  /* not the double one */
+    exact(st.max_rel, rel32(0.006f, 0.001f));                             /* the float32 value, widened */
+    assert_false(rel32(0.006f, 0.001f) == (float)rel_of(0.006f, 0.001f)); /* not the double one */
     assert_false(check_passed(&st, &p));
 
     /* Each of the first two alone passes. */
@@ -112,11 +112,11 @@ static void test_boundaries(void **state)
     assert_int_equal(st.fails, 0);
     exact(st.max_abs, 0.5);
     exact(st.max_rel, 0.5);
-    p.atol = nextafterf(0.5f, 0.0f);  /* the float32 just below: abs > atol, fails */
+    p.atol = nextafterf(0.5f, 0.0f); /* the float32 just below: abs > atol, fails */
     st = check_f32(out1, ref1, 1, &p);
     assert_int_equal(st.fails, 1);
     assert_int_equal(st.first_fail, 0);
-    p.atol = nextafter(0.5, 0.0);  /* the double just below rounds to 0.5f: passes */
+    p.atol = nextafter(0.5, 0.0); /* the double just below rounds to 0.5f: passes */
     st = check_f32(out1, ref1, 1, &p);
     assert_int_equal(st.fails, 0);
 
@@ -128,13 +128,13 @@ static void test_boundaries(void **state)
     st = check_f32(out2, ref2, 1, &p);
     assert_int_equal(st.fails, 0);
     exact(st.max_rel, 0.25);
-    p.rtol = nextafterf(rel, 0.0f);  /* the float32 just below: rel > rtol, fails */
+    p.rtol = nextafterf(rel, 0.0f); /* the float32 just below: rel > rtol, fails */
     st = check_f32(out2, ref2, 1, &p);
     assert_int_equal(st.fails, 1);
-    p.rtol = nextafter(0.25, 0.0);  /* the double just below rounds to 0.25f: passes */
+    p.rtol = nextafter(0.25, 0.0); /* the double just below rounds to 0.25f: passes */
     st = check_f32(out2, ref2, 1, &p);
     assert_int_equal(st.fails, 0);
-    p.rtol = rel_of(5.0, 4.0);  /* 1 / (4 + 1e-8) in double, also 0.25f once rounded: passes */
+    p.rtol = rel_of(5.0, 4.0); /* 1 / (4 + 1e-8) in double, also 0.25f once rounded: passes */
     st = check_f32(out2, ref2, 1, &p);
     assert_int_equal(st.fails, 0);
 }
@@ -157,8 +157,8 @@ static void test_float32_window(void **state)
     assert_int_equal(st.fails, 0);
     assert_int_equal(st.nonfinite, 0);
     exact(st.matched_ratio, 1.0);
-    exact(st.max_abs, 1.8870000839233398);  /* out - ref, exact in float32 */
-    exact(st.max_rel, 0.3f);                /* the float32 quotient, not 0.30000001468... */
+    exact(st.max_abs, 1.8870000839233398); /* out - ref, exact in float32 */
+    exact(st.max_rel, 0.3f);               /* the float32 quotient, not 0.30000001468... */
     assert_true(check_passed(&st, &p));
 
     /* The float32 tolerance just below 0.3f: now the pair fails. */
@@ -200,12 +200,12 @@ static void test_eps_denominator(void **state)
     check_policy p = policy(0.0, 0.5, 1.0);
     const float out[] = {0.0f, 4e-9f, 6e-9f, -6e-9f};
     const float ref[] = {0.0f, 0.0f, 0.0f, 0.0f};
-    check_stats st = check_f32(out, ref, 2, &p);  /* rel 0.4 <= 0.5 */
+    check_stats st = check_f32(out, ref, 2, &p); /* rel 0.4 <= 0.5 */
     assert_int_equal(st.fails, 0);
     exact(st.max_abs, 4e-9f);
     exact(st.max_rel, (float)(4e-9f / 1e-8f));
     exact(st.max_rel, rel32(4e-9f, 0.0f));
-    st = check_f32(out, ref, 4, &p);  /* rel 0.6 > 0.5, twice */
+    st = check_f32(out, ref, 4, &p); /* rel 0.6 > 0.5, twice */
     assert_int_equal(st.fails, 2);
     assert_int_equal(st.first_fail, 2);
     exact(st.max_rel, (float)(6e-9f / 1e-8f));
@@ -231,7 +231,7 @@ static void test_eps_denominator(void **state)
     const float out3[] = {-2.5f}, ref3[] = {-2.0f};
     st = check_f32(out3, ref3, 1, &p);
     exact(st.max_rel, 0.25);
-    assert_int_equal(st.fails, 0);  /* 0.25 is not > 0.25 */
+    assert_int_equal(st.fails, 0); /* 0.25 is not > 0.25 */
 }
 
 /* matched_ratio = 1 - fails / numel; the trial passes when it is >= the required ratio. */
@@ -248,7 +248,7 @@ static void test_matched_ratio(void **state)
     exact(st.matched_ratio, 1.0);
     assert_true(check_passed(&st, &p));
 
-    out[4] = 100.0f;  /* 9 of 10 matched */
+    out[4] = 100.0f; /* 9 of 10 matched */
     st = check_f32(out, ref, 10, &p);
     assert_int_equal(st.fails, 1);
     assert_int_equal(st.first_fail, 4);
@@ -257,7 +257,7 @@ static void test_matched_ratio(void **state)
     check_policy strict = check_policy_default();
     assert_false(check_passed(&st, &strict));
 
-    out[8] = -100.0f;  /* 8 of 10 matched */
+    out[8] = -100.0f; /* 8 of 10 matched */
     st = check_f32(out, ref, 10, &p);
     assert_int_equal(st.fails, 2);
     assert_int_equal(st.first_fail, 4);
@@ -285,13 +285,13 @@ static void test_nan_output(void **state)
     (void)state;
     const float out[] = {1.0f, NAN, 3.0f, -NAN};
     const float ref[] = {1.0f, 2.0f, 3.0f, 0.0f};
-    check_policy p = policy(1e-2, 1e-2, 0.0);  /* even a ratio of 0 does not admit NaN */
+    check_policy p = policy(1e-2, 1e-2, 0.0); /* even a ratio of 0 does not admit NaN */
     check_stats st = check_f32(out, ref, 4, &p);
     assert_int_equal(st.fails, 2);
     assert_int_equal(st.nonfinite, 2);
     assert_int_equal(st.first_fail, 1);
     exact(st.matched_ratio, 0.5);
-    assert_true(isnan(st.max_abs));  /* the solution's NaN shows in the maxima, as in FlashInfer-Bench */
+    assert_true(isnan(st.max_abs)); /* the solution's NaN shows in the maxima, as in FlashInfer-Bench */
     assert_true(isnan(st.max_rel));
     assert_false(check_passed(&st, &p));
 
@@ -310,11 +310,11 @@ static void test_nan_reference(void **state)
     const float ref[] = {1.0f, NAN, NAN};
     check_policy p = check_policy_default();
     check_stats st = check_f32(out, ref, 3, &p);
-    assert_int_equal(st.fails, 2);  /* NaN never passes, not even NaN against NaN */
+    assert_int_equal(st.fails, 2); /* NaN never passes, not even NaN against NaN */
     assert_int_equal(st.first_fail, 1);
-    assert_true(isnan(st.max_abs));  /* element 2: the solution's own NaN */
+    assert_true(isnan(st.max_abs)); /* element 2: the solution's own NaN */
     assert_false(check_passed(&st, &p));
-    st = check_f32(out, ref, 2, &p);  /* the reference's NaN alone leaves the maxima alone */
+    st = check_f32(out, ref, 2, &p); /* the reference's NaN alone leaves the maxima alone */
     assert_int_equal(st.fails, 1);
     exact(st.max_abs, 0.0);
     exact(st.max_rel, 0.0);
@@ -335,9 +335,9 @@ static void test_infinities(void **state)
     assert_int_equal(st.numel, 6);
     assert_int_equal(st.fails, 3);
     assert_int_equal(st.first_fail, 2);
-    assert_int_equal(st.nonfinite, 2);  /* infinities the reference lacks: elements 2 and 3 */
+    assert_int_equal(st.nonfinite, 2); /* infinities the reference lacks: elements 2 and 3 */
     exact(st.matched_ratio, 0.5);
-    assert_true(isinf(st.max_abs));  /* a stray infinity of the solution: infinite maxima */
+    assert_true(isinf(st.max_abs)); /* a stray infinity of the solution: infinite maxima */
     assert_true(isinf(st.max_rel));
     assert_false(check_passed(&st, &p));
     /* An infinity the reference has and the solution lacks: the maxima stay finite. */
@@ -375,15 +375,15 @@ static void test_half_types(void **state)
     check_policy p = check_policy_default();
     check_stats st;
     check_tolerance(out, ref, KWB_BF16, 3, &p, &st);
-    assert_int_equal(st.fails, 1);  /* abs 2^-7 < atol passes; 3 vs 2 fails */
+    assert_int_equal(st.fails, 1); /* abs 2^-7 < atol passes; 3 vs 2 fails */
     assert_int_equal(st.first_fail, 2);
     exact(st.max_abs, 1.0);
-    exact(st.max_rel, 0.5);  /* 1 / (2 + 1e-8f) = 0.5 in float32 */
+    exact(st.max_rel, 0.5); /* 1 / (2 + 1e-8f) = 0.5 in float32 */
 
     p = policy(0.0, 0.0, 1.0);
     check_tolerance(out, ref, KWB_BF16, 2, &p, &st);
     assert_int_equal(st.fails, 1);
-    exact(st.max_abs, 0.0078125);  /* the value difference, not 1 (the bit difference) */
+    exact(st.max_abs, 0.0078125); /* the value difference, not 1 (the bit difference) */
 
     /* bf16 NaN (0x7fc0) and infinity (0x7f80). */
     const uint16_t out2[] = {0x7fc0, 0x7f80, 0x7f80};
@@ -419,13 +419,13 @@ static void test_fp8_types(void **state)
     assert_int_equal(st.fails, 2);
     assert_int_equal(st.first_fail, 1);
     assert_int_equal(st.nonfinite, 1);
-    assert_true(isnan(st.max_abs));  /* the NaN byte 0x7f */
+    assert_true(isnan(st.max_abs)); /* the NaN byte 0x7f */
     exact(st.matched_ratio, 0.5);
     check_tolerance(out, ref, KWB_F8_E4M3, 2, &p, &st);
     exact(st.max_abs, 0.125);
-    exact(st.max_rel, 0.125);  /* 0.125 / (1 + 1e-8f) = 0.125 in float32 */
+    exact(st.max_rel, 0.125); /* 0.125 / (1 + 1e-8f) = 0.125 in float32 */
 
-    p = policy(0.125, 0.0, 1.0);  /* abs == atol: passes */
+    p = policy(0.125, 0.0, 1.0); /* abs == atol: passes */
     check_tolerance(out, ref, KWB_F8_E4M3, 2, &p, &st);
     assert_int_equal(st.fails, 0);
 
@@ -438,7 +438,7 @@ static void test_fp8_types(void **state)
     assert_int_equal(st.fails, 2);
     assert_int_equal(st.first_fail, 1);
     assert_int_equal(st.nonfinite, 1);
-    assert_true(isinf(st.max_abs));  /* element 1: -inf where the reference has +inf */
+    assert_true(isinf(st.max_abs)); /* element 1: -inf where the reference has +inf */
     check_tolerance(out2 + 2, ref2 + 2, KWB_F8_E5M2, 2, &p, &st);
     exact(st.max_abs, 0.25);
     exact(st.max_rel, 0.25);
@@ -454,7 +454,7 @@ static void test_int32(void **state)
     check_policy p = policy(0.0, 0.0, 1.0);
     check_stats st;
     check_tolerance(out, ref, KWB_I32, 4, &p, &st);
-    assert_int_equal(st.fails, 1);  /* would be 0 after rounding both to float32 */
+    assert_int_equal(st.fails, 1); /* would be 0 after rounding both to float32 */
     assert_int_equal(st.first_fail, 0);
     exact(st.max_abs, 1.0);
     exact(st.max_rel, 1.0 / (16777216.0 + 1e-8));
@@ -463,7 +463,7 @@ static void test_int32(void **state)
     const int32_t ref2[] = {5, 5, 1000, -1024};
     p = check_policy_default();
     check_tolerance(out2, ref2, KWB_I32, 4, &p, &st);
-    assert_int_equal(st.fails, 1);  /* 6 vs 5: rel 0.2; 1001 vs 1000: rel 0.001 <= rtol passes */
+    assert_int_equal(st.fails, 1); /* 6 vs 5: rel 0.2; 1001 vs 1000: rel 0.001 <= rtol passes */
     assert_int_equal(st.first_fail, 1);
     exact(st.max_abs, 1.0);
     exact(st.max_rel, 1.0 / (5.0 + 1e-8));
@@ -484,13 +484,13 @@ static void test_first_fail(void **state)
         out[i] = ref[i] = (float)i / 8.0f;
     out[37] += 1.0f;
     out[61] -= 2.0f;
-    out[5] += 0.005f;  /* within atol: not a failure */
+    out[5] += 0.005f; /* within atol: not a failure */
     check_policy p = check_policy_default();
     check_stats st = check_f32(out, ref, 64, &p);
     assert_int_equal(st.fails, 2);
     assert_int_equal(st.first_fail, 37);
     exact(st.max_abs, 2.0);
-    exact(st.max_rel, rel32(out[61], ref[61]));  /* 2 / 7.625 in float32 */
+    exact(st.max_rel, rel32(out[61], ref[61])); /* 2 / 7.625 in float32 */
     exact(st.matched_ratio, 1.0 - 2.0 / 64.0);
     out[0] = -1.0f;
     st = check_f32(out, ref, 64, &p);
@@ -498,8 +498,8 @@ static void test_first_fail(void **state)
     assert_int_equal(st.first_fail, 0);
 }
 
-static check_stats stats(size_t numel, size_t fails, size_t nonfinite, double max_abs, double max_rel,
-                         double ratio, size_t first_fail)
+static check_stats stats(size_t numel, size_t fails, size_t nonfinite, double max_abs, double max_rel, double ratio,
+                         size_t first_fail)
 {
     check_stats s = {numel, fails, nonfinite, max_abs, max_rel, ratio, first_fail};
     return s;
@@ -514,7 +514,7 @@ static void test_merge(void **state)
     check_stats b = stats(10, 2, 1, 0.5, 0.125, 0.8, 4);
     check_stats c = stats(20, 3, 2, 0.125, 7.0, 0.85, 1);
 
-    check_stats_merge(&acc, &a);  /* into an empty accumulator: a copy */
+    check_stats_merge(&acc, &a); /* into an empty accumulator: a copy */
     assert_memory_equal(&acc, &a, sizeof acc);
 
     check_stats_merge(&acc, &b);
@@ -524,7 +524,7 @@ static void test_merge(void **state)
     exact(acc.max_abs, 0.5);
     exact(acc.max_rel, 3.0);
     exact(acc.matched_ratio, 0.8);
-    assert_int_equal(acc.first_fail, 4);  /* from b, the first failing part */
+    assert_int_equal(acc.first_fail, 4); /* from b, the first failing part */
 
     check_stats_merge(&acc, &c);
     assert_int_equal(acc.numel, 130);
@@ -533,7 +533,7 @@ static void test_merge(void **state)
     exact(acc.max_abs, 0.5);
     exact(acc.max_rel, 7.0);
     exact(acc.matched_ratio, 0.8);
-    assert_int_equal(acc.first_fail, 4);  /* still b's */
+    assert_int_equal(acc.first_fail, 4); /* still b's */
 
     /* A failing first part keeps its first_fail; passing parts after it change nothing. */
     memset(&acc, 0, sizeof acc);
@@ -557,7 +557,7 @@ static void test_merge(void **state)
     assert_int_equal(acc.fails, 2);
     assert_int_equal(acc.nonfinite, 1);
     assert_int_equal(acc.first_fail, 1);
-    assert_true(isnan(acc.max_abs));  /* o2's NaN survives the merge (fmax would drop it) */
+    assert_true(isnan(acc.max_abs)); /* o2's NaN survives the merge (fmax would drop it) */
     exact(acc.matched_ratio, 0.5);
     assert_false(check_passed(&acc, &p));
     check_stats s3 = check_f32(o1, r1, 3, &p), s4 = check_f32(o2, r2, 3, &p);
@@ -578,18 +578,18 @@ static void test_large_blocks(void **state)
     static uint16_t out16[N], ref16[N];
     for (int i = 0; i < N; i++) {
         ref[i] = 1.0f + (float)(i % 7);
-        out[i] = ref[i] + 0.001f;  /* within atol everywhere */
+        out[i] = ref[i] + 0.001f; /* within atol everywhere */
     }
-    out[9001] = ref[9001] + 5.0f;     /* fails: 5 > atol and 5 / ref > rtol */
-    out[12000] = NAN;                 /* fails, and counts as non-finite */
-    ref[12100] = out[12100] = INFINITY;  /* equal infinities pass */
+    out[9001] = ref[9001] + 5.0f;       /* fails: 5 > atol and 5 / ref > rtol */
+    out[12000] = NAN;                   /* fails, and counts as non-finite */
+    ref[12100] = out[12100] = INFINITY; /* equal infinities pass */
     check_policy p = check_policy_default();
     check_stats st;
     check_tolerance(out, ref, KWB_F32, N, &p, &st);
     exact(st.fails, 2);
     exact(st.first_fail, 9001);
     exact(st.nonfinite, 1);
-    assert_true(isnan(st.max_abs) && isnan(st.max_rel));  /* the solution's NaN, as FlashInfer-Bench says it */
+    assert_true(isnan(st.max_abs) && isnan(st.max_rel)); /* the solution's NaN, as FlashInfer-Bench says it */
     out[12000] = ref[12000];
     check_tolerance(out, ref, KWB_F32, N, &p, &st);
     exact(st.fails, 1);
@@ -617,20 +617,13 @@ static void test_large_blocks(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_policy_default),
-        cmocka_unit_test(test_abs_and_rel),
-        cmocka_unit_test(test_boundaries),
-        cmocka_unit_test(test_float32_window),
-        cmocka_unit_test(test_eps_denominator),
-        cmocka_unit_test(test_matched_ratio),
-        cmocka_unit_test(test_nan_output),
-        cmocka_unit_test(test_nan_reference),
-        cmocka_unit_test(test_infinities),
-        cmocka_unit_test(test_half_types),
-        cmocka_unit_test(test_fp8_types),
-        cmocka_unit_test(test_int32),
-        cmocka_unit_test(test_first_fail),
-        cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_policy_default),  cmocka_unit_test(test_abs_and_rel),
+        cmocka_unit_test(test_boundaries),      cmocka_unit_test(test_float32_window),
+        cmocka_unit_test(test_eps_denominator), cmocka_unit_test(test_matched_ratio),
+        cmocka_unit_test(test_nan_output),      cmocka_unit_test(test_nan_reference),
+        cmocka_unit_test(test_infinities),      cmocka_unit_test(test_half_types),
+        cmocka_unit_test(test_fp8_types),       cmocka_unit_test(test_int32),
+        cmocka_unit_test(test_first_fail),      cmocka_unit_test(test_merge),
         cmocka_unit_test(test_large_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,7 +43,7 @@ static void test_arithmetic(void **state)
     (void)state;
     assert_true(eval("1 + 2 * 3") == 7);
     assert_true(eval("(1 + 2) * 3") == 9);
-    assert_true(eval("10 - 4 - 3") == 3);          /* left to right */
+    assert_true(eval("10 - 4 - 3") == 3); /* left to right */
     assert_true(eval("64 / 4 / 2") == 8);
     assert_true(eval("-n * 2") == -6);
     assert_true(eval("2 - -n") == 5);

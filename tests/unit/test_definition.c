@@ -45,8 +45,7 @@ static void expect_axis(const definition *d, int i, const char *name, int is_con
 
 /* Tensor T has NAME, DTYPE and the axes named by the NULL-terminated list that follows
  * (no list entries for a scalar, rank -1 given explicitly). */
-static void expect_tensor(const definition *d, const def_tensor *t, const char *name, kwb_dtype dtype,
-                          int rank, ...)
+static void expect_tensor(const definition *d, const def_tensor *t, const char *name, kwb_dtype dtype, int rank, ...)
 {
     assert_string_equal(t->name, name);
     assert_int_equal(t->dtype, dtype);
@@ -88,8 +87,7 @@ static void test_gdn_decode(void **state)
     expect_tensor(d, &d->inputs[0], "q", KWB_BF16, 4, "batch_size", "seq_len", "num_q_heads", "head_size");
     expect_tensor(d, &d->inputs[1], "k", KWB_BF16, 4, "batch_size", "seq_len", "num_k_heads", "head_size");
     expect_tensor(d, &d->inputs[2], "v", KWB_BF16, 4, "batch_size", "seq_len", "num_v_heads", "head_size");
-    expect_tensor(d, &d->inputs[3], "state", KWB_F32, 4, "batch_size", "num_v_heads", "head_size",
-                  "head_size");
+    expect_tensor(d, &d->inputs[3], "state", KWB_F32, 4, "batch_size", "num_v_heads", "head_size", "head_size");
     expect_tensor(d, &d->inputs[4], "A_log", KWB_F32, 1, "num_v_heads");
     expect_tensor(d, &d->inputs[5], "a", KWB_BF16, 3, "batch_size", "seq_len", "num_v_heads");
     expect_tensor(d, &d->inputs[6], "dt_bias", KWB_F32, 1, "num_v_heads");
@@ -102,10 +100,8 @@ static void test_gdn_decode(void **state)
     assert_int_equal(definition_input_index(d, "Q"), -1);
 
     assert_int_equal(d->noutputs, 2);
-    expect_tensor(d, &d->outputs[0], "output", KWB_BF16, 4, "batch_size", "seq_len", "num_v_heads",
-                  "head_size");
-    expect_tensor(d, &d->outputs[1], "new_state", KWB_F32, 4, "batch_size", "num_v_heads", "head_size",
-                  "head_size");
+    expect_tensor(d, &d->outputs[0], "output", KWB_BF16, 4, "batch_size", "seq_len", "num_v_heads", "head_size");
+    expect_tensor(d, &d->outputs[1], "new_state", KWB_F32, 4, "batch_size", "num_v_heads", "head_size", "head_size");
     definition_free(d);
 }
 
@@ -143,12 +139,11 @@ static void test_dsa_indexer(void **state)
     expect_axis(d, 4, "topk", 1, 2048);
     expect_axis(d, 8, "head_dim_with_scale", 1, 132);
     assert_int_equal(definition_var_axes(d), 3);
-    assert_true(d->replay.failure_rate == 0.015 && d->replay.confidence == 0.95);   /* replayed before promotion */
+    assert_true(d->replay.failure_rate == 0.015 && d->replay.confidence == 0.95); /* replayed before promotion */
     assert_int_equal(d->ninputs, 5);
-    expect_tensor(d, &d->inputs[0], "q_index_fp8", KWB_F8_E4M3, 3, "batch_size", "num_index_heads",
-                  "index_head_dim");
-    expect_tensor(d, &d->inputs[1], "k_index_cache_fp8", KWB_I8, 4, "num_pages", "page_size",
-                  "kv_cache_num_heads", "head_dim_with_scale");
+    expect_tensor(d, &d->inputs[0], "q_index_fp8", KWB_F8_E4M3, 3, "batch_size", "num_index_heads", "index_head_dim");
+    expect_tensor(d, &d->inputs[1], "k_index_cache_fp8", KWB_I8, 4, "num_pages", "page_size", "kv_cache_num_heads",
+                  "head_dim_with_scale");
     expect_tensor(d, &d->inputs[2], "weights", KWB_F32, 2, "batch_size", "num_index_heads");
     expect_tensor(d, &d->inputs[3], "seq_lens", KWB_I32, 1, "batch_size");
     expect_tensor(d, &d->inputs[4], "block_table", KWB_I32, 2, "batch_size", "max_num_pages");
@@ -303,7 +298,7 @@ static void test_cost_model(void **state)
     (void)state;
     definition *d = load_ok(DEFS "/gdn/" GDN_DECODE ".json");
     assert_string_equal(d->cost.compute, "fp32");
-    int64_t ax[6] = {64, 1, 4, 4, 8, 128};   /* batch_size seq_len num_q/k/v_heads head_size */
+    int64_t ax[6] = {64, 1, 4, 4, 8, 128}; /* batch_size seq_len num_q/k/v_heads head_size */
     double state_bytes = 64.0 * 8 * 128 * 128 * 4 * 2;
     double io_bytes = 64.0 * (8 * 128 * 2 + 8 * 128 * 2 * 2 + 8 * 2 * 2) + 8 * 4 * 2;
     assert_true(definition_cost_bytes(d, ax) == state_bytes + io_bytes);
@@ -324,7 +319,8 @@ static void expect_kwb_error(const char *kwb, int line, const char *want)
     snprintf(text, sizeof text,
              "{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}},\n \"inputs\": {\"x\": {\"shape\": [\"n\"], "
              "\"dtype\": \"float32\"}}, \"outputs\": {\"y\": {\"shape\": [\"n\"], \"dtype\": \"float32\"}}, "
-             "\"kwb\": %s}", kwb);
+             "\"kwb\": %s}",
+             kwb);
     expect_parse_error(text, line, want);
 }
 
@@ -369,9 +365,11 @@ static void test_check_and_from_inputs_errors(void **state)
     expect_kwb_error("{\"check\": {\n\n\"matched_ratio\": 1.5}}", 4,
                      "kwb check 'matched_ratio' must be a number from 0 to 1");
     expect_kwb_error("{\"check\": {\"atol\": \"1\"}}", 2, "kwb check 'atol' must be a number");
-    expect_kwb_error("\n{\"check\": {\"ratio\": 0.9}}", 3, "unknown key 'kwb.check.ratio' (known: atol, rtol, matched_ratio, order)");
+    expect_kwb_error("\n{\"check\": {\"ratio\": 0.9}}", 3,
+                     "unknown key 'kwb.check.ratio' (known: atol, rtol, matched_ratio, order)");
     expect_kwb_error("{\"check\": [1]}", 2, "'kwb.check' must be an object");
-    expect_kwb_error("{\"replay\": {\"failure_rate\": 0.015}}", 2, "kwb replay needs both 'failure_rate' and 'confidence'");
+    expect_kwb_error("{\"replay\": {\"failure_rate\": 0.015}}", 2,
+                     "kwb replay needs both 'failure_rate' and 'confidence'");
     expect_kwb_error("{\"replay\": {\"failure_rate\": 0.015,\n\"confidence\": 1}}", 3,
                      "kwb replay 'confidence' must be a number from 0.5 to 0.999999");
     expect_kwb_error("{\"cost\": {\"from_inputs\": [\"pairs\",\n \"2x\"]}}", 3, "'from_inputs' entry 1 must be a name");
@@ -380,9 +378,10 @@ static void test_check_and_from_inputs_errors(void **state)
     expect_kwb_error("{\"cost\": {\"from_inputs\": [\"pairs\"],\n\"flops\": \"n * pair\"}}", 3,
                      "kwb cost 'flops': column 5: 'pair' is not an axis");
     /* a name from_inputs declares is usable */
-    const char *text = "{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}}, \"inputs\": {\"x\": {\"shape\": [\"n\"], "
-                       "\"dtype\": \"float32\"}}, \"outputs\": {\"y\": {\"shape\": [\"n\"], \"dtype\": \"float32\"}}, "
-                       "\"kwb\": {\"cost\": {\"from_inputs\": [\"pairs\"], \"flops\": \"n * pairs\"}}}";
+    const char *text =
+        "{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}}, \"inputs\": {\"x\": {\"shape\": [\"n\"], "
+        "\"dtype\": \"float32\"}}, \"outputs\": {\"y\": {\"shape\": [\"n\"], \"dtype\": \"float32\"}}, "
+        "\"kwb\": {\"cost\": {\"from_inputs\": [\"pairs\"], \"flops\": \"n * pairs\"}}}";
     kwb_error err = {{0}};
     definition *d = definition_parse(text, strlen(text), "L", &err);
     assert_non_null(d);
@@ -414,9 +413,10 @@ static void test_unknown_dtype(void **state)
     (void)state;
     /* the line of input 'y' (not of 'x', nor of its dtype member) */
     expect_load_error(FIX "/bad_dtype.json", 9, "'y': unknown dtype 'float4_e2m1'");
-    expect_parse_error("{\"name\": \"n\", \"axes\": {},\n \"inputs\": {\n  \"a\": {\"shape\": null, \"dtype\": \"float32\"},\n"
-                       "  \"b\": {\"shape\": null}},\n \"outputs\": {}}",
-                       4, "'b': missing string 'dtype'");
+    expect_parse_error(
+        "{\"name\": \"n\", \"axes\": {},\n \"inputs\": {\n  \"a\": {\"shape\": null, \"dtype\": \"float32\"},\n"
+        "  \"b\": {\"shape\": null}},\n \"outputs\": {}}",
+        4, "'b': missing string 'dtype'");
 }
 
 static void test_undeclared_axis(void **state)
@@ -432,9 +432,11 @@ static void test_const_axis_without_value(void **state)
 {
     (void)state;
     expect_load_error(FIX "/const_no_value.json", 5, "axis 'd': a const axis needs an integer 'value'");
-    expect_parse_error("{\"name\": \"n\",\n \"axes\": {\n  \"n\": {\"type\": \"var\"},\n  \"c\": {\"type\": \"const\", \"value\": -1}}}",
+    expect_parse_error("{\"name\": \"n\",\n \"axes\": {\n  \"n\": {\"type\": \"var\"},\n  \"c\": {\"type\": \"const\", "
+                       "\"value\": -1}}}",
                        4, "axis 'c'");
-    expect_parse_error("{\"name\": \"n\",\n \"axes\": {\n  \"c\": {\"type\": \"const\", \"value\": 2.0}}}", 3, "axis 'c'");
+    expect_parse_error("{\"name\": \"n\",\n \"axes\": {\n  \"c\": {\"type\": \"const\", \"value\": 2.0}}}", 3,
+                       "axis 'c'");
     expect_parse_error("{\"name\": \"n\",\n \"axes\": {\n\n  \"k\": {\"type\": \"variable\"}}}", 4,
                        "axis 'k': 'type' must be");
 }
@@ -464,25 +466,32 @@ static void test_structure_errors(void **state)
     (void)state;
     expect_parse_error("\n[1, 2]", 2, "must be a JSON object");
     expect_parse_error("{\"name\": \"n\",\n \"axes\": [\"n\"]}", 2, "'axes' must be an object");
-    expect_parse_error("{\"name\": \"n\",\n \"axes\": {},\n \"outputs\": {}}", 1, "'inputs' must be a non-empty object");
-    expect_parse_error("{\"name\": \"n\",\n \"axes\": {},\n \"inputs\": {},\n \"outputs\": {}}", 3, "'inputs' must be a non-empty");
-    expect_parse_error("{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}},\n \"inputs\": {\"a\": {\"shape\": null, \"dtype\": \"int8\"}},\n"
-                       " \"outputs\": {}}", 3, "'outputs' must be a non-empty");
-    expect_parse_error("{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}},\n \"inputs\": {\n \"a\": [\"n\"]}}", 3,
-                       "'a' must be an object");
+    expect_parse_error("{\"name\": \"n\",\n \"axes\": {},\n \"outputs\": {}}", 1,
+                       "'inputs' must be a non-empty object");
+    expect_parse_error("{\"name\": \"n\",\n \"axes\": {},\n \"inputs\": {},\n \"outputs\": {}}", 3,
+                       "'inputs' must be a non-empty");
+    expect_parse_error("{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}},\n \"inputs\": {\"a\": {\"shape\": "
+                       "null, \"dtype\": \"int8\"}},\n"
+                       " \"outputs\": {}}",
+                       3, "'outputs' must be a non-empty");
+    expect_parse_error("{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}},\n \"inputs\": {\n \"a\": [\"n\"]}}",
+                       3, "'a' must be an object");
     expect_parse_error("{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}},\n \"inputs\": {\n"
-                       " \"a\": {\"shape\": \"n\", \"dtype\": \"int8\"}}}", 3, "'shape' must be null or a list");
-    expect_parse_error("{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}},\n \"inputs\": {\n"
-                       " \"a\": {\"shape\": [\"n\",\"n\",\"n\",\"n\",\"n\",\"n\",\"n\",\"n\",\"n\"], \"dtype\": \"int8\"}}}",
-                       3, "at most 8");
+                       " \"a\": {\"shape\": \"n\", \"dtype\": \"int8\"}}}",
+                       3, "'shape' must be null or a list");
+    expect_parse_error(
+        "{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}},\n \"inputs\": {\n"
+        " \"a\": {\"shape\": [\"n\",\"n\",\"n\",\"n\",\"n\",\"n\",\"n\",\"n\",\"n\"], \"dtype\": \"int8\"}}}",
+        3, "at most 8");
 }
 
 /* An axis whose name holds '/' must still be found: the pointer has to escape it (~1). */
 static void test_axis_name_with_slash(void **state)
 {
     (void)state;
-    expect_parse_error("{\"name\": \"n\",\n \"axes\": {\n  \"n\": {\"type\": \"var\"},\n  \"a/b\": {\"type\": \"const\"}}}",
-                       4, "axis 'a/b'");
+    expect_parse_error(
+        "{\"name\": \"n\",\n \"axes\": {\n  \"n\": {\"type\": \"var\"},\n  \"a/b\": {\"type\": \"const\"}}}", 4,
+        "axis 'a/b'");
 }
 
 int main(void)

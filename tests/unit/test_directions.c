@@ -54,7 +54,7 @@ static void test_by_class(void **state)
     direction_ctx c = {.definition = "def_a", .cls = "memory-bound", .roofline_share = 0.5};
     directions_rank(&set, &c, &d, &n);
     ids(d, n, got, sizeof got);
-    assert_string_equal(got, "t.mem t.any t.lat t.big=2 ");   /* o.x is for def_b */
+    assert_string_equal(got, "t.mem t.any t.lat t.big=2 "); /* o.x is for def_b */
     assert_non_null(strstr(d[0].predicted, "2.00x"));
     assert_non_null(strstr(d[0].rationale, "memory-bound"));
     assert_ptr_equal(d[0].sd, &set.skills[0].dirs[0]);
@@ -79,8 +79,13 @@ static void test_history(void **state)
     char got[256];
     const char *tried[] = {"t.any"};
     sv_round hist[] = {{"t.big=1", 0, 1.0}, {"t.big=3", 0, 1.0}, {"t.mem", 0, 1.0}};
-    direction_ctx c = {.definition = "def_a", .cls = "latency-bound", .regime = "large", .tried = tried,
-                       .ntried = 1, .hist = hist, .nhist = 3};
+    direction_ctx c = {.definition = "def_a",
+                       .cls = "latency-bound",
+                       .regime = "large",
+                       .tried = tried,
+                       .ntried = 1,
+                       .hist = hist,
+                       .nhist = 3};
     directions_rank(&set, &c, &d, &n);
     ids(d, n, got, sizeof got);
     /* t.big=2 fits class and regime (4+2) but its family t.big was rejected twice (-3) */
@@ -102,7 +107,7 @@ static void test_class_of(void **state)
     (void)state;
     double lat[] = {1.0, 3.0, 0.0}, roof[] = {0.9, 0.7, 0.5}, share;
     const char *cls = directions_class_of(lat, roof, 3, &share);
-    assert_true(share > 0.749 && share < 0.751);     /* (0.9 + 2.1) / 4 */
+    assert_true(share > 0.749 && share < 0.751); /* (0.9 + 2.1) / 4 */
     assert_string_equal(cls, "memory-bound");
     double low[] = {0.1, 0.2};
     assert_string_equal(directions_class_of(lat, low, 2, &share), "latency-bound");

@@ -74,8 +74,8 @@ static attn_case *make_case(void)
     };
     for (int i = 0; i < SA_NARGS; i++) {
         int64_t d0 = i == SA_CKV || i == SA_KPE ? PAGES : T;
-        c->args[i] = (kwb_arg){.name = a[i].name, .dtype = a[i].t, .rank = a[i].rank, .data = a[i].data,
-                               .shape = {d0, a[i].d1, a[i].d2}};
+        c->args[i] = (kwb_arg){
+            .name = a[i].name, .dtype = a[i].t, .rank = a[i].rank, .data = a[i].data, .shape = {d0, a[i].d1, a[i].d2}};
     }
     c->args[SA_SM_SCALE].f = 0.5;
     return c;
@@ -115,14 +115,14 @@ static void test_reference_rejects(void **state)
     (void)state;
     attn_case *c = make_case();
     int (*ref)(const kwb_arg *, int, kwb_stream) = kwb_ref_dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64;
-    c->idx[DSA_ATOPK + 7] = TOKENS;   /* one past the cache */
+    c->idx[DSA_ATOPK + 7] = TOKENS; /* one past the cache */
     assert_int_equal(ref(c->args, SA_NARGS, NULL), -1);
     c->idx[DSA_ATOPK + 7] = -2;
     assert_int_equal(ref(c->args, SA_NARGS, NULL), -1);
     c->idx[DSA_ATOPK + 7] = TOKENS - 1;
     assert_int_equal(ref(c->args, SA_NARGS, NULL), 0);
     assert_int_equal(ref(c->args, SA_NARGS - 1, NULL), -1);
-    c->args[SA_KPE].shape[0] = 2;   /* num_pages disagrees with ckv_cache's */
+    c->args[SA_KPE].shape[0] = 2; /* num_pages disagrees with ckv_cache's */
     assert_int_equal(ref(c->args, SA_NARGS, NULL), -1);
     free(c);
 }
@@ -214,7 +214,7 @@ static void test_attn_blobs(void **state)
             int64_t valid = 0;
             while (valid < DSA_ATOPK && idx[t * DSA_ATOPK + valid] != -1)
                 valid++;
-            assert_true(valid >= 1024);   /* contexts are at least 1024 tokens */
+            assert_true(valid >= 1024); /* contexts are at least 1024 tokens */
             padded += valid < DSA_ATOPK;
             for (int64_t j = 0; j < DSA_ATOPK; j++) {
                 int32_t x = idx[t * DSA_ATOPK + j];
@@ -223,7 +223,7 @@ static void test_attn_blobs(void **state)
                     continue;
                 }
                 assert_true(x >= 0 && x < cache);
-                assert_false(seen[x]);   /* distinct, and no page shared between tokens */
+                assert_false(seen[x]); /* distinct, and no page shared between tokens */
                 seen[x] = 1;
             }
         }

@@ -17,7 +17,7 @@
 #include "rng.h"
 #include "runner/references.h"
 
-#define E4M3_ONE 0x38   /* 1.0 */
+#define E4M3_ONE 0x38 /* 1.0 */
 
 /* The tensors of one call, and its arguments. */
 typedef struct tk_case {
@@ -28,8 +28,8 @@ typedef struct tk_case {
     kwb_arg args[TK_NARGS], want_arg;
 } tk_case;
 
-static void set_arg(kwb_arg *a, const char *name, kwb_dtype t, void *data, int rank, int64_t d0, int64_t d1,
-                    int64_t d2, int64_t d3)
+static void set_arg(kwb_arg *a, const char *name, kwb_dtype t, void *data, int rank, int64_t d0, int64_t d1, int64_t d2,
+                    int64_t d3)
 {
     *a = (kwb_arg){.name = name, .dtype = t, .rank = rank, .data = data, .shape = {d0, d1, d2, d3}};
 }
@@ -102,7 +102,7 @@ static void set_row(tk_case *c, int64_t b, int64_t len, const int32_t *pages, fl
 
 static float mixed_value(int64_t pos)
 {
-    return (float)((pos * 37) % 70) - 20.0f;   /* distinct, 20 of them negative: score 0, tied */
+    return (float)((pos * 37) % 70) - 20.0f; /* distinct, 20 of them negative: score 0, tied */
 }
 
 static float falling_value(int64_t pos)
@@ -139,7 +139,7 @@ static void test_reference_small(void **state)
         }
         assert_int_equal(c.want[rank], index_of(&c, 0, pos));
     }
-    assert_int_equal(c.want[0], 2 * 64 + 17);   /* the largest, 49, is at position 17: 17 * 37 % 70 = 69 */
+    assert_int_equal(c.want[0], 2 * 64 + 17); /* the largest, 49, is at position 17: 17 * 37 % 70 = 69 */
     for (int64_t i = 70; i < DSA_TOPK; i++)
         assert_int_equal(c.want[i], -1);
     for (int64_t i = 0; i < DSA_TOPK; i++)
@@ -207,7 +207,7 @@ static void test_reference_generated(void **state)
     for (int64_t p = 0; p < 2150; p++)
         if (!chosen[p])
             assert_true(all[p] <= lowest_chosen);
-    assert_int_equal(c.want[1000], -1);   /* row 0: all 1000 tokens, then padding */
+    assert_int_equal(c.want[1000], -1); /* row 0: all 1000 tokens, then padding */
     assert_true(c.want[999] >= 0);
     free(all);
     free(chosen);
@@ -223,14 +223,14 @@ static void test_reference_rejects(void **state)
     set_row(&c, 0, 70, pages, mixed_value);
     int (*ref)(const kwb_arg *, int, kwb_stream) = kwb_ref_dsa_topk_indexer_fp8_h64_d128_topk2048_ps64;
     assert_int_equal(ref(c.args, TK_NARGS - 1, NULL), -1);
-    c.table[1] = 3;   /* a page in use outside the cache */
+    c.table[1] = 3; /* a page in use outside the cache */
     assert_int_equal(ref(c.args, TK_NARGS, NULL), -1);
     c.table[1] = 0;
-    c.seq_lens[0] = 2 * 64 + 1;   /* more pages than block_table has */
+    c.seq_lens[0] = 2 * 64 + 1; /* more pages than block_table has */
     assert_int_equal(ref(c.args, TK_NARGS, NULL), -1);
     c.seq_lens[0] = -1;
     assert_int_equal(ref(c.args, TK_NARGS, NULL), -1);
-    c.seq_lens[0] = 64;   /* one page in use: the other slot is not read */
+    c.seq_lens[0] = 64; /* one page in use: the other slot is not read */
     c.table[1] = -7;
     assert_int_equal(ref(c.args, TK_NARGS, NULL), 0);
     c.args[TK_WEIGHTS].dtype = KWB_BF16;
@@ -257,10 +257,10 @@ static void test_kcache(void **state)
         assert_true(isfinite(scale) && scale > 0.0f);
         int at_max = 0;
         for (int d = 0; d < DSA_D; d++) {
-            assert_int_not_equal(codes[d] & 0x7f, 0x7f);   /* never NaN */
-            at_max += (codes[d] & 0x7f) == 0x7e;           /* +-448: the token's largest value */
+            assert_int_not_equal(codes[d] & 0x7f, 0x7f); /* never NaN */
+            at_max += (codes[d] & 0x7f) == 0x7e;         /* +-448: the token's largest value */
             double x = dsa_kcache_value(key, (uint64_t)g, d), y = dtype_e4m3_to_f32(codes[d]) * (double)scale;
-            assert_true(fabs(x - y) <= fabs(x) / 16 + scale * 0x1p-9);   /* e4m3: 3 mantissa bits */
+            assert_true(fabs(x - y) <= fabs(x) / 16 + scale * 0x1p-9); /* e4m3: 3 mantissa bits */
         }
         assert_true(at_max >= 1);
     }
@@ -347,12 +347,12 @@ static void test_check_equal_and_reordered(void **state)
     assert_int_equal(check_ratio(c, 1.0, &st), 0);
     assert_int_equal(st.fails, 0);
     assert_int_equal(st.numel, 2 * DSA_TOPK);
-    for (int64_t i = 0; i < DSA_TOPK / 2; i++) {   /* any order is fine */
+    for (int64_t i = 0; i < DSA_TOPK / 2; i++) { /* any order is fine */
         int32_t t = c->out[i];
         c->out[i] = c->out[DSA_TOPK - 1 - i];
         c->out[DSA_TOPK - 1 - i] = t;
     }
-    c->out[DSA_TOPK] = c->want[DSA_TOPK + 99];        /* padding may come first, too */
+    c->out[DSA_TOPK] = c->want[DSA_TOPK + 99]; /* padding may come first, too */
     c->out[DSA_TOPK + 99] = c->want[DSA_TOPK];
     assert_int_equal(check(c), 0);
 }
@@ -379,7 +379,7 @@ static void test_check_misses_better_token(void **state)
 {
     tk_case *c = *state;
     check_stats st;
-    c->out[0] = (int32_t)index_of(c, 0, 2099);   /* the best token (3000) swapped for the worst (901) */
+    c->out[0] = (int32_t)index_of(c, 0, 2099); /* the best token (3000) swapped for the worst (901) */
     assert_int_equal(check_ratio(c, 1.0, &st), 1);
     /* Every rank shifts by one (within tolerance: 1 in 3000 .. 953) but the last: 901 for 953. */
     assert_non_null(strstr(msg, "row 0: sorted true scores differ from the reference set's at 1 of 2048 ranks "
@@ -388,7 +388,7 @@ static void test_check_misses_better_token(void **state)
     assert_int_equal(st.fails, 1);
     assert_int_equal(st.first_fail, 2047);
     assert_float_equal(st.max_abs, 52.0, 1e-9);
-    assert_int_equal(check_ratio(c, 0.0, &st), 0);   /* a ratio of 0 lets scores differ ... */
+    assert_int_equal(check_ratio(c, 0.0, &st), 0); /* a ratio of 0 lets scores differ ... */
 }
 
 static void test_check_duplicates(void **state)
@@ -396,30 +396,30 @@ static void test_check_duplicates(void **state)
     tk_case *c = *state;
     check_stats st;
     c->out[5] = c->out[6];
-    assert_int_equal(check_ratio(c, 0.0, &st), 1);   /* ... but never a repeated index */
+    assert_int_equal(check_ratio(c, 0.0, &st), 1); /* ... but never a repeated index */
     assert_non_null(strstr(msg, "appears twice"));
 }
 
 static void test_check_unreachable(void **state)
 {
     tk_case *c = *state;
-    c->out[3] = 35 * 64;   /* past the cache */
+    c->out[3] = 35 * 64; /* past the cache */
     expect_fail(c, "slot 3: index 2240 is not a token of the cache");
     restore(c);
-    c->out[7] = 33 * 64;   /* the second row's page */
+    c->out[7] = 33 * 64; /* the second row's page */
     expect_fail(c, "row 0, slot 7: index 2112 is on a page that is not among the row's pages in use");
     restore(c);
-    c->out[DSA_TOPK + 4] = 34 * 64 + 40;   /* position 104 of a 100-token row */
+    c->out[DSA_TOPK + 4] = 34 * 64 + 40; /* position 104 of a 100-token row */
     expect_fail(c, "row 1, slot 4: index 2216 is past seq_len in the row");
     restore(c);
-    c->out[DSA_TOPK + 200] = -2;   /* padding is -1 only */
+    c->out[DSA_TOPK + 200] = -2; /* padding is -1 only */
     expect_fail(c, "index -2 is not a token");
 }
 
 static void test_check_padding(void **state)
 {
     tk_case *c = *state;
-    c->out[DSA_TOPK + 50] = -1;   /* a token left out of a short row */
+    c->out[DSA_TOPK + 50] = -1; /* a token left out of a short row */
     expect_fail(c, "row 1: 99 indices where the reference chose 100");
     restore(c);
     c->out[2000] = -1;

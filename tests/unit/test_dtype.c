@@ -29,34 +29,64 @@ static float float_of(uint32_t u)
 
 /* ---- the formats under test, with uniform signatures -------------------------------- */
 
-static float dec_bf16(uint32_t c) { return dtype_bf16_to_f32((uint16_t)c); }
-static uint32_t enc_bf16(float f) { return dtype_f32_to_bf16(f); }
-static float dec_f16(uint32_t c) { return dtype_f16_to_f32((uint16_t)c); }
-static uint32_t enc_f16(float f) { return dtype_f32_to_f16(f); }
-static float dec_e4m3(uint32_t c) { return dtype_e4m3_to_f32((uint8_t)c); }
-static uint32_t enc_e4m3(float f) { return dtype_f32_to_e4m3(f); }
-static float dec_e5m2(uint32_t c) { return dtype_e5m2_to_f32((uint8_t)c); }
-static uint32_t enc_e5m2(float f) { return dtype_f32_to_e5m2(f); }
+static float dec_bf16(uint32_t c)
+{
+    return dtype_bf16_to_f32((uint16_t)c);
+}
+static uint32_t enc_bf16(float f)
+{
+    return dtype_f32_to_bf16(f);
+}
+static float dec_f16(uint32_t c)
+{
+    return dtype_f16_to_f32((uint16_t)c);
+}
+static uint32_t enc_f16(float f)
+{
+    return dtype_f32_to_f16(f);
+}
+static float dec_e4m3(uint32_t c)
+{
+    return dtype_e4m3_to_f32((uint8_t)c);
+}
+static uint32_t enc_e4m3(float f)
+{
+    return dtype_f32_to_e4m3(f);
+}
+static float dec_e5m2(uint32_t c)
+{
+    return dtype_e5m2_to_f32((uint8_t)c);
+}
+static uint32_t enc_e5m2(float f)
+{
+    return dtype_f32_to_e5m2(f);
+}
 
 typedef struct fmt {
     const char *name;
     int ebits, mbits, bias;
-    int ieee;          /* all-ones exponent is inf/NaN (else only all-ones code is NaN) */
-    uint32_t nan_enc;  /* the NaN code the encoder gives (sign added) */
+    int ieee;         /* all-ones exponent is inf/NaN (else only all-ones code is NaN) */
+    uint32_t nan_enc; /* the NaN code the encoder gives (sign added) */
     float (*dec)(uint32_t);
     uint32_t (*enc)(float);
 } fmt;
 
 static const fmt fmts[] = {
-    { "bf16", 8, 7, 127, 1, 0x7fc0, dec_bf16, enc_bf16 },
-    { "f16", 5, 10, 15, 1, 0x7e00, dec_f16, enc_f16 },
-    { "e4m3fn", 4, 3, 7, 0, 0x7f, dec_e4m3, enc_e4m3 },
-    { "e5m2", 5, 2, 15, 1, 0x7f, dec_e5m2, enc_e5m2 },
+    {"bf16", 8, 7, 127, 1, 0x7fc0, dec_bf16, enc_bf16},
+    {"f16", 5, 10, 15, 1, 0x7e00, dec_f16, enc_f16},
+    {"e4m3fn", 4, 3, 7, 0, 0x7f, dec_e4m3, enc_e4m3},
+    {"e5m2", 5, 2, 15, 1, 0x7f, dec_e5m2, enc_e5m2},
 };
 #define NFMTS (sizeof fmts / sizeof fmts[0])
 
-static uint32_t ncodes(const fmt *f) { return 1u << (1 + f->ebits + f->mbits); }
-static uint32_t sign_bit(const fmt *f) { return 1u << (f->ebits + f->mbits); }
+static uint32_t ncodes(const fmt *f)
+{
+    return 1u << (1 + f->ebits + f->mbits);
+}
+static uint32_t sign_bit(const fmt *f)
+{
+    return 1u << (f->ebits + f->mbits);
+}
 
 static int ref_is_nan(const fmt *f, uint32_t c)
 {
@@ -92,11 +122,11 @@ static uint32_t max_finite(const fmt *f)
     return f->ieee ? (emax << f->mbits) - 1 : sign_bit(f) - 2;
 }
 
-#define CHECK_CODE(f, what, code, got, want)                                               \
-    do {                                                                                   \
-        if ((got) != (want))                                                               \
-            fail_msg("%s %s 0x%x: got 0x%x, want 0x%x", (f)->name, (what),                 \
-                     (unsigned)(code), (unsigned)(got), (unsigned)(want));                 \
+#define CHECK_CODE(f, what, code, got, want)                                                                           \
+    do {                                                                                                               \
+        if ((got) != (want))                                                                                           \
+            fail_msg("%s %s 0x%x: got 0x%x, want 0x%x", (f)->name, (what), (unsigned)(code), (unsigned)(got),          \
+                     (unsigned)(want));                                                                                \
     } while (0)
 
 /* ---- exhaustive: decode, round trip, NaN codes --------------------------------------- */
@@ -143,8 +173,7 @@ static void test_roundtrip_exhaustive(void **state)
 static void test_encode_nan_inputs(void **state)
 {
     (void)state;
-    static const uint32_t nans[] = { 0x7fc00000, 0x7f800001, 0x7fbfffff, 0x7fffffff,
-                                     0x7f801234, 0x7fc00001, 0x7f810000 };
+    static const uint32_t nans[] = {0x7fc00000, 0x7f800001, 0x7fbfffff, 0x7fffffff, 0x7f801234, 0x7fc00001, 0x7f810000};
     for (size_t k = 0; k < NFMTS; k++) {
         const fmt *f = &fmts[k];
         for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++) {
@@ -369,12 +398,10 @@ static void test_f16_edges(void **state)
 static void test_names(void **state)
 {
     (void)state;
-    static const char *const fib[] = { "float32", "float16", "bfloat16", "float8_e4m3fn",
-                                       "float8_e5m2", "int64", "int32", "int16", "int8",
-                                       "bool" };
-    static const char *const st[] = { "F32", "F16", "BF16", "F8_E4M3", "F8_E5M2",
-                                      "I64", "I32", "I16", "I8", "BOOL" };
-    static const size_t size[] = { 4, 2, 2, 1, 1, 8, 4, 2, 1, 1 };
+    static const char *const fib[] = {"float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2",
+                                      "int64",   "int32",   "int16",    "int8",          "bool"};
+    static const char *const st[] = {"F32", "F16", "BF16", "F8_E4M3", "F8_E5M2", "I64", "I32", "I16", "I8", "BOOL"};
+    static const size_t size[] = {4, 2, 2, 1, 1, 8, 4, 2, 1, 1};
     for (int i = 0; i < DTYPE_COUNT; i++) {
         kwb_dtype t = (kwb_dtype)i, back = KWB_BOOL;
         assert_string_equal(dtype_name(t), fib[i]);
@@ -388,10 +415,10 @@ static void test_names(void **state)
         assert_int_equal(back, t);
     }
     kwb_dtype t = KWB_I8;
-    static const char *const bad[] = { "", "float64", "Float32", "F32", "fp8", "uint8" };
+    static const char *const bad[] = {"", "float64", "Float32", "F32", "fp8", "uint8"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(dtype_from_name(bad[i], &t), -1);
-    static const char *const bad_st[] = { "", "F64", "U8", "f32", "float32", "F8_E4M3FN" };
+    static const char *const bad_st[] = {"", "F64", "U8", "f32", "float32", "F8_E4M3FN"};
     for (size_t i = 0; i < sizeof bad_st / sizeof bad_st[0]; i++)
         assert_int_equal(dtype_from_safetensors_name(bad_st[i], &t), -1);
     assert_int_equal(dtype_from_name(NULL, &t), -1);
@@ -407,13 +434,13 @@ static void test_load_store_floats(void **state)
     unsigned char buf[32];
     memset(buf, 0xaa, sizeof buf);
     dtype_store(buf, KWB_F32, 1, -1.5);
-    assert_true(bits_of(-1.5f) == ((uint32_t)buf[4] | (uint32_t)buf[5] << 8 |
-                                   (uint32_t)buf[6] << 16 | (uint32_t)buf[7] << 24));
+    assert_true(bits_of(-1.5f) ==
+                ((uint32_t)buf[4] | (uint32_t)buf[5] << 8 | (uint32_t)buf[6] << 16 | (uint32_t)buf[7] << 24));
     assert_true(dtype_load(buf, KWB_F32, 1) == -1.5);
     assert_int_equal(buf[0], 0xaa); /* neighbours untouched */
     assert_int_equal(buf[8], 0xaa);
 
-    uint16_t h[3] = { 0 };
+    uint16_t h[3] = {0};
     dtype_store(h, KWB_F16, 2, 1.0);
     assert_int_equal(h[2], 0x3c00);
     assert_true(dtype_load(h, KWB_F16, 2) == 1.0);
@@ -423,7 +450,7 @@ static void test_load_store_floats(void **state)
     dtype_store(h, KWB_BF16, 0, 1e300); /* double overflows float: inf */
     assert_int_equal(h[0], 0x7f80);
 
-    uint8_t b[4] = { 0 };
+    uint8_t b[4] = {0};
     dtype_store(b, KWB_F8_E4M3, 3, -448.0);
     assert_int_equal(b[3], 0xfe);
     assert_true(dtype_load(b, KWB_F8_E4M3, 3) == -448.0);
@@ -506,7 +533,7 @@ static void test_load_store_ints(void **state)
 static void test_load_store_bool(void **state)
 {
     (void)state;
-    uint8_t b[4] = { 9, 9, 9, 9 };
+    uint8_t b[4] = {9, 9, 9, 9};
     dtype_store(b, KWB_BOOL, 0, 0.0);
     dtype_store(b, KWB_BOOL, 1, -0.0);
     dtype_store(b, KWB_BOOL, 2, 0.5);

@@ -52,8 +52,7 @@ static json_t *workload_json(const char *uuid, int batch, double scale)
 
 /* Runs a dump job for WOBJ into DUMP_DIR in this process, its events into a file in DIR;
  * returns runner_run's code and the events (the caller frees them). */
-static int run_dump_job_to(const char *dump_dir, const char *dir, json_t *wobj, uint64_t seed, int trial,
-                           char **events)
+static int run_dump_job_to(const char *dump_dir, const char *dir, json_t *wobj, uint64_t seed, int trial, char **events)
 {
     runner_job job;
     protocol_job_defaults(&job);
@@ -136,8 +135,7 @@ static void assert_tensor(const safetensors *st, const char *name, kwb_dtype dty
 
 /* Every input of ST equals inputs_make's for (SEED, W, TRIAL); every output equals the
  * reference's on those inputs. */
-static void assert_dump_matches(const safetensors *st, const definition *d, const workload *w, uint64_t seed,
-                                int trial)
+static void assert_dump_matches(const safetensors *st, const definition *d, const workload *w, uint64_t seed, int trial)
 {
     kwb_error err = {{0}};
     device *dev = device_cpu_open(NULL, &err);
@@ -150,7 +148,7 @@ static void assert_dump_matches(const safetensors *st, const definition *d, cons
         char name[64];
         snprintf(name, sizeof name, "in.%s", d->inputs[i].name);
         if (in.args[i].rank < 0) {
-            float f = (float)in.args[i].f;  /* the GDN scalar is float32 */
+            float f = (float)in.args[i].f; /* the GDN scalar is float32 */
             assert_tensor(st, name, KWB_F32, 0, NULL, &f, sizeof f);
         } else
             assert_tensor(st, name, in.args[i].dtype, in.args[i].rank, in.args[i].shape, in.bufs[i].host,
@@ -208,7 +206,7 @@ static void test_dump_is_inputs_and_reference(void **state)
     assert_meta(meta, "device", "cpu");
     assert_meta(meta, "seed", "7");
     assert_meta(meta, "trial", "1");
-    assert_meta(meta, "scalar.scale", "0.25");  /* the exact value beside the F32 tensor */
+    assert_meta(meta, "scalar.scale", "0.25"); /* the exact value beside the F32 tensor */
     json_decref(meta);
     safetensors_close(st);
     free(path);
@@ -239,7 +237,7 @@ static void test_dump_dir_not_a_folder(void **state)
         fail_msg("events: %s", events);
     free(events);
     free(file);
-    assert_int_equal(testutil_count_entries(dir), 1);  /* the plain file alone */
+    assert_int_equal(testutil_count_entries(dir), 1); /* the plain file alone */
 }
 
 int main(void)

@@ -122,7 +122,8 @@ static void test_blank_lines_around_search(void **state)
     char *rep;
     kwb_error err = {{0}};
     /* the file has no blank line after "return s;": the model's SEARCH does */
-    const char *reply = "k.c\n<<<<<<< SEARCH\n\n    return s;\n}\n\n\n=======\n\n    return 2 * s;\n}\n\n\n>>>>>>> REPLACE\n";
+    const char *reply =
+        "k.c\n<<<<<<< SEARCH\n\n    return s;\n}\n\n\n=======\n\n    return 2 * s;\n}\n\n\n>>>>>>> REPLACE\n";
     assert_int_equal(apply(*state, reply, one_source, 1, &rep, &err), 0);
     assert_non_null(strstr(rep, "(blank lines around the SEARCH part ignored)"));
     char *t = read_in(*state, "k.c");
@@ -135,9 +136,10 @@ static void test_two_files_and_inherited_path(void **state)
 {
     char *rep;
     kwb_error err = {{0}};
-    const char *reply = "`k.h`:\n<<<<<<< SEARCH\n#define LANES 8\n=======\n#define LANES 16\n>>>>>>> REPLACE\n\n"
-                        "File: k.c\n<<<<<<< SEARCH\n    return 0;\n=======\n    return LANES;\n>>>>>>> REPLACE\n"
-                        "<<<<<<< SEARCH\n#include <math.h>\n=======\n#include <math.h>\n#include \"k.h\"\n>>>>>>> REPLACE\n";
+    const char *reply =
+        "`k.h`:\n<<<<<<< SEARCH\n#define LANES 8\n=======\n#define LANES 16\n>>>>>>> REPLACE\n\n"
+        "File: k.c\n<<<<<<< SEARCH\n    return 0;\n=======\n    return LANES;\n>>>>>>> REPLACE\n"
+        "<<<<<<< SEARCH\n#include <math.h>\n=======\n#include <math.h>\n#include \"k.h\"\n>>>>>>> REPLACE\n";
     assert_int_equal(apply(*state, reply, two_sources, 2, &rep, &err), 0);
     assert_non_null(strstr(rep, "block 3 (k.c, reply line 14): applied at lines 1-2"));
     char *h = read_in(*state, "k.h"), *c = read_in(*state, "k.c");
@@ -153,7 +155,8 @@ static void test_longer_path_means_the_source(void **state)
 {
     char *rep;
     kwb_error err = {{0}};
-    const char *reply = "kernels/x/cpu/fast/k.h\n<<<<<<< SEARCH\n#define LANES 8\n=======\n#define LANES 4\n>>>>>>> REPLACE\n";
+    const char *reply =
+        "kernels/x/cpu/fast/k.h\n<<<<<<< SEARCH\n#define LANES 8\n=======\n#define LANES 4\n>>>>>>> REPLACE\n";
     assert_int_equal(apply(*state, reply, two_sources, 2, &rep, &err), 0);
     assert_non_null(strstr(rep, "block 1 (k.h, reply line 2): applied"));
     free(rep);
@@ -181,11 +184,13 @@ static void test_no_match_closest_lines(void **state)
     const char *reply = "k.c\n<<<<<<< SEARCH\n    for (int j = 0; j < n; j++)\n        s += a[i] * b[i];\n=======\n"
                         "    s = 1;\n>>>>>>> REPLACE\n";
     assert_int_equal(apply(*state, reply, one_source, 1, &rep, &err), -1);
-    assert_non_null(strstr(err.msg, "1 of 1 edit block(s) did not apply (search-replace; first: block 1 (k.c, reply line 2)"));
+    assert_non_null(
+        strstr(err.msg, "1 of 1 edit block(s) did not apply (search-replace; first: block 1 (k.c, reply line 2)"));
     assert_non_null(strstr(rep, "no match: the SEARCH part (2 lines) is not in k.c"));
     assert_non_null(strstr(rep, "closest lines in k.c (lines 6-7):"));
     assert_non_null(strstr(rep, "      6|     for (int i = 0; i < n; i++)\n"));
-    assert_non_null(strstr(rep, "first difference: SEARCH line 1 is \"    for (int j = 0; j < n; j++)\", the file's line 6"));
+    assert_non_null(
+        strstr(rep, "first difference: SEARCH line 1 is \"    for (int j = 0; j < n; j++)\", the file's line 6"));
     char *t = read_in(*state, "k.c");
     assert_string_equal(t, kernel);
     free(t);
@@ -304,7 +309,8 @@ static void test_new_file_in_scope(void **state)
     free(t);
     free(rep);
     /* an empty SEARCH on an existing file is an error */
-    assert_int_equal(apply(*state, "k.c\n<<<<<<< SEARCH\n=======\nint x;\n>>>>>>> REPLACE\n", one_source, 1, &rep, &err), -1);
+    assert_int_equal(
+        apply(*state, "k.c\n<<<<<<< SEARCH\n=======\nint x;\n>>>>>>> REPLACE\n", one_source, 1, &rep, &err), -1);
     assert_non_null(strstr(rep, "an empty SEARCH part on the existing file k.c"));
     free(rep);
 }
@@ -331,8 +337,8 @@ static void test_whole_file(void **state)
     char *rep;
     kwb_error err = {{0}};
     /* one fence, no path, one source: that file */
-    assert_int_equal(apply(*state, "The new kernel:\n```c\nint kwb_entry(void) { return 2; }\n```\n", one_source, 1,
-                           &rep, &err), 0);
+    assert_int_equal(
+        apply(*state, "The new kernel:\n```c\nint kwb_entry(void) { return 2; }\n```\n", one_source, 1, &rep, &err), 0);
     char *t = read_in(*state, "k.c");
     assert_string_equal(t, "int kwb_entry(void) { return 2; }\n");
     free(t);
@@ -344,8 +350,8 @@ static void test_whole_file(void **state)
     free(t);
     free(rep);
     /* an elided whole file is refused */
-    assert_int_equal(apply(*state, "k.h\n```\n#define LANES 4\n// ... rest unchanged ...\n```\n", two_sources, 2, &rep,
-                           &err), -1);
+    assert_int_equal(
+        apply(*state, "k.h\n```\n#define LANES 4\n// ... rest unchanged ...\n```\n", two_sources, 2, &rep, &err), -1);
     assert_non_null(strstr(rep, "placeholder \"rest unchanged\""));
     free(rep);
 }
@@ -381,7 +387,8 @@ static void test_parse_formats(void **state)
     assert_string_equal(b[0].replace, "b\n");
     edits_blocks_free(b, n);
     assert_int_equal(edits_parse("--- a/x.cu\n+++ b/x.cu\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n@@ -9 +9 @@\n-z\n+y\n", &b, &n,
-                                 &format, &err), 0);
+                                 &format, &err),
+                     0);
     assert_string_equal(format, "unified-diff");
     assert_int_equal(n, 2);
     assert_string_equal(b[0].search, "a\nb\n");
@@ -408,9 +415,9 @@ static void test_cut_and_mutated_replies(void **state)
         for (size_t k = 0; k < len + 700; k++) {
             char *text = strdup(replies[r]);
             if (k <= len) {
-                text[k] = '\0';                     /* every prefix */
+                text[k] = '\0'; /* every prefix */
             } else {
-                for (int m = 0; m < 3; m++) {       /* random flips, marker characters favoured */
+                for (int m = 0; m < 3; m++) { /* random flips, marker characters favoured */
                     seed = seed * 1103515245u + 12345u;
                     const char pool[] = "<=>`-+@ \n\rxk./";
                     text[(seed >> 8) % len] = pool[(seed >> 20) % (sizeof pool - 1)];

@@ -47,9 +47,8 @@ static void test_ssh_workers(void **state)
     (void)state;
     executor ex;
     kwb_error err = {{0}};
-    assert_int_equal(executor_parse("ssh:gpu1/cuda:0,gpu1/cuda:1,user@gpu2,ssh=ssh -p 2222,silence=12,runner=/opt/r",
-                                    &ex, &err),
-                     0);
+    assert_int_equal(
+        executor_parse("ssh:gpu1/cuda:0,gpu1/cuda:1,user@gpu2,ssh=ssh -p 2222,silence=12,runner=/opt/r", &ex, &err), 0);
     assert_int_equal(ex.kind, EXECUTOR_SSH);
     assert_int_equal(executor_start(&ex, &err), 0);
     int n;
@@ -59,7 +58,7 @@ static void test_ssh_workers(void **state)
     assert_string_equal(w[0].device, "cuda:0");
     assert_string_equal(w[1].device, "cuda:1");
     assert_string_equal(w[2].where, "user@gpu2");
-    assert_string_equal(w[2].device, "cpu");  /* no /DEVICE: the eval's --device */
+    assert_string_equal(w[2].device, "cpu"); /* no /DEVICE: the eval's --device */
     char *cmd = joined(w[1].remote.argv);
     assert_string_equal(cmd, "ssh -p 2222 gpu1 /opt/r --stdio --heartbeat 2");
     free(cmd);
@@ -84,7 +83,7 @@ static void test_slurm_in_allocation(void **state)
     setenv("SLURM_JOB_ID", "4242", 1);
     setenv("SLURM_NTASKS", "3", 1);
     assert_int_equal(executor_parse("slurm:gres=gpu:h200:1,partition=p,srun=--mpi=none,batch=yes", &ex, &err), 0);
-    assert_false(executor_batch(&ex));  /* inside an allocation: run, do not submit again */
+    assert_false(executor_batch(&ex)); /* inside an allocation: run, do not submit again */
     assert_int_equal(executor_start(&ex, &err), 0);
     assert_false(ex.own_allocation);
     int n;
@@ -92,15 +91,16 @@ static void test_slurm_in_allocation(void **state)
     assert_int_equal(n, 3);
     assert_string_equal(w[2].where, "slurm job 4242");
     char *cmd = joined(w[0].remote.argv);
-    assert_string_equal(cmd, "srun --jobid=4242 --ntasks=1 --nodes=1 --exact --unbuffered --quiet --job-name=kwb-worker "
-                             "--gres=gpu:h200:1 --mpi=none /r --stdio --heartbeat 10");
+    assert_string_equal(cmd,
+                        "srun --jobid=4242 --ntasks=1 --nodes=1 --exact --unbuffered --quiet --job-name=kwb-worker "
+                        "--gres=gpu:h200:1 --mpi=none /r --stdio --heartbeat 10");
     free(cmd);
     executor_workers_free(w, n);
     executor_stop(&ex);
     assert_int_equal(executor_parse("slurm:workers=2,gres=none", &ex, &err), 0);
     assert_int_equal(executor_start(&ex, &err), 0);
     w = executor_workers(&ex, "/r", "cpu", &n);
-    assert_int_equal(n, 2);  /* workers= wins over the task count */
+    assert_int_equal(n, 2); /* workers= wins over the task count */
     assert_null(strstr(joined(w[1].remote.argv), "--gres"));
     executor_workers_free(w, n);
     executor_stop(&ex);

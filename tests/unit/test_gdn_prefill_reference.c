@@ -31,7 +31,7 @@
 #define NV 8
 #define D 128
 #define NARGS 12
-#define MAT ((size_t)NV * D * D)   /* state elements per sequence */
+#define MAT ((size_t)NV * D * D) /* state elements per sequence */
 
 /* The tensors of one call and the kwb_arg array that points at them. */
 typedef struct pcase {
@@ -62,8 +62,7 @@ static void pcase_init(pcase *c, const int64_t *lens, int64_t seqs)
     c->new_state = calloc((size_t)seqs * MAT + 1, 4);
     c->a_log = calloc(NV, 4);
     c->dt_bias = calloc(NV, 4);
-    assert_true(c->q && c->k && c->v && c->out && c->a && c->b && c->state && c->new_state && c->a_log &&
-                c->dt_bias);
+    assert_true(c->q && c->k && c->v && c->out && c->a && c->b && c->state && c->new_state && c->a_log && c->dt_bias);
 
     kwb_arg *g = c->args;
     set_arg(&g[0], "q", KWB_BF16, c->q, 3, t, NQ, D, 0);
@@ -82,8 +81,17 @@ static void pcase_init(pcase *c, const int64_t *lens, int64_t seqs)
 
 static void pcase_free(pcase *c)
 {
-    free(c->q); free(c->k); free(c->v); free(c->out); free(c->a); free(c->b);
-    free(c->state); free(c->new_state); free(c->a_log); free(c->dt_bias); free(c->cu);
+    free(c->q);
+    free(c->k);
+    free(c->v);
+    free(c->out);
+    free(c->a);
+    free(c->b);
+    free(c->state);
+    free(c->new_state);
+    free(c->a_log);
+    free(c->dt_bias);
+    free(c->cu);
 }
 
 static int ref(pcase *c)
@@ -123,7 +131,7 @@ static void test_one_token_equals_decode(void **unused)
     pcase c;
     pcase_init(&c, lens, 5);
     pcase_fill_random(&c, 1);
-    fill_bf16(c.b, 5 * NV, &(lcg){99});   /* decode's N(0,1) gates: one step cannot overflow */
+    fill_bf16(c.b, 5 * NV, &(lcg){99}); /* decode's N(0,1) gates: one step cannot overflow */
     assert_int_equal(ref(&c), 0);
 
     uint16_t *out = malloc(5 * NV * D * 2);
@@ -164,7 +172,7 @@ static void test_two_tokens_hand_computed(void **unused)
     const int64_t lens[1] = {2};
     pcase c;
     pcase_init(&c, lens, 1);
-    c.args[3].data = NULL;   /* state None */
+    c.args[3].data = NULL; /* state None */
     for (int hq = 0; hq < NQ; hq++)
         for (int i = 0; i < D; i++) {
             c.k[hq * D + i] = bf16(i < 64 ? 1.0 : 0.0);
@@ -180,7 +188,7 @@ static void test_two_tokens_hand_computed(void **unused)
     for (int i = 0; i < 2 * NV; i++)
         c.a[i] = bf16(i % 2 ? 0.75 : -0.5);
     for (int h = 0; h < NV; h++)
-        c.dt_bias[h] = h % 2 ? -0.75f : 0.5f;   /* a + dt_bias = 0 */
+        c.dt_bias[h] = h % 2 ? -0.75f : 0.5f; /* a + dt_bias = 0 */
     c.args[9].f = 0.25;
     assert_int_equal(ref(&c), 0);
     for (int h = 0; h < NV; h++)
@@ -324,22 +332,22 @@ static void test_bad_arguments(void **unused)
     assert_int_equal(kwb_ref_gdn_prefill_qk4_v8_d128_k_last(g, NARGS - 1, NULL), -1);
     assert_int_equal(kwb_ref_gdn_prefill_qk4_v8_d128_k_last(NULL, NARGS, NULL), -1);
 
-    g[8].dtype = KWB_I32;                  /* cu_seqlens as int32 */
+    g[8].dtype = KWB_I32; /* cu_seqlens as int32 */
     assert_int_equal(ref(&c), -1);
     g[8].dtype = KWB_I64;
-    g[8].shape[0] = 3;                     /* one entry short of num_seqs + 1 = state's 3 + 1 */
+    g[8].shape[0] = 3; /* one entry short of num_seqs + 1 = state's 3 + 1 */
     assert_int_equal(ref(&c), -1);
     g[8].shape[0] = 4;
-    g[0].shape[0] = 4;                     /* q's total_seq_len disagrees with v's */
+    g[0].shape[0] = 4; /* q's total_seq_len disagrees with v's */
     assert_int_equal(ref(&c), -1);
     g[0].shape[0] = 5;
-    g[1].shape[1] = NV;                    /* k with 8 heads */
+    g[1].shape[1] = NV; /* k with 8 heads */
     assert_int_equal(ref(&c), -1);
     g[1].shape[1] = NQ;
-    g[9].rank = 0;                         /* scale as a 0-D tensor */
+    g[9].rank = 0; /* scale as a 0-D tensor */
     assert_int_equal(ref(&c), -1);
     g[9].rank = -1;
-    g[8].data = NULL;                      /* no cu_seqlens */
+    g[8].data = NULL; /* no cu_seqlens */
     assert_int_equal(ref(&c), -1);
     g[8].data = c.cu;
     assert_int_equal(ref(&c), 0);
@@ -351,8 +359,8 @@ static void test_bad_arguments(void **unused)
         memcpy(c.cu, bad[i], sizeof bad[i]);
         assert_int_equal(ref(&c), -1);
     }
-    assert_true(c.out[0] == 0x5a5a);       /* rejected before anything is written */
-    static const int64_t good[4] = {0, 0, 5, 5};   /* empty sequences first and last */
+    assert_true(c.out[0] == 0x5a5a);             /* rejected before anything is written */
+    static const int64_t good[4] = {0, 0, 5, 5}; /* empty sequences first and last */
     memcpy(c.cu, good, sizeof good);
     assert_int_equal(ref(&c), 0);
     pcase_free(&c);
@@ -380,7 +388,7 @@ static void check_baseline_case(reference_fn entry, const int64_t *lens, int64_t
     assert_true(ref_out && ref_st);
     memcpy(ref_out, c.out, nout * 2);
     memcpy(ref_st, c.new_state, nst * 4);
-    memset(c.out, 0xff, nout * 2);          /* NaN: every element must be written */
+    memset(c.out, 0xff, nout * 2); /* NaN: every element must be written */
     memset(c.new_state, 0xff, nst * 4);
     assert_int_equal(entry(c.args, NARGS, NULL), 0);
     for (size_t i = 0; i < nout; i++) {
@@ -428,8 +436,7 @@ static void test_cpu_baseline(void **unused)
 /* ---- the shipped workloads and their blobs --------------------------------------------- */
 
 /* The tensor NAME of BLOB must be DTYPE with SHAPE (RANK dims): what the runner checks. */
-static const void *blob_tensor(const safetensors *st, const char *name, kwb_dtype dtype, int rank,
-                               const int64_t *shape)
+static const void *blob_tensor(const safetensors *st, const char *name, kwb_dtype dtype, int rank, const int64_t *shape)
 {
     const st_tensor *t = safetensors_find(st, name);
     if (!t)
@@ -472,8 +479,8 @@ static void test_shipped_workloads(void **unused)
         const int64_t *cu = blob_tensor(st, w->inputs[cu_in].key, KWB_I64, 1, cu_shape);
         const uint16_t *b = blob_tensor(st, w->inputs[b_in].key, KWB_BF16, 2, b_shape);
         if (cu[0] != 0 || cu[n] != total)
-            fail_msg("%s: cu_seqlens runs from %lld to %lld, not 0 to %lld", path, (long long)cu[0],
-                     (long long)cu[n], (long long)total);
+            fail_msg("%s: cu_seqlens runs from %lld to %lld, not 0 to %lld", path, (long long)cu[0], (long long)cu[n],
+                     (long long)total);
         for (int64_t s = 0; s < n; s++)
             if (cu[s + 1] - cu[s] < 1)
                 fail_msg("%s: sequence %lld has %lld tokens", path, (long long)s, (long long)(cu[s + 1] - cu[s]));

@@ -36,10 +36,22 @@ typedef struct gdn_case {
     kwb_arg args[NARGS];
 } gdn_case;
 
-static size_t qk_count(const gdn_case *c) { return (size_t)c->batch * NQ * D; }
-static size_t v_count(const gdn_case *c) { return (size_t)c->batch * NV * D; }
-static size_t gate_count(const gdn_case *c) { return (size_t)c->batch * NV; }
-static size_t state_count(const gdn_case *c) { return (size_t)c->batch * NV * D * D; }
+static size_t qk_count(const gdn_case *c)
+{
+    return (size_t)c->batch * NQ * D;
+}
+static size_t v_count(const gdn_case *c)
+{
+    return (size_t)c->batch * NV * D;
+}
+static size_t gate_count(const gdn_case *c)
+{
+    return (size_t)c->batch * NV;
+}
+static size_t state_count(const gdn_case *c)
+{
+    return (size_t)c->batch * NV * D * D;
+}
 
 /* Allocates zeroed tensors for BATCH and fills the argument array; scale is 0 (default). */
 static void case_init(gdn_case *c, int64_t batch)
@@ -56,10 +68,16 @@ static void case_init(gdn_case *c, int64_t batch)
     c->new_state = calloc(state_count(c) + 1, 4);
     c->a_log = calloc(NV, 4);
     c->dt_bias = calloc(NV, 4);
-    assert_non_null(c->q); assert_non_null(c->k); assert_non_null(c->v);
-    assert_non_null(c->out); assert_non_null(c->a); assert_non_null(c->b);
-    assert_non_null(c->state); assert_non_null(c->new_state);
-    assert_non_null(c->a_log); assert_non_null(c->dt_bias);
+    assert_non_null(c->q);
+    assert_non_null(c->k);
+    assert_non_null(c->v);
+    assert_non_null(c->out);
+    assert_non_null(c->a);
+    assert_non_null(c->b);
+    assert_non_null(c->state);
+    assert_non_null(c->new_state);
+    assert_non_null(c->a_log);
+    assert_non_null(c->dt_bias);
 
     kwb_arg *g = c->args;
     set_arg(&g[0], "q", KWB_BF16, c->q, 4, batch, 1, NQ, D);
@@ -77,8 +95,16 @@ static void case_init(gdn_case *c, int64_t batch)
 
 static void case_free(gdn_case *c)
 {
-    free(c->q); free(c->k); free(c->v); free(c->out); free(c->a); free(c->b);
-    free(c->state); free(c->new_state); free(c->a_log); free(c->dt_bias);
+    free(c->q);
+    free(c->k);
+    free(c->v);
+    free(c->out);
+    free(c->a);
+    free(c->b);
+    free(c->state);
+    free(c->new_state);
+    free(c->a_log);
+    free(c->dt_bias);
 }
 
 static void case_set_scale(gdn_case *c, double scale)
@@ -121,7 +147,7 @@ static void fill_zero_state_case(gdn_case *c)
     for (int h = 0; h < NV; h++) {
         for (int i = 0; i < D; i++)
             c->v[h * D + i] = bf16((i - 64) / 16.0 + h);
-        c->a[h] = bf16(0.25 * h - 1.0);     /* g is irrelevant with a zero state */
+        c->a[h] = bf16(0.25 * h - 1.0); /* g is irrelevant with a zero state */
         c->b[h] = bf16(0.0);
         c->a_log[h] = 0.5f;
         c->dt_bias[h] = -0.25f;
@@ -211,7 +237,7 @@ static void test_gate_only(void **unused)
 
 /* ---- (c) random inputs against a literal float64 transcription of the PyTorch code ---- */
 
-static double naive_softplus(double x)   /* beta 1, threshold 20 */
+static double naive_softplus(double x) /* beta 1, threshold 20 */
 {
     return x * 1.0 > 20.0 ? x : log1p(exp(1.0 * x)) / 1.0;
 }
@@ -232,7 +258,7 @@ static void naive_gdn(const gdn_case *c, double scale, double *output, double *n
         for (int h = 0; h < NV; h++) {
             double q_h[D], k_h[D], v_h[D], old_v[D], new_v[D];
             size_t bh = (size_t)b * NV + (size_t)h;
-            for (int i = 0; i < D; i++) {   /* q_exp = repeat_interleave(q, 2, dim=1) */
+            for (int i = 0; i < D; i++) { /* q_exp = repeat_interleave(q, 2, dim=1) */
                 q_h[i] = dtype_bf16_to_f32(c->q[((size_t)b * NQ + (size_t)h / 2) * D + (size_t)i]);
                 k_h[i] = dtype_bf16_to_f32(c->k[((size_t)b * NQ + (size_t)h / 2) * D + (size_t)i]);
                 v_h[i] = dtype_bf16_to_f32(c->v[bh * D + (size_t)i]);
@@ -240,12 +266,12 @@ static void naive_gdn(const gdn_case *c, double scale, double *output, double *n
             double x = (double)dtype_bf16_to_f32(c->a[bh]) + (double)c->dt_bias[h];
             double g = exp(-exp((double)c->a_log[h]) * naive_softplus(x));
             double beta = 1.0 / (1.0 + exp(-(double)dtype_bf16_to_f32(c->b[bh])));
-            for (int i = 0; i < D; i++)       /* state[b, h].clone().transpose(-1, -2) */
+            for (int i = 0; i < D; i++) /* state[b, h].clone().transpose(-1, -2) */
                 for (int j = 0; j < D; j++)
                     h_state[i * D + j] = c->state[(bh * D + (size_t)j) * D + (size_t)i];
             for (int i = 0; i < D * D; i++)
                 old_state[i] = g * h_state[i];
-            for (int j = 0; j < D; j++) {     /* old_v = k_h @ old_state */
+            for (int j = 0; j < D; j++) { /* old_v = k_h @ old_state */
                 old_v[j] = 0.0;
                 for (int i = 0; i < D; i++)
                     old_v[j] += k_h[i] * old_state[i * D + j];
@@ -259,17 +285,20 @@ static void naive_gdn(const gdn_case *c, double scale, double *output, double *n
                 }
             for (int i = 0; i < D * D; i++)
                 h_state[i] = old_state[i] - remove[i] + update[i];
-            for (int j = 0; j < D; j++) {     /* scale * (q_h @ h_state) */
+            for (int j = 0; j < D; j++) { /* scale * (q_h @ h_state) */
                 double acc = 0.0;
                 for (int i = 0; i < D; i++)
                     acc += q_h[i] * h_state[i * D + j];
                 output[bh * D + (size_t)j] = scale * acc;
             }
-            for (int i = 0; i < D; i++)       /* h_state.transpose(-1, -2) */
+            for (int i = 0; i < D; i++) /* h_state.transpose(-1, -2) */
                 for (int j = 0; j < D; j++)
                     new_state[(bh * D + (size_t)j) * D + (size_t)i] = h_state[i * D + j];
         }
-    free(h_state); free(old_state); free(remove); free(update);
+    free(h_state);
+    free(old_state);
+    free(remove);
+    free(update);
 }
 
 static void check_against_naive(int64_t batch, uint64_t seed, double scale)
@@ -352,7 +381,7 @@ static void check_solution(const char *label, reference_fn entry)
         assert_true(ref_out && ref_state);
         memcpy(ref_out, c.out, v_count(&c) * 2);
         memcpy(ref_state, c.new_state, state_count(&c) * 4);
-        memset(c.out, 0xff, v_count(&c) * 2);             /* NaN: every element must be written */
+        memset(c.out, 0xff, v_count(&c) * 2); /* NaN: every element must be written */
         memset(c.new_state, 0xff, state_count(&c) * 4);
 
         assert_int_equal(entry(c.args, NARGS, NULL), 0);
@@ -360,21 +389,19 @@ static void check_solution(const char *label, reference_fn entry)
         for (size_t i = 0; i < v_count(&c); i++) {
             double x = out_at(&c, i), r = dtype_bf16_to_f32(ref_out[i]);
             if (!close_enough(x, r, 1e-2, 1e-2))
-                fail_msg("%s B=%lld output[%zu] = %g, reference %g", label,
-                         (long long)c.batch, i, x, r);
+                fail_msg("%s B=%lld output[%zu] = %g, reference %g", label, (long long)c.batch, i, x, r);
             if (fabs(x - r) > max_out)
                 max_out = fabs(x - r);
         }
         for (size_t i = 0; i < state_count(&c); i++) {
             double x = c.new_state[i], r = ref_state[i];
             if (!close_enough(x, r, 1e-4, 1e-4))
-                fail_msg("%s B=%lld new_state[%zu] = %.9g, reference %.9g", label,
-                         (long long)c.batch, i, x, r);
+                fail_msg("%s B=%lld new_state[%zu] = %.9g, reference %.9g", label, (long long)c.batch, i, x, r);
             if (fabs(x - r) > max_state)
                 max_state = fabs(x - r);
         }
-        print_message("%s B=%lld: max |output - ref| %.3g, max |new_state - ref| %.3g\n", label,
-                      (long long)c.batch, max_out, max_state);
+        print_message("%s B=%lld: max |output - ref| %.3g, max |new_state - ref| %.3g\n", label, (long long)c.batch,
+                      max_out, max_state);
         assert_int_equal(entry(c.args, NARGS - 1, NULL), -1);
         free(ref_out);
         free(ref_state);
@@ -425,40 +452,40 @@ static void test_bad_arguments(void **unused)
     assert_int_equal(ref_call(args, 0), -1);
     assert_int_equal(ref_call(NULL, NARGS), -1);
 
-    args[0].dtype = KWB_F32;                              /* q as float32 */
+    args[0].dtype = KWB_F32; /* q as float32 */
     assert_int_equal(ref_call(args, NARGS), -1);
     args[0].dtype = KWB_BF16;
-    args[3].dtype = KWB_BF16;                             /* state as bfloat16 */
+    args[3].dtype = KWB_BF16; /* state as bfloat16 */
     assert_int_equal(ref_call(args, NARGS), -1);
     args[3].dtype = KWB_F32;
-    args[9].dtype = KWB_F32;                              /* output as float32 */
+    args[9].dtype = KWB_F32; /* output as float32 */
     assert_int_equal(ref_call(args, NARGS), -1);
     args[9].dtype = KWB_BF16;
-    args[4].dtype = KWB_BF16;                             /* A_log as bfloat16 */
+    args[4].dtype = KWB_BF16; /* A_log as bfloat16 */
     assert_int_equal(ref_call(args, NARGS), -1);
     args[4].dtype = KWB_F32;
-    args[8].dtype = KWB_F16;                              /* scale as float16 */
+    args[8].dtype = KWB_F16; /* scale as float16 */
     assert_int_equal(ref_call(args, NARGS), -1);
     args[8].dtype = KWB_F32;
 
-    args[2].shape[0] = 3;                                 /* v's batch disagrees with q's */
+    args[2].shape[0] = 3; /* v's batch disagrees with q's */
     assert_int_equal(ref_call(args, NARGS), -1);
     args[2].shape[0] = 2;
-    args[1].shape[2] = NV;                                /* k with 8 heads */
+    args[1].shape[2] = NV; /* k with 8 heads */
     assert_int_equal(ref_call(args, NARGS), -1);
     args[1].shape[2] = NQ;
-    args[5].rank = 2;                                     /* a of rank 2 */
+    args[5].rank = 2; /* a of rank 2 */
     assert_int_equal(ref_call(args, NARGS), -1);
     args[5].rank = 3;
-    args[8].rank = 0;                                     /* scale as a 0-D tensor */
+    args[8].rank = 0; /* scale as a 0-D tensor */
     assert_int_equal(ref_call(args, NARGS), -1);
     args[8].rank = -1;
-    args[5].name = "b";                                   /* a and b swapped */
+    args[5].name = "b"; /* a and b swapped */
     args[7].name = "a";
     assert_int_equal(ref_call(args, NARGS), -1);
     args[5].name = "a";
     args[7].name = "b";
-    args[10].data = NULL;                                 /* no new_state buffer */
+    args[10].data = NULL; /* no new_state buffer */
     assert_int_equal(ref_call(args, NARGS), -1);
     args[10].data = c.new_state;
     assert_int_equal(ref_call(args, NARGS), 0);

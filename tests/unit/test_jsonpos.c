@@ -16,26 +16,25 @@ static int line_of(const char *text, const char *pointer)
 }
 
 /* Line numbers are given on the right of each line. */
-static const char NESTED[] =
-    "{\n"                           /* 1 */
-    "  \"a\": {\n"                  /* 2 */
-    "    \"b\": {\n"                /* 3 */
-    "      \"c\": 1,\n"             /* 4 */
-    "      \"d\": [true, false]\n"  /* 5 */
-    "    }\n"                       /* 6 */
-    "  },\n"                        /* 7 */
-    "  \"arr\": [\n"                /* 8 */
-    "    10,\n"                     /* 9 */
-    "    {\"x\": 2,\n"              /* 10 */
-    "     \"y\": 3},\n"             /* 11 */
-    "    [\n"                       /* 12 */
-    "      \"p\",\n"                /* 13 */
-    "      \"q\"\n"                 /* 14 */
-    "    ]\n"                       /* 15 */
-    "  ],\n"                        /* 16 */
-    "  \"late\":\n"                 /* 17 */
-    "     \"value on the next line\"\n" /* 18 */
-    "}\n";                          /* 19 */
+static const char NESTED[] = "{\n"                               /* 1 */
+                             "  \"a\": {\n"                      /* 2 */
+                             "    \"b\": {\n"                    /* 3 */
+                             "      \"c\": 1,\n"                 /* 4 */
+                             "      \"d\": [true, false]\n"      /* 5 */
+                             "    }\n"                           /* 6 */
+                             "  },\n"                            /* 7 */
+                             "  \"arr\": [\n"                    /* 8 */
+                             "    10,\n"                         /* 9 */
+                             "    {\"x\": 2,\n"                  /* 10 */
+                             "     \"y\": 3},\n"                 /* 11 */
+                             "    [\n"                           /* 12 */
+                             "      \"p\",\n"                    /* 13 */
+                             "      \"q\"\n"                     /* 14 */
+                             "    ]\n"                           /* 15 */
+                             "  ],\n"                            /* 16 */
+                             "  \"late\":\n"                     /* 17 */
+                             "     \"value on the next line\"\n" /* 18 */
+                             "}\n";                              /* 19 */
 
 static void test_nested_keys(void **state)
 {
@@ -94,44 +93,42 @@ static void test_empty_pointer(void **state)
     assert_int_equal(jsonpos_line("{\"a\": 1}\n{\"b\": 2}", 8, "/b"), 1);
 }
 
-static const char ESCAPED[] =
-    "{\n"                       /* 1 */
-    "  \"a/b\": 1,\n"           /* 2 */
-    "  \"m~n\": 2,\n"           /* 3 */
-    "  \"~1\": 3,\n"            /* 4 */
-    "  \"a\": {\"b\": 4},\n"    /* 5 */
-    "  \"x~\": {\n"             /* 6 */
-    "    \"/\": 5\n"            /* 7 */
-    "  },\n"                    /* 8 */
-    "  \"\": 6,\n"              /* 9 */
-    "  \"q\\\"k\": 7\n"         /* 10: the key q"k, written with an escaped quote */
-    "}\n";
+static const char ESCAPED[] = "{\n"                    /* 1 */
+                              "  \"a/b\": 1,\n"        /* 2 */
+                              "  \"m~n\": 2,\n"        /* 3 */
+                              "  \"~1\": 3,\n"         /* 4 */
+                              "  \"a\": {\"b\": 4},\n" /* 5 */
+                              "  \"x~\": {\n"          /* 6 */
+                              "    \"/\": 5\n"         /* 7 */
+                              "  },\n"                 /* 8 */
+                              "  \"\": 6,\n"           /* 9 */
+                              "  \"q\\\"k\": 7\n"      /* 10: the key q"k, written with an escaped quote */
+                              "}\n";
 
 static void test_escaped_keys(void **state)
 {
     (void)state;
-    assert_int_equal(line_of(ESCAPED, "/a~1b"), 2);      /* ~1 is '/' */
-    assert_int_equal(line_of(ESCAPED, "/a/b"), 5);       /* two tokens, not "a/b" */
-    assert_int_equal(line_of(ESCAPED, "/m~0n"), 3);      /* ~0 is '~' */
-    assert_int_equal(line_of(ESCAPED, "/~01"), 4);       /* "~01" is "~1", not "~/" or "/" */
+    assert_int_equal(line_of(ESCAPED, "/a~1b"), 2); /* ~1 is '/' */
+    assert_int_equal(line_of(ESCAPED, "/a/b"), 5);  /* two tokens, not "a/b" */
+    assert_int_equal(line_of(ESCAPED, "/m~0n"), 3); /* ~0 is '~' */
+    assert_int_equal(line_of(ESCAPED, "/~01"), 4);  /* "~01" is "~1", not "~/" or "/" */
     assert_int_equal(line_of(ESCAPED, "/x~0/~1"), 7);
-    assert_int_equal(line_of(ESCAPED, "/"), 9);          /* the empty key */
-    assert_int_equal(line_of(ESCAPED, "/q\"k"), 10);     /* JSON escapes in the key are decoded */
-    assert_int_equal(line_of(ESCAPED, "/m~1n"), 1);      /* "m/n" is no key */
-    assert_int_equal(line_of(ESCAPED, "/a~0b"), 1);      /* "a~b" is no key */
+    assert_int_equal(line_of(ESCAPED, "/"), 9);      /* the empty key */
+    assert_int_equal(line_of(ESCAPED, "/q\"k"), 10); /* JSON escapes in the key are decoded */
+    assert_int_equal(line_of(ESCAPED, "/m~1n"), 1);  /* "m/n" is no key */
+    assert_int_equal(line_of(ESCAPED, "/a~0b"), 1);  /* "a~b" is no key */
 }
 
 /* The pointer's key appears first as a string value, and as a key in a nested object. */
-static const char DECOY[] =
-    "{\n"                                   /* 1 */
-    "  \"name\": \"dtype\",\n"              /* 2 */
-    "  \"list\": [\"dtype\", {\"dtype\": 0}],\n" /* 3 */
-    "  \"inner\": {\n"                      /* 4 */
-    "    \"dtype\": \"float32\"\n"          /* 5 */
-    "  },\n"                                /* 6 */
-    "  \"note\": \"\\\"dtype\\\": 1\",\n"   /* 7: a string holding "dtype": 1 */
-    "  \"dtype\": \"bfloat16\"\n"           /* 8 */
-    "}\n";
+static const char DECOY[] = "{\n"                                        /* 1 */
+                            "  \"name\": \"dtype\",\n"                   /* 2 */
+                            "  \"list\": [\"dtype\", {\"dtype\": 0}],\n" /* 3 */
+                            "  \"inner\": {\n"                           /* 4 */
+                            "    \"dtype\": \"float32\"\n"               /* 5 */
+                            "  },\n"                                     /* 6 */
+                            "  \"note\": \"\\\"dtype\\\": 1\",\n"        /* 7: a string holding "dtype": 1 */
+                            "  \"dtype\": \"bfloat16\"\n"                /* 8 */
+                            "}\n";
 
 static void test_key_seen_earlier_as_value(void **state)
 {
@@ -146,16 +143,16 @@ static void test_key_seen_earlier_as_value(void **state)
 /* Strings with escaped newlines, escaped quotes, brackets and backslashes must not move the
  * line count or end the string early. */
 static const char STRINGS[] =
-    "{\n"                                                  /* 1 */
+    "{\n"                                                                                    /* 1 */
     "  \"reference\": \"import torch\\n\\ndef run(x):\\n    return {\\\"a\\\": [x]}\\n\",\n" /* 2 */
-    "  \"quote\": \"he said \\\"}\\\" and {[\\\"\",\n"      /* 3 */
-    "  \"backslash\": \"ends in a backslash \\\\\",\n"      /* 4 */
-    "  \"tricky\": \"\\\\\\\"\",\n"                         /* 5: \\\" = backslash, quote */
-    "  \"unicode\": \"\\u00e9\\u2028\",\n"                  /* 6 */
-    "  \"after\": {\n"                                     /* 7 */
-    "    \"k\": [1,\n"                                     /* 8 */
-    "            2]\n"                                     /* 9 */
-    "  }\n"                                                /* 10 */
+    "  \"quote\": \"he said \\\"}\\\" and {[\\\"\",\n"                                       /* 3 */
+    "  \"backslash\": \"ends in a backslash \\\\\",\n"                                       /* 4 */
+    "  \"tricky\": \"\\\\\\\"\",\n"        /* 5: \\\" = backslash, quote */
+    "  \"unicode\": \"\\u00e9\\u2028\",\n" /* 6 */
+    "  \"after\": {\n"                     /* 7 */
+    "    \"k\": [1,\n"                     /* 8 */
+    "            2]\n"                     /* 9 */
+    "  }\n"                                /* 10 */
     "}\n";
 
 static void test_strings_with_escapes(void **state)
@@ -196,11 +193,10 @@ static void test_single_line(void **state)
 static void test_unicode_escaped_key(void **state)
 {
     (void)state;
-    const char *text =
-        "{\n"
-        "  \"\\u0041BC\": 1,\n"   /* the key "ABC" */
-        "  \"x\\ty\": 2\n"        /* the key "x<TAB>y" */
-        "}\n";
+    const char *text = "{\n"
+                       "  \"\\u0041BC\": 1,\n" /* the key "ABC" */
+                       "  \"x\\ty\": 2\n"      /* the key "x<TAB>y" */
+                       "}\n";
     assert_int_equal(line_of(text, "/ABC"), 2);
     assert_int_equal(line_of(text, "/x\ty"), 3);
 }

@@ -192,8 +192,8 @@ static moe_case *case_new(float *logits, uint16_t *bias, int64_t t, int offset)
     rng_fill(c->hidden_scale, KWB_F32, (size_t)MOE_HB * (size_t)t, 2);
     rng_fill(c->w1_scale, KWB_F32, MOE_EL * MOE_N1B * MOE_HB, 3);
     rng_fill(c->w2_scale, KWB_F32, MOE_EL * MOE_HB * MOE_IB, 4);
-    void *data[MOE_NARGS] = {logits, bias, c->hidden, c->hidden_scale, c->w1, c->w1_scale, c->w2, c->w2_scale,
-                             NULL, NULL, c->out};
+    void *data[MOE_NARGS] = {logits,      bias, c->hidden, c->hidden_scale, c->w1, c->w1_scale, c->w2,
+                             c->w2_scale, NULL, NULL,      c->out};
     for (int i = 0; i < MOE_NARGS; i++)
         set_arg(&c->args[i], i, t, data[i]);
     c->args[MOE_OFFSET].i = offset;
@@ -282,8 +282,13 @@ static void check_workload(const char *prefix, int64_t want_tokens)
     free(want);
     free(idx);
     free(wt);
-    free(c->hidden); free(c->hidden_scale); free(c->w1); free(c->w2);
-    free(c->w1_scale); free(c->w2_scale); free(c->out);
+    free(c->hidden);
+    free(c->hidden_scale);
+    free(c->w1);
+    free(c->w2);
+    free(c->w1_scale);
+    free(c->w2_scale);
+    free(c->out);
     free(c);
     free(logits);
     free(bias);
@@ -320,14 +325,18 @@ static void test_cost_values(void **state)
     const char *names[3] = {"active_experts", "local_pairs", "routed_tokens"};
     int64_t v[3];
     in[MOE_OFFSET].i = 0;
-    assert_int_equal(kwb_cost_moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048(in, MOE_OUTPUT, names, 3, v), 0);
+    assert_int_equal(kwb_cost_moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048(in, MOE_OUTPUT, names, 3, v),
+                     0);
     assert_true(v[0] == 8 && v[1] == 8 * T && v[2] == T);
     in[MOE_OFFSET].i = 32;
-    assert_int_equal(kwb_cost_moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048(in, MOE_OUTPUT, names, 3, v), 0);
+    assert_int_equal(kwb_cost_moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048(in, MOE_OUTPUT, names, 3, v),
+                     0);
     assert_true(v[0] == 0 && v[1] == 0 && v[2] == 0);
     const char *unknown[1] = {"tokens"};
-    assert_int_equal(kwb_cost_moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048(in, MOE_OUTPUT, unknown, 1, v), -1);
-    assert_int_equal(kwb_cost_moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048(in, MOE_OUTPUT - 1, names, 3, v), -1);
+    assert_int_equal(
+        kwb_cost_moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048(in, MOE_OUTPUT, unknown, 1, v), -1);
+    assert_int_equal(
+        kwb_cost_moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048(in, MOE_OUTPUT - 1, names, 3, v), -1);
 }
 
 /* Wrong count, name, dtype, shape or a missing tensor: -1, nothing read. */
@@ -347,12 +356,12 @@ static void test_arguments_refused(void **state)
     a[MOE_BIAS].dtype = KWB_F32;
     assert_int_equal(ref(a, MOE_NARGS, NULL), -1);
     a[MOE_BIAS].dtype = KWB_BF16;
-    a[MOE_HIDDEN_SCALE].shape[0] = 3;   /* [T, 56] instead of block-major [56, T] */
+    a[MOE_HIDDEN_SCALE].shape[0] = 3; /* [T, 56] instead of block-major [56, T] */
     a[MOE_HIDDEN_SCALE].shape[1] = MOE_HB;
     assert_int_equal(ref(a, MOE_NARGS, NULL), -1);
     a[MOE_HIDDEN_SCALE].shape[0] = MOE_HB;
     a[MOE_HIDDEN_SCALE].shape[1] = 3;
-    a[MOE_OUTPUT].shape[0] = 4;         /* seq_len disagrees with routing_logits */
+    a[MOE_OUTPUT].shape[0] = 4; /* seq_len disagrees with routing_logits */
     assert_int_equal(ref(a, MOE_NARGS, NULL), -1);
     a[MOE_OUTPUT].shape[0] = 3;
     a[MOE_W1].data = NULL;

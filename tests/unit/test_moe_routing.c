@@ -141,7 +141,7 @@ static void test_bias_chooses_not_weighs(void **state)
         bias[e] = -1.0f;
     route_one(logits, bias, idx, w);
     for (int k = 0; k < K; k++)
-        assert_true(idx[k] >= 32 && idx[k] < 160);   /* groups 1-4 */
+        assert_true(idx[k] >= 32 && idx[k] < 160); /* groups 1-4 */
 }
 
 /* Weights are s / (sum of the chosen s) * scale: two experts of unequal scores. */

@@ -67,9 +67,9 @@ static void test_short_name(void **state)
 {
     (void)state;
     char b[64];
-    assert_string_equal(profile_short_name("_Z17gdn_decode_kernelPK13__nv_bfloat16S1_S1_PKfS3_S1_S3_S1_fPS_Pf", b,
-                                           sizeof b),
-                        "gdn_decode_kernel");
+    assert_string_equal(
+        profile_short_name("_Z17gdn_decode_kernelPK13__nv_bfloat16S1_S1_PKfS3_S1_S3_S1_fPS_Pf", b, sizeof b),
+        "gdn_decode_kernel");
     assert_string_equal(profile_short_name("_ZN2ns4kernIiEEvPT_", b, sizeof b), "kern");
     assert_string_equal(profile_short_name("_ZL14gdn_ref_kernelPKt", b, sizeof b), "gdn_ref_kernel");
     assert_string_equal(profile_short_name("__nv_static_51__8e0b_ZL4stepPf", b, sizeof b), "step");
@@ -134,7 +134,7 @@ static void test_candidate_rows(void **state)
     assert_string_equal(str(doc, "tool"), "ncu");
     assert_true(json_is_null(json_object_get(doc, "note")));
     json_t *ks = json_object_get(doc, "kernels");
-    assert_int_equal(json_array_size(ks), 1);  /* the reference's and kwb's kernels are left out */
+    assert_int_equal(json_array_size(ks), 1); /* the reference's and kwb's kernels are left out */
     json_t *k = json_array_get(ks, 0);
     assert_string_equal(str(k, "name"), "gdn_decode_kernel");
     assert_true(fabs(num(k, "duration_us") - 20.512) < 1e-9);
@@ -162,14 +162,14 @@ static void test_candidate_rows(void **state)
 static void test_launch_bound(void **state)
 {
     (void)state;
-    profile_call call = {.median_ms = 0.1, .gpu_wall = 1};  /* 20.5 us of kernels in a 100 us call */
+    profile_call call = {.median_ms = 0.1, .gpu_wall = 1}; /* 20.5 us of kernels in a 100 us call */
     json_t *doc = synthetic_profile(call);
     json_t *b = json_object_get(doc, "bottleneck");
     assert_string_equal(str(b, "class"), "launch-bound");
     assert_non_null(strstr(str(b, "evidence"), "GPU busy 21% of the call (1 kernels)"));
     assert_true(num(doc, "wall_us") == 100);
     json_decref(doc);
-    call.gpu_wall = 0;  /* a cpu wall is no GPU span */
+    call.gpu_wall = 0; /* a cpu wall is no GPU span */
     doc = synthetic_profile(call);
     assert_string_equal(str(json_object_get(doc, "bottleneck"), "class"), "memory-bound");
     json_decref(doc);
@@ -248,9 +248,9 @@ static void test_real_captures(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_filter),          cmocka_unit_test(test_short_name),
-        cmocka_unit_test(test_candidate_rows),  cmocka_unit_test(test_launch_bound),
-        cmocka_unit_test(test_roofline_only),   cmocka_unit_test(test_print),
+        cmocka_unit_test(test_filter),         cmocka_unit_test(test_short_name),
+        cmocka_unit_test(test_candidate_rows), cmocka_unit_test(test_launch_bound),
+        cmocka_unit_test(test_roofline_only),  cmocka_unit_test(test_print),
         cmocka_unit_test(test_real_captures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -30,13 +30,13 @@ static void test_clip(void **state)
     prompt_clip(big.s, 2000, &out);
     assert_true(out.len < 2100);
     assert_true(out.len > 1700);
-    assert_non_null(strstr(out.s, "line 0000 of"));           /* head kept */
+    assert_non_null(strstr(out.s, "line 0000 of"));                 /* head kept */
     assert_non_null(strstr(out.s, "line 0999 of the long part\n")); /* tail kept */
     const char *m = strstr(out.s, "[... ");
     assert_non_null(m);
     assert_non_null(strstr(m, " bytes ("));
     assert_non_null(strstr(m, " lines) cut by kwb ...]\n"));
-    assert_true(m[-1] == '\n');                                /* cut at a line end */
+    assert_true(m[-1] == '\n'); /* cut at a line end */
     assert_null(strstr(out.s, "line 0500 of"));
     strbuf_free(&out);
     strbuf_free(&big);
@@ -45,8 +45,7 @@ static void test_clip(void **state)
 static void test_prompt_parts(void **state)
 {
     (void)state;
-    solution_source src[2] = {{"k.c", "int kwb_entry(void) { return 0; }\n", 35},
-                              {"k.h", "#define LANES 8\n", 16}};
+    solution_source src[2] = {{"k.c", "int kwb_entry(void) { return 0; }\n", 35}, {"k.h", "#define LANES 8\n", 16}};
     solution k = {.language = "c", .sources = src, .nsources = 2};
     const char *scope[] = {"*.cuh"};
     strbuf att;
@@ -69,8 +68,9 @@ static void test_prompt_parts(void **state)
     strbuf_init(&sys);
     strbuf_init(&user);
     prompt_system(&p, &sys);
-    assert_non_null(strstr(sys.s, "Edit only these files (paths relative to the solution folder): k.c k.h; new files only "
-                                  "where the direction's scope allows: *.cuh."));
+    assert_non_null(strstr(sys.s,
+                           "Edit only these files (paths relative to the solution folder): k.c k.h; new files only "
+                           "where the direction's scope allows: *.cuh."));
     assert_non_null(strstr(sys.s, "<<<<<<< SEARCH\n"));
     assert_non_null(strstr(sys.s, ">>>>>>> REPLACE\n"));
     prompt_budget b = prompt_budget_default();

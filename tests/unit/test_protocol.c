@@ -60,7 +60,7 @@ static void test_job_defaults(void **state)
     assert_policy_equal(&job.reference_timing, &r);
     assert_true(job.seed == 1);
     assert_int_equal(job.want_samples, 0);
-    protocol_job_free(&job);  /* freeing defaults is safe */
+    protocol_job_free(&job); /* freeing defaults is safe */
 }
 
 static const char WORKLOADS[] =
@@ -93,7 +93,7 @@ static void full_job(runner_job *job)
     job->check = (check_policy){0.5, 0.25, 0.9};
     job->timing = (timing_policy){0.125, 12, 0.2, 1.5, 0.03, 1, 0, 0.0075};
     job->reference_timing = (timing_policy){0.0625, 4, 0.0, 0.7, 0.1, 0, 0, 0};
-    job->seed = 0xfedcba9876543210ULL;  /* above INT64_MAX */
+    job->seed = 0xfedcba9876543210ULL; /* above INT64_MAX */
     job->want_samples = 1;
     job->sandbox_off = 1;
     job->scratch = strdup("/tmp/kwb-scratch-x");
@@ -204,20 +204,50 @@ static int decode_edited(void (*edit)(json_t *), kwb_error *err)
     memset(err, 0, sizeof *err);
     int rc = protocol_job_decode(line, &back, err);
     free(line);
-    protocol_job_free(&back);  /* also after a failure */
+    protocol_job_free(&back); /* also after a failure */
     return rc;
 }
 
-static void edit_nothing(json_t *o) { (void)o; }
-static void edit_proto2(json_t *o) { json_object_set_new(o, "proto", json_integer(2)); }
-static void edit_no_proto(json_t *o) { json_object_del(o, "proto"); }
-static void edit_no_device(json_t *o) { json_object_del(o, "device"); }
-static void edit_no_definition(json_t *o) { json_object_del(o, "definition"); }
-static void edit_no_workloads(json_t *o) { json_object_del(o, "workloads"); }
-static void edit_workloads_object(json_t *o) { json_object_set_new(o, "workloads", json_object()); }
-static void edit_no_timing(json_t *o) { json_object_del(o, "timing"); }
-static void edit_no_atol(json_t *o) { json_object_del(json_object_get(o, "check"), "atol"); }
-static void edit_no_rsd(json_t *o) { json_object_del(json_object_get(o, "reference_timing"), "rsd_target"); }
+static void edit_nothing(json_t *o)
+{
+    (void)o;
+}
+static void edit_proto2(json_t *o)
+{
+    json_object_set_new(o, "proto", json_integer(2));
+}
+static void edit_no_proto(json_t *o)
+{
+    json_object_del(o, "proto");
+}
+static void edit_no_device(json_t *o)
+{
+    json_object_del(o, "device");
+}
+static void edit_no_definition(json_t *o)
+{
+    json_object_del(o, "definition");
+}
+static void edit_no_workloads(json_t *o)
+{
+    json_object_del(o, "workloads");
+}
+static void edit_workloads_object(json_t *o)
+{
+    json_object_set_new(o, "workloads", json_object());
+}
+static void edit_no_timing(json_t *o)
+{
+    json_object_del(o, "timing");
+}
+static void edit_no_atol(json_t *o)
+{
+    json_object_del(json_object_get(o, "check"), "atol");
+}
+static void edit_no_rsd(json_t *o)
+{
+    json_object_del(json_object_get(o, "reference_timing"), "rsd_target");
+}
 static void edit_no_symbol(json_t *o)
 {
     json_object_del(json_array_get(json_object_get(o, "solutions"), 1), "symbol");
@@ -315,10 +345,22 @@ static void test_job_decode_defaults_optional(void **state)
     protocol_job_free(&back);
 }
 
-static void edit_dump_trial_negative(json_t *o) { json_object_set_new(o, "dump_trial", json_integer(-1)); }
-static void edit_dump_trial_text(json_t *o) { json_object_set_new(o, "dump_trial", json_string("0")); }
-static void edit_dump_dir_number(json_t *o) { json_object_set_new(o, "dump_dir", json_integer(3)); }
-static void edit_dump_dir_empty(json_t *o) { json_object_set_new(o, "dump_dir", json_string("")); }
+static void edit_dump_trial_negative(json_t *o)
+{
+    json_object_set_new(o, "dump_trial", json_integer(-1));
+}
+static void edit_dump_trial_text(json_t *o)
+{
+    json_object_set_new(o, "dump_trial", json_string("0"));
+}
+static void edit_dump_dir_number(json_t *o)
+{
+    json_object_set_new(o, "dump_dir", json_integer(3));
+}
+static void edit_dump_dir_empty(json_t *o)
+{
+    json_object_set_new(o, "dump_dir", json_string(""));
+}
 static void edit_dump(json_t *o)
 {
     json_object_set_new(o, "dump_dir", json_string("/tmp/dump here"));
@@ -399,7 +441,8 @@ static void test_job_reference(void **state)
 static void test_event_nonfinite(void **state)
 {
     (void)state;
-    json_t *n = protocol_real(NAN), *p = protocol_real(INFINITY), *m = protocol_real(-INFINITY), *f = protocol_real(0.5);
+    json_t *n = protocol_real(NAN), *p = protocol_real(INFINITY), *m = protocol_real(-INFINITY),
+           *f = protocol_real(0.5);
     assert_string_equal(json_string_value(n), "NaN");
     assert_string_equal(json_string_value(p), "Infinity");
     assert_string_equal(json_string_value(m), "-Infinity");
@@ -483,7 +526,7 @@ static void test_event_parse_fields(void **state)
     exact(e.matched_ratio, 0.9);
     assert_null(e.status);
     assert_null(e.message);
-    assert_int_equal(e.timing.n, 0);  /* only timing events carry a summary */
+    assert_int_equal(e.timing.n, 0); /* only timing events carry a summary */
     protocol_event_free(&e);
 
     const char *end = "{\"proto\":1,\"event\":\"workload-end\",\"uuid\":\"u2\",\"status\":\"INCORRECT_NUMERICAL\","
@@ -524,9 +567,14 @@ static void test_event_parse_rejects(void **state)
 {
     (void)state;
     const char *bad[] = {
-        "{\"event\":\"hello\"}", "{\"proto\":1}", "{\"proto\":2,\"event\":\"hello\"}",
-        "{\"proto\":\"1\",\"event\":\"hello\"}", "{\"proto\":1,\"event\":5}", "{\"proto\":1.0,\"event\":\"bye\"}",
-        "[1,2]", "{}",
+        "{\"event\":\"hello\"}",
+        "{\"proto\":1}",
+        "{\"proto\":2,\"event\":\"hello\"}",
+        "{\"proto\":\"1\",\"event\":\"hello\"}",
+        "{\"proto\":1,\"event\":5}",
+        "{\"proto\":1.0,\"event\":\"bye\"}",
+        "[1,2]",
+        "{}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         runner_event e;
@@ -536,7 +584,7 @@ static void test_event_parse_rejects(void **state)
             fail_msg("parse of '%s' gave %d", bad[i], rc);
         assert_has(err.msg, "\"proto\":1");
         assert_null(e.json);
-        protocol_event_free(&e);  /* safe after a failure */
+        protocol_event_free(&e); /* safe after a failure */
     }
     const char *notjson[] = {"", "hello", "{\"proto\":1,\"event\":\"bye\"", "{\"proto\":1} trailing"};
     for (size_t i = 0; i < sizeof notjson / sizeof notjson[0]; i++) {
@@ -582,9 +630,9 @@ static void test_write_line(void **state)
 
     assert_true(len > 1);
     assert_int_equal(buf[len - 1], '\n');
-    assert_ptr_equal(strchr(buf, '\n'), buf + len - 1);  /* exactly one newline, at the end */
+    assert_ptr_equal(strchr(buf, '\n'), buf + len - 1); /* exactly one newline, at the end */
     assert_int_equal(strlen(buf), len);
-    assert_null(strstr(buf, "\": "));  /* compact: no space after separators */
+    assert_null(strstr(buf, "\": ")); /* compact: no space after separators */
     assert_null(strstr(buf, "\", \""));
 
     runner_event e;

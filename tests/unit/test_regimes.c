@@ -43,7 +43,7 @@ static void test_heavy_isolated(void **state)
 {
     (void)state;
     double key[] = {1, 2, 3, 4, 5, 6};
-    double lat[] = {1, 1, 12, 1, 4, 1};   /* total 20; size 3 holds 60% */
+    double lat[] = {1, 1, 12, 1, 4, 1}; /* total 20; size 3 holds 60% */
     int assign[6];
     regime r[REGIMES_MAX];
     int k = regimes_split(key, lat, 6, r, assign);

@@ -50,7 +50,7 @@ static json_t *load(const char *text)
 static char *render(const json_t *model, const char *format)
 {
     strbuf sb;
-    kwb_error err = { "" };
+    kwb_error err = {""};
     strbuf_init(&sb);
     if (report_render(model, format, &sb, &err) != 0)
         fail_msg("report_render %s: %s", format, err.msg);
@@ -63,7 +63,7 @@ static char *render(const json_t *model, const char *format)
 static void expect_error(const json_t *model, const char *format, const char *want)
 {
     strbuf sb;
-    kwb_error err = { "" };
+    kwb_error err = {""};
     strbuf_init(&sb);
     strbuf_puts(&sb, "kept");
     assert_int_equal(report_render(model, format, &sb, &err), -1);
@@ -296,7 +296,7 @@ static void test_appends(void **state)
 
 static json_t *realistic_workload(int i)
 {
-    static const int batch[] = { 1, 2, 4, 8, 16, 32, 64, 128 };
+    static const int batch[] = {1, 2, 4, 8, 16, 32, 64, 128};
     static const char *const uuids[] = {
         "901e5104-3c1f-4f0a-9d3e-1a2b3c4d5e6f", "a47c2e19-88d0-4b61-b1c2-7f3e9a0d4c21",
         "0f3d9b2a-5e71-4c8a-a6d4-2b9e8f1c7a30", "6b8e1f47-0a2d-4d93-8c5b-e4f7a1b2c3d4",
@@ -306,15 +306,15 @@ static json_t *realistic_workload(int i)
     double base = 0.09 + 0.028 * batch[i];
     double best = i == 5 ? 0 : base / (1.4 + 0.7 * (i % 4) + 0.3 * i);
     json_t *w = json_pack("{s:s, s:{s:i}, s:s, s:f, s:f}", "uuid", uuids[i], "axes", "batch_size", batch[i], "status",
-                          i == 5 ? "INCORRECT_NUMERICAL" : "PASSED", "baseline_ms", base, "reference_ms",
-                          base * 0.93);
+                          i == 5 ? "INCORRECT_NUMERICAL" : "PASSED", "baseline_ms", base, "reference_ms", base * 0.93);
     if (i == 5) {
         json_object_set_new(w, "best_ms", json_null());
         json_object_set_new(w, "speedup", json_null());
         json_object_set_new(w, "max_abs", json_real(0.031));
         json_object_set_new(w, "max_rel", json_real(4.2));
-        json_object_set_new(w, "message", json_string("output 'o': 412 of 4096 elements off; first at [3, 17]: "
-                                                      "got 0.52, expected 0.49 <script>alert(1)</script>"));
+        json_object_set_new(w, "message",
+                            json_string("output 'o': 412 of 4096 elements off; first at [3, 17]: "
+                                        "got 0.52, expected 0.49 <script>alert(1)</script>"));
     } else {
         json_object_set_new(w, "best_ms", json_real(best));
         json_object_set_new(w, "speedup", json_real(base / best));
@@ -327,28 +327,28 @@ static json_t *realistic_workload(int i)
 
 static json_t *realistic_model(void)
 {
-    static const char *const names[] = { "baseline", "fused-passes", "vector-state", "tiled-v8",
-                                         "unrolled-k", "prefetch", "tiled-v8-unroll" };
-    static const char *const titles[] = { "fuse passes", "vectorize the state update", "tile v by 8",
-                                          "unroll the k loop", "software prefetch", "combine tiling and unrolling" };
-    static const double speedups[] = { 1.55, 2.1, 2.05, 2.9, 2.9, 3.4 };
-    json_t *m = json_pack("{s:s, s:s, s:s, s:[], s:[], s:[], s:[]}", "session", "s1", "definition",
-                          "gdn_decode_qk4_v8_d128_k_last", "device", "cpu", "candidates", "rounds", "workloads",
-                          "traces");
+    static const char *const names[] = {"baseline",   "fused-passes", "vector-state",   "tiled-v8",
+                                        "unrolled-k", "prefetch",     "tiled-v8-unroll"};
+    static const char *const titles[] = {"fuse passes",       "vectorize the state update",
+                                         "tile v by 8",       "unroll the k loop",
+                                         "software prefetch", "combine tiling and unrolling"};
+    static const double speedups[] = {1.55, 2.1, 2.05, 2.9, 2.9, 3.4};
+    json_t *m =
+        json_pack("{s:s, s:s, s:s, s:[], s:[], s:[], s:[]}", "session", "s1", "definition",
+                  "gdn_decode_qk4_v8_d128_k_last", "device", "cpu", "candidates", "rounds", "workloads", "traces");
     for (int i = 0; i < 7; i++) {
         char commit[41];
         snprintf(commit, sizeof commit, "%08x%032x", 0xabc123u + (unsigned)i * 7919u, (unsigned)i);
         json_array_append_new(json_object_get(m, "candidates"),
                               json_pack("{s:i, s:s, s:o, s:s, s:s, s:s, s:f}", "id", i + 1, "name", names[i], "parent",
-                                        i ? json_integer(i) : json_null(), "origin", i ? "agent" : "baseline",
-                                        "commit", commit, "state", "evaluated", "mean_ms",
-                                        0.81 / (i ? speedups[i - 1] : 1.0)));
+                                        i ? json_integer(i) : json_null(), "origin", i ? "agent" : "baseline", "commit",
+                                        commit, "state", "evaluated", "mean_ms", 0.81 / (i ? speedups[i - 1] : 1.0)));
     }
     for (int r = 0; r < 6; r++)
         json_array_append_new(json_object_get(m, "rounds"),
-                              json_pack("{s:i, s:s, s:s, s:i, s:f, s:f}", "number", r + 1, "title", titles[r],
-                                        "state", "done", "candidate", r + 2, "best_mean_ms", 0.81 / speedups[r],
-                                        "speedup", speedups[r]));
+                              json_pack("{s:i, s:s, s:s, s:i, s:f, s:f}", "number", r + 1, "title", titles[r], "state",
+                                        "done", "candidate", r + 2, "best_mean_ms", 0.81 / speedups[r], "speedup",
+                                        speedups[r]));
     for (int i = 0; i < 8; i++) {
         json_t *w = realistic_workload(i);
         json_array_append_new(json_object_get(m, "traces"),
@@ -402,14 +402,14 @@ static void test_html_crowded(void **state)
     json_t *rounds = json_array();
     for (int r = 0; r < 20; r++) {
         double sp = r < 4 ? 1.0 : r < 12 ? 1.12 + 0.001 * r : 1.35;
-        json_array_append_new(rounds, json_pack("{s:i, s:s, s:s, s:i, s:f, s:f}", "number", r + 1, "title", "tile",
-                                                "state", "done", "candidate", 2, "best_mean_ms", 0.81 / sp, "speedup",
-                                                sp));
+        json_array_append_new(rounds,
+                              json_pack("{s:i, s:s, s:s, s:i, s:f, s:f}", "number", r + 1, "title", "tile", "state",
+                                        "done", "candidate", 2, "best_mean_ms", 0.81 / sp, "speedup", sp));
     }
     json_object_set_new(m, "rounds", rounds);
     char *html = render(m, "html");
     assert_int_equal(count(html, "<circle class=\"pt\""), 20);
-    assert_true(count(html, "&#215;</text>") >= 4);  /* some labels (and the baseline's) are drawn */
+    assert_true(count(html, "&#215;</text>") >= 4); /* some labels (and the baseline's) are drawn */
     write_page_for("REPORT_HTML_CROWDED_OUT", html);
     free(html);
     json_decref(m);

@@ -45,13 +45,13 @@ static void test_key_determinism(void **state)
     (void)state;
     uint64_t k = rng_key(42, "wl-0001", 2, 3);
     assert_true(rng_key(42, "wl-0001", 2, 3) == k);
-    char uuid[] = "wl-0001";  /* same contents, other storage */
+    char uuid[] = "wl-0001"; /* same contents, other storage */
     assert_true(rng_key(42, uuid, 2, 3) == k);
 
     uint64_t others[] = {
         rng_key(43, "wl-0001", 2, 3), rng_key(42, "wl-0002", 2, 3), rng_key(42, "wl-0001", 3, 3),
         rng_key(42, "wl-0001", 2, 4), rng_key(42, "wl-0001", 3, 2), rng_key(42, "", 2, 3),
-        rng_key(0, "wl-0001", 2, 3), rng_key(42, "wl-000", 2, 3), rng_key(42, "wl-0001", -1, 3),
+        rng_key(0, "wl-0001", 2, 3),  rng_key(42, "wl-000", 2, 3),  rng_key(42, "wl-0001", -1, 3),
         rng_key(42, "wl-0001", 2, 0),
     };
     size_t n = sizeof others / sizeof others[0];
@@ -141,10 +141,9 @@ static void test_normal_distribution(void **state)
     double m3 = s3 / n - 3 * mean * s2 / n + 2 * mean * mean * mean;
     double m4 = s4 / n - 4 * mean * s3 / n + 6 * mean * mean * s2 / n - 3 * mean * mean * mean * mean;
     double skew = m3 / pow(var, 1.5), kurt = m4 / (var * var);
-    if (!(fabs(mean) < 0.01 && fabs(var - 1) < 0.01 && maxabs <= 6 && fabs(skew) < 0.02 &&
-          fabs(kurt - 2.9) < 0.03))
+    if (!(fabs(mean) < 0.01 && fabs(var - 1) < 0.01 && maxabs <= 6 && fabs(skew) < 0.02 && fabs(kurt - 2.9) < 0.03))
         fail_msg("mean %g var %g max|x| %g skew %g kurtosis %g", mean, var, maxabs, skew, kurt);
-    assert_true(maxabs > 4.0);  /* the tails are there */
+    assert_true(maxabs > 4.0); /* the tails are there */
 }
 
 static void test_uniform(void **state)
@@ -162,7 +161,7 @@ static void test_uniform(void **state)
         sum += (double)v;
     }
     for (int j = 0; j < 12; j++)
-        if (labs(counts[j] - (long)(n / 12)) > 2000)  /* sd about 276 */
+        if (labs(counts[j] - (long)(n / 12)) > 2000) /* sd about 276 */
             fail_msg("value %d drawn %ld times of %zu", j - 5, counts[j], n);
     assert_true(fabs(sum / n - 0.5) < 0.02);
 
@@ -266,7 +265,7 @@ static void test_fill_ints(void **state)
         }
         assert_true(hit_lo > 0);
         assert_true(hit_hi > 0);
-        double mid = (double)(lo + hi - 1) / 2;  /* -0.5 */
+        double mid = (double)(lo + hi - 1) / 2; /* -0.5 */
         assert_true(fabs(sum / n - mid) < (hi - lo) * 0.01);
     }
     free(p);
@@ -286,7 +285,7 @@ static void test_fill_bool(void **state)
         assert_int_equal(p[i], rng_bits(k, i) >> 63);
         ones += p[i];
     }
-    assert_in_range(ones, n / 2 - 1500, n / 2 + 1500);  /* sd about 158 */
+    assert_in_range(ones, n / 2 - 1500, n / 2 + 1500); /* sd about 158 */
     free(p);
 }
 
@@ -304,7 +303,7 @@ static void test_fill_prefix(void **state)
         rng_fill(b, (kwb_dtype)t, n + 5, k);
         if (memcmp(a, b, n * sz) != 0)
             fail_msg("%s: prefix differs", dtype_name((kwb_dtype)t));
-        for (size_t i = n * sz; i < (n + 5) * sz; i++)  /* nothing written past n */
+        for (size_t i = n * sz; i < (n + 5) * sz; i++) /* nothing written past n */
             assert_int_equal(a[i], 0x5a);
         /* A one-element fill is the first element of the longer fill. */
         rng_fill(a, (kwb_dtype)t, 1, k);
@@ -340,16 +339,11 @@ static void test_fill_parts(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_key_determinism),
-        cmocka_unit_test(test_bits_formula),
-        cmocka_unit_test(test_normal_formula),
-        cmocka_unit_test(test_normal_distribution),
-        cmocka_unit_test(test_uniform),
-        cmocka_unit_test(test_fill_floats),
-        cmocka_unit_test(test_fill_fp8),
-        cmocka_unit_test(test_fill_ints),
-        cmocka_unit_test(test_fill_bool),
-        cmocka_unit_test(test_fill_prefix),
+        cmocka_unit_test(test_key_determinism), cmocka_unit_test(test_bits_formula),
+        cmocka_unit_test(test_normal_formula),  cmocka_unit_test(test_normal_distribution),
+        cmocka_unit_test(test_uniform),         cmocka_unit_test(test_fill_floats),
+        cmocka_unit_test(test_fill_fp8),        cmocka_unit_test(test_fill_ints),
+        cmocka_unit_test(test_fill_bool),       cmocka_unit_test(test_fill_prefix),
         cmocka_unit_test(test_fill_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

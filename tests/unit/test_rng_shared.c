@@ -24,8 +24,8 @@ static const uint64_t keys[] = {
 
 /* Indices beyond what a fill covers, where 3i and i + 1 wrap or come close. */
 static const uint64_t far_indices[] = {
-    1000003, 0xffffffffULL, 0x100000000ULL, 0x5555555555555555ULL, UINT64_MAX / 3,
-    UINT64_MAX / 3 + 1, UINT64_MAX - 1, UINT64_MAX,
+    1000003,        0xffffffffULL,      0x100000000ULL, 0x5555555555555555ULL,
+    UINT64_MAX / 3, UINT64_MAX / 3 + 1, UINT64_MAX - 1, UINT64_MAX,
 };
 #define NFAR (sizeof far_indices / sizeof far_indices[0])
 
@@ -160,9 +160,8 @@ static void test_value_equals_fill(void **state)
                 uint64_t got = rng_formula_value((kwb_dtype)t, keys[a], i);
                 uint64_t want = stored(buf, (kwb_dtype)t, i);
                 if (got != want)
-                    fail_msg("%s key %#llx element %zu: formula %#llx, rng_fill stored %#llx",
-                             dtype_name((kwb_dtype)t), (unsigned long long)keys[a], i,
-                             (unsigned long long)got, (unsigned long long)want);
+                    fail_msg("%s key %#llx element %zu: formula %#llx, rng_fill stored %#llx", dtype_name((kwb_dtype)t),
+                             (unsigned long long)keys[a], i, (unsigned long long)got, (unsigned long long)want);
             }
         }
     }
@@ -181,12 +180,12 @@ static void test_value_equals_formula_text(void **state)
                 uint64_t got = rng_formula_value((kwb_dtype)t, keys[a], i);
                 uint64_t want = my_value((kwb_dtype)t, keys[a], i);
                 if (got != want)
-                    fail_msg("%s key %#llx index %llu: formula %#llx, recomputed %#llx",
-                             dtype_name((kwb_dtype)t), (unsigned long long)keys[a],
-                             (unsigned long long)i, (unsigned long long)got, (unsigned long long)want);
+                    fail_msg("%s key %#llx index %llu: formula %#llx, recomputed %#llx", dtype_name((kwb_dtype)t),
+                             (unsigned long long)keys[a], (unsigned long long)i, (unsigned long long)got,
+                             (unsigned long long)want);
                 if (bits < 64 && (got >> bits) != 0)
-                    fail_msg("%s: value %#llx wider than %zu bits", dtype_name((kwb_dtype)t),
-                             (unsigned long long)got, bits);
+                    fail_msg("%s: value %#llx wider than %zu bits", dtype_name((kwb_dtype)t), (unsigned long long)got,
+                             bits);
             }
         }
     }

@@ -42,7 +42,7 @@ static void test_gate_filter(void **state)
     for (int i = 0; i < copy.count; i++)
         batches[nb++] = roundplan_size_key(d, &copy.items[i]);
     for (int i = 1; i < nb; i++)
-        assert_true(batches[i] > batches[i - 1]);   /* smallest regime first, one per regime */
+        assert_true(batches[i] > batches[i - 1]); /* smallest regime first, one per regime */
     workload_set_free(&copy);
     /* with latencies: batch 64 holding most of the time gets a regime (and a representative) of its own */
     double *lat = calloc((size_t)set.count, sizeof *lat);

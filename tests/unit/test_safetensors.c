@@ -59,8 +59,7 @@ static void expect_open_error(const char *path, const char *want)
 }
 
 /* Crafts a file in the test directory from header and data, expects an error containing want. */
-static void expect_crafted_error(void **state, const char *header, const void *data, size_t n,
-                                 const char *want)
+static void expect_crafted_error(void **state, const char *header, const void *data, size_t n, const char *want)
 {
     char *path = testutil_path(*state, "bad.safetensors");
     craft(path, header, data, n);
@@ -244,11 +243,10 @@ static void test_crafted_file(void **state)
 {
     /* Unpadded header (data starts at an odd offset), metadata in the middle, tensors listed
      * out of offset order, a rank-0 BF16, spaces and newlines in the JSON. */
-    static const char header[] =
-        "{ \"b\": {\"dtype\": \"I32\", \"shape\": [2], \"data_offsets\": [2, 10]},\n"
-        "  \"__metadata__\": {\"format\": \"pt\"},\n"
-        "  \"a\": {\"data_offsets\": [0, 2], \"shape\": [], \"dtype\": \"BF16\"},\n"
-        "  \"c\": {\"dtype\": \"F8_E4M3\", \"shape\": [1, 3], \"data_offsets\": [10, 13]} }";
+    static const char header[] = "{ \"b\": {\"dtype\": \"I32\", \"shape\": [2], \"data_offsets\": [2, 10]},\n"
+                                 "  \"__metadata__\": {\"format\": \"pt\"},\n"
+                                 "  \"a\": {\"data_offsets\": [0, 2], \"shape\": [], \"dtype\": \"BF16\"},\n"
+                                 "  \"c\": {\"dtype\": \"F8_E4M3\", \"shape\": [1, 3], \"data_offsets\": [10, 13]} }";
     static const unsigned char data[] = {
         0x80, 0x3f,                                     /* a: bf16 1.0 */
         0x01, 0x00, 0x00, 0x00, 0xfe, 0xff, 0xff, 0xff, /* b: int32 1, -2 */
@@ -269,8 +267,7 @@ static void test_crafted_file(void **state)
     assert_null(safetensors_find(st, "__metadata__"));
     assert_null(safetensors_find(st, "d"));
 
-    const st_tensor *a = safetensors_find(st, "a"), *b = safetensors_find(st, "b"),
-                    *c = safetensors_find(st, "c");
+    const st_tensor *a = safetensors_find(st, "a"), *b = safetensors_find(st, "b"), *c = safetensors_find(st, "c");
     assert_int_equal(a->dtype, KWB_BF16);
     assert_int_equal(a->rank, 0);
     assert_int_equal(a->offset, 0);
@@ -368,21 +365,20 @@ static void test_unknown_dtype(void **state)
 {
     expect_crafted_error(state, "{\"x\": {\"dtype\": \"F128\", \"shape\": [1], \"data_offsets\": [0, 16]}}",
                          "0123456789abcdef", 16, "tensor 'x': unknown or unsupported dtype 'F128'");
-    expect_crafted_error(state, "{\"x\": {\"dtype\": 4, \"shape\": [1], \"data_offsets\": [0, 4]}}",
-                         "0123", 4, "tensor 'x': \"dtype\" is missing or not a string");
-    expect_crafted_error(state, "{\"x\": {\"shape\": [1], \"data_offsets\": [0, 4]}}",
-                         "0123", 4, "tensor 'x': \"dtype\" is missing or not a string");
+    expect_crafted_error(state, "{\"x\": {\"dtype\": 4, \"shape\": [1], \"data_offsets\": [0, 4]}}", "0123", 4,
+                         "tensor 'x': \"dtype\" is missing or not a string");
+    expect_crafted_error(state, "{\"x\": {\"shape\": [1], \"data_offsets\": [0, 4]}}", "0123", 4,
+                         "tensor 'x': \"dtype\" is missing or not a string");
 }
 
 static void test_rank_too_large(void **state)
 {
     expect_crafted_error(state,
-                         "{\"x\": {\"dtype\": \"I8\", \"shape\": [1,1,1,1,1,1,1,1,1], \"data_offsets\": [0, 1]}}",
-                         "0", 1, "tensor 'x': rank 9 is over the maximum of 8");
+                         "{\"x\": {\"dtype\": \"I8\", \"shape\": [1,1,1,1,1,1,1,1,1], \"data_offsets\": [0, 1]}}", "0",
+                         1, "tensor 'x': rank 9 is over the maximum of 8");
     /* rank 8 exactly is fine */
     char *path = testutil_path(*state, "rank8.safetensors");
-    craft(path, "{\"x\": {\"dtype\": \"I8\", \"shape\": [1,1,1,1,1,1,1,2], \"data_offsets\": [0, 2]}}",
-          "01", 2);
+    craft(path, "{\"x\": {\"dtype\": \"I8\", \"shape\": [1,1,1,1,1,1,1,2], \"data_offsets\": [0, 2]}}", "01", 2);
     kwb_error err = {{0}};
     safetensors *st = safetensors_open(path, &err);
     assert_non_null(st);
@@ -394,12 +390,12 @@ static void test_rank_too_large(void **state)
 
 static void test_bad_shape(void **state)
 {
-    expect_crafted_error(state, "{\"x\": {\"dtype\": \"I8\", \"shape\": [2, -2], \"data_offsets\": [0, 0]}}",
-                         NULL, 0, "tensor 'x': shape dimension 1 is negative (-2)");
-    expect_crafted_error(state, "{\"x\": {\"dtype\": \"I8\", \"shape\": [2.0], \"data_offsets\": [0, 2]}}",
-                         "01", 2, "tensor 'x': shape dimension 0 is not an integer");
-    expect_crafted_error(state, "{\"x\": {\"dtype\": \"I8\", \"shape\": 2, \"data_offsets\": [0, 2]}}",
-                         "01", 2, "tensor 'x': \"shape\" is missing or not an array");
+    expect_crafted_error(state, "{\"x\": {\"dtype\": \"I8\", \"shape\": [2, -2], \"data_offsets\": [0, 0]}}", NULL, 0,
+                         "tensor 'x': shape dimension 1 is negative (-2)");
+    expect_crafted_error(state, "{\"x\": {\"dtype\": \"I8\", \"shape\": [2.0], \"data_offsets\": [0, 2]}}", "01", 2,
+                         "tensor 'x': shape dimension 0 is not an integer");
+    expect_crafted_error(state, "{\"x\": {\"dtype\": \"I8\", \"shape\": 2, \"data_offsets\": [0, 2]}}", "01", 2,
+                         "tensor 'x': \"shape\" is missing or not an array");
     expect_crafted_error(state,
                          "{\"x\": {\"dtype\": \"I64\", \"shape\": [4294967296, 4294967296], "
                          "\"data_offsets\": [0, 0]}}",
@@ -441,19 +437,20 @@ static void test_size_mismatch(void **state)
     char *dir = testutil_path(*state, "blob");
     assert_int_equal(mkdir(dir, 0700), 0);
     char *path = testutil_path(dir, "x.safetensors");
-    craft(path, "{\"seq_lens\": {\"dtype\": \"I64\", \"shape\": [4], \"data_offsets\": [0, 12]}}",
-          "0123456789ab", 12);
+    craft(path, "{\"seq_lens\": {\"dtype\": \"I64\", \"shape\": [4], \"data_offsets\": [0, 12]}}", "0123456789ab", 12);
     kwb_error err = {{0}};
     assert_null(safetensors_open(path, &err));
     char want[4096];
-    snprintf(want, sizeof want, "%s: tensor 'seq_lens': data_offsets [0, 12] hold 12 bytes, "
-             "shape [4] of I64 needs 32", path);
+    snprintf(want, sizeof want,
+             "%s: tensor 'seq_lens': data_offsets [0, 12] hold 12 bytes, "
+             "shape [4] of I64 needs 32",
+             path);
     assert_string_equal(err.msg, want);
     /* rank 0 needs one element; rank 2 shown with its dims */
-    expect_crafted_error(state, "{\"s\": {\"dtype\": \"F32\", \"shape\": [], \"data_offsets\": [0, 2]}}",
-                         "01", 2, "tensor 's': data_offsets [0, 2] hold 2 bytes, shape [] of F32 needs 4");
-    expect_crafted_error(state, "{\"m\": {\"dtype\": \"BF16\", \"shape\": [2, 3], \"data_offsets\": [0, 6]}}",
-                         "012345", 6, "tensor 'm': data_offsets [0, 6] hold 6 bytes, shape [2, 3] of BF16 needs 12");
+    expect_crafted_error(state, "{\"s\": {\"dtype\": \"F32\", \"shape\": [], \"data_offsets\": [0, 2]}}", "01", 2,
+                         "tensor 's': data_offsets [0, 2] hold 2 bytes, shape [] of F32 needs 4");
+    expect_crafted_error(state, "{\"m\": {\"dtype\": \"BF16\", \"shape\": [2, 3], \"data_offsets\": [0, 6]}}", "012345",
+                         6, "tensor 'm': data_offsets [0, 6] hold 6 bytes, shape [2, 3] of BF16 needs 12");
     free(path);
     free(dir);
 }
@@ -475,25 +472,25 @@ static void test_overlap(void **state)
 
 static void test_lfs_pointer(void **state)
 {
-    static const char pointer[] =
-        "version https://git-lfs.github.com/spec/v1\n"
-        "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
-        "size 12345\n";
+    static const char pointer[] = "version https://git-lfs.github.com/spec/v1\n"
+                                  "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+                                  "size 12345\n";
     char *path = testutil_path(*state, "lfs.safetensors");
     testutil_write_file(path, pointer, strlen(pointer));
     kwb_error err = {{0}};
     assert_null(safetensors_open(path, &err));
     char want[4096];
-    snprintf(want, sizeof want, "%s: a Git LFS pointer, not the tensor data: run 'git lfs pull' "
-             "in the dataset", path);
+    snprintf(want, sizeof want,
+             "%s: a Git LFS pointer, not the tensor data: run 'git lfs pull' "
+             "in the dataset",
+             path);
     assert_string_equal(err.msg, want);
     free(path);
 }
 
 /* ---- the writer failing ------------------------------------------------------------- */
 
-static void expect_write_error(const char *path, const st_write_tensor *w, size_t n,
-                               const char *want)
+static void expect_write_error(const char *path, const st_write_tensor *w, size_t n, const char *want)
 {
     kwb_error err = {{0}};
     assert_int_equal(safetensors_write(path, w, n, &err), -1);

@@ -76,7 +76,8 @@ static void test_lines_and_block_comments(void **state)
 {
     (void)state;
     scan_report rep = {0};
-    scan_text("k.c", "/* a block comment\n   naming fork() and dlopen()\n*/\nint a;\n\nint b = system(\"ls\");\n", &rep);
+    scan_text("k.c", "/* a block comment\n   naming fork() and dlopen()\n*/\nint a;\n\nint b = system(\"ls\");\n",
+              &rep);
     assert_int_equal(rep.n, 1);
     assert_int_equal(rep.items[0].line, 6);
     assert_string_equal(rep.items[0].rule, "process");
@@ -128,16 +129,15 @@ static void test_joined_threads(void **state)
     assert_string_equal(only_rule("pthread_create(&tids[0], NULL, work, NULL);\n"
                                   "pthread_join(other[0], NULL);\n",
                                   &line),
-                        "thread");  /* another handle joined */
+                        "thread"); /* another handle joined */
     assert_int_equal(line, 1);
     expect_rule("pthread_create(&t, NULL, work, NULL);\npthread_join(t, NULL);\npthread_detach(t);\n", "thread");
-    expect_rule("pthread_create(&bg, NULL, spin, NULL);\n", "thread");  /* left running */
+    expect_rule("pthread_create(&bg, NULL, spin, NULL);\n", "thread"); /* left running */
     /* The shipped multithreaded GDN decode kernel joins its threads: no finding. */
     scan_report rep = {0};
     kwb_error err = {{0}};
-    assert_int_equal(scan_file(TOP_SRCDIR "/kernels/gdn_decode_qk4_v8_d128_k_last/cpu/fast/gdn_decode_fast.c", &rep,
-                               &err),
-                     0);
+    assert_int_equal(
+        scan_file(TOP_SRCDIR "/kernels/gdn_decode_qk4_v8_d128_k_last/cpu/fast/gdn_decode_fast.c", &rep, &err), 0);
     for (int i = 0; i < rep.n; i++)
         fail_msg("%s:%d: %s: %s", rep.items[i].file, rep.items[i].line, rep.items[i].rule, rep.items[i].text);
     scan_report_free(&rep);

@@ -75,7 +75,10 @@ static void test_million_a_uneven_chunks(void **state)
 static void test_padding_boundaries(void **state)
 {
     (void)state;
-    static const struct { size_t n; const char *hex; } cases[] = {
+    static const struct {
+        size_t n;
+        const char *hex;
+    } cases[] = {
         {55, "d5e285683cd4efc02d021a5c62014694958901005d6f71e89e0989fac77e4072"},
         {56, "04c26261370ee7541549d16dee320c723e3fd14671e66a099afe0a377c16888e"},
         {57, "ae14a2563ccf969d99aca69ce6bb74981f734bbf9f655f73b8f06db68cab5217"},

@@ -72,12 +72,15 @@ static void test_errors(void **state)
     expect_error("# no front matter\n", "S.md:1: a skill starts with front matter");
     expect_error("---\nskill: t\ntitle: x\n", "S.md:1: the front matter opened here is never closed");
     expect_error("---\ntitle: x\n---\n", "S.md:1: front matter without 'skill'");
-    expect_error("---\nskill: t\nowner: me\n---\n", "S.md:3: unknown key 'owner' (known: skill, title, definitions, references)");
+    expect_error("---\nskill: t\nowner: me\n---\n",
+                 "S.md:3: unknown key 'owner' (known: skill, title, definitions, references)");
     expect_error(FRONT "```kwb-direction\nid: a\ntitle: A\napplies: fast\nscope: x\n```\n",
                  "S.md:6: direction 'a': unknown bottleneck class 'fast'");
-    expect_error(FRONT "```kwb-direction\nid: a\napplies: any\nscope: x\n```\n", "S.md:6: direction 'a' without 'title'");
+    expect_error(FRONT "```kwb-direction\nid: a\napplies: any\nscope: x\n```\n",
+                 "S.md:6: direction 'a' without 'title'");
     expect_error(FRONT "```kwb-direction\nid: a\ntitle: A\napplies: any\n```\n", "without 'scope'");
-    expect_error(FRONT "```kwb-direction\nid: a\ntitle: A\napplies: any\nscope: x\n", "S.md:6: the kwb-direction block opened here is never closed");
+    expect_error(FRONT "```kwb-direction\nid: a\ntitle: A\napplies: any\nscope: x\n",
+                 "S.md:6: the kwb-direction block opened here is never closed");
     expect_error(FRONT "```kwb-direction\nid: a\nid: b\n```\n", "S.md:8: 'id' given twice");
     expect_error(FRONT "```kwb-direction\njust words\n```\n", "S.md:7: expected 'key: value'");
     expect_error(FRONT "```kwb-direction\nid: a\ntitle: A\napplies: any\nscope: x\n```\n"
@@ -106,7 +109,8 @@ static void test_shipped(void **state)
 static void test_duplicate_across_files(void **state)
 {
     const char *dir = *state;
-    const char *body = "---\nskill: %s\ntitle: T\n---\n```kwb-direction\nid: same\ntitle: A\napplies: any\nscope: x\n```\n";
+    const char *body =
+        "---\nskill: %s\ntitle: T\n---\n```kwb-direction\nid: same\ntitle: A\napplies: any\nscope: x\n```\n";
     char text[512];
     const char *names[] = {"a.md", "b.md"};
     for (int i = 0; i < 2; i++) {

@@ -99,8 +99,9 @@ static void test_shipped_fast(void **state)
  * 16   ]
  * 17 }
  */
-#define MAIN_C "#include \"kwb/kernel.h\"\nint kwb_entry(const kwb_arg *a, int n, kwb_stream s)\n" \
-               "{ (void)a; (void)n; (void)s; return 0; }\n"
+#define MAIN_C                                                                                                         \
+    "#include \"kwb/kernel.h\"\nint kwb_entry(const kwb_arg *a, int n, kwb_stream s)\n"                                \
+    "{ (void)a; (void)n; (void)s; return 0; }\n"
 
 typedef struct sol_text {
     const char *name, *author, *language, *entry, *dps, *binding, *src0, *src1;
@@ -143,8 +144,7 @@ static const char *make_solution(const char *dir, const char *sub, sol_text t, i
              "    %s\n"
              "  ]\n"
              "}\n",
-             t.name, t.author, t.language, t.entry, t.dps, t.binding, t.src0, t.src1 ? "," : "",
-             t.src1 ? t.src1 : "");
+             t.name, t.author, t.language, t.entry, t.dps, t.binding, t.src0, t.src1 ? "," : "", t.src1 ? t.src1 : "");
     snprintf(file, sizeof file, "%s/solution.json", path);
     testutil_write_text(file, text);
     if (!no_main) {
@@ -229,10 +229,10 @@ static void expect_error(const char *tmp, const char *sub, sol_text t, int no_ma
 static void test_invalid_json(void **state)
 {
     sol_text t = GOOD;
-    t.name = "\"name\": \"tester_sol\" \"oops\"";  /* a string where ',' or '}' must come */
+    t.name = "\"name\": \"tester_sol\" \"oops\""; /* a string where ',' or '}' must come */
     expect_error(*state, "json", t, 0, 2, "invalid JSON");
     t = GOOD;
-    t.src1 = "{\"path\": \"a.h\"";                 /* the '}' is missing: noticed at ']' on line 16 */
+    t.src1 = "{\"path\": \"a.h\""; /* the '}' is missing: noticed at ']' on line 16 */
     expect_error(*state, "json2", t, 0, 16, "invalid JSON");
     t = GOOD;
     t.binding = "\"binding\": \"kwb\", \"binding\": \"kwb\"";
@@ -365,7 +365,8 @@ static void test_structure(void **state)
     snprintf(dir, sizeof dir, "%s/nospec", (const char *)*state);
     assert_int_equal(mkdir(dir, 0755), 0);
     snprintf(file, sizeof file, "%s/solution.json", dir);
-    testutil_write_text(file, "{\"name\": \"n\", \"definition\": \"d\",\n \"author\": \"a\",\n \"sources\": [{\"path\": \"x.c\", \"content\": \"\"}]}\n");
+    testutil_write_text(file, "{\"name\": \"n\", \"definition\": \"d\",\n \"author\": \"a\",\n \"sources\": "
+                              "[{\"path\": \"x.c\", \"content\": \"\"}]}\n");
     assert_null(solution_load(dir, &err));
     snprintf(want, sizeof want, "%s/solution.json:1: missing object 'spec' {language, entry_point, binding}", dir);
     assert_string_equal(err.msg, want);

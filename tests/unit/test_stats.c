@@ -33,7 +33,7 @@ static void test_empty(void **state)
 static void test_one(void **state)
 {
     (void)state;
-    const double x[] = { 5 };
+    const double x[] = {5};
     stats_summary s = stats_summarize(x, 1);
     assert_int_equal(s.n, 1);
     near(s.mean, 5);
@@ -52,12 +52,12 @@ static void test_one(void **state)
 static void test_two(void **state)
 {
     (void)state;
-    const double x[] = { 3, 1 };
+    const double x[] = {3, 1};
     stats_summary s = stats_summarize(x, 2);
     near(s.mean, 2);
-    near(s.median, 2);   /* h = 0.5 */
-    near(s.q1, 1.5);     /* h = 0.25 */
-    near(s.q3, 2.5);     /* h = 0.75 */
+    near(s.median, 2); /* h = 0.5 */
+    near(s.q1, 1.5);   /* h = 0.25 */
+    near(s.q3, 2.5);   /* h = 0.75 */
     near(s.iqr, 1);
     near(s.min, 1);
     near(s.max, 3);
@@ -68,8 +68,8 @@ static void test_two(void **state)
 static void test_odd_unsorted_not_modified(void **state)
 {
     (void)state;
-    double x[] = { 5, 1, 4, 2, 3 };
-    const double orig[] = { 5, 1, 4, 2, 3 };
+    double x[] = {5, 1, 4, 2, 3};
+    const double orig[] = {5, 1, 4, 2, 3};
     stats_summary s = stats_summarize(x, 5);
     assert_memory_equal(x, orig, sizeof x);
     near(s.mean, 3);
@@ -88,7 +88,7 @@ static void test_odd_unsorted_not_modified(void **state)
 static void test_even(void **state)
 {
     (void)state;
-    const double x[] = { 10, 40, 20, 30 };
+    const double x[] = {10, 40, 20, 30};
     stats_summary s = stats_summarize(x, 4);
     near(s.median, 25); /* h = 1.5 */
     near(s.q1, 17.5);   /* h = 0.75: 10 + 0.75 * 10 */
@@ -98,7 +98,7 @@ static void test_even(void **state)
     near(s.stddev, sqrt(500.0 / 3)); /* (225 + 25 + 25 + 225) / 3 */
 
     /* numpy.percentile([1, 2, 3, 4, 5, 100], [25, 50, 75]) = 2.25, 3.5, 4.75 */
-    const double y[] = { 100, 5, 1, 4, 2, 3 };
+    const double y[] = {100, 5, 1, 4, 2, 3};
     s = stats_summarize(y, 6);
     near(s.q1, 2.25);
     near(s.median, 3.5);
@@ -111,18 +111,18 @@ static void test_even(void **state)
 static void test_quantile_sorted(void **state)
 {
     (void)state;
-    const double x[] = { 0, 10, 20, 30, 40 };
+    const double x[] = {0, 10, 20, 30, 40};
     near(stats_quantile_sorted(x, 5, 0), 0);
     near(stats_quantile_sorted(x, 5, 1), 40);
-    near(stats_quantile_sorted(x, 5, 0.1), 4);   /* h = 0.4 */
-    near(stats_quantile_sorted(x, 5, 0.5), 20);  /* h = 2 */
-    near(stats_quantile_sorted(x, 5, 0.9), 36);  /* h = 3.6 */
+    near(stats_quantile_sorted(x, 5, 0.1), 4);  /* h = 0.4 */
+    near(stats_quantile_sorted(x, 5, 0.5), 20); /* h = 2 */
+    near(stats_quantile_sorted(x, 5, 0.9), 36); /* h = 3.6 */
     near(stats_quantile_sorted(x, 5, 0.99), 39.6);
     /* Outside [0, 1] (out of contract) clamps to the ends rather than reading past. */
     near(stats_quantile_sorted(x, 5, -1), 0);
     near(stats_quantile_sorted(x, 5, 2), 40);
     /* Equal neighbours, even infinite ones, give themselves (no inf - inf). */
-    const double inf2[] = { 1, INFINITY, INFINITY };
+    const double inf2[] = {1, INFINITY, INFINITY};
     assert_true(isinf(stats_quantile_sorted(inf2, 3, 0.75)));
 }
 
@@ -147,16 +147,16 @@ static void test_large_permuted(void **state)
 static void test_rsd(void **state)
 {
     (void)state;
-    const double x[] = { 2, 4, 4, 4, 5, 5, 7, 9 }; /* mean 5, squares 32 */
+    const double x[] = {2, 4, 4, 4, 5, 5, 7, 9}; /* mean 5, squares 32 */
     near(stats_rsd(x, 8), sqrt(32.0 / 7) / 5);
     stats_summary s = stats_summarize(x, 8);
     near(s.stddev, sqrt(32.0 / 7));
     assert_true(s.rsd == stats_rsd(x, 8)); /* same arithmetic, bit for bit */
-    const double zero_mean[] = { -1, 1 };
+    const double zero_mean[] = {-1, 1};
     assert_true(stats_rsd(zero_mean, 2) == 0);
     assert_true(stats_summarize(zero_mean, 2).rsd == 0);
     near(stats_summarize(zero_mean, 2).stddev, sqrt(2));
-    const double same[] = { 7, 7, 7 };
+    const double same[] = {7, 7, 7};
     assert_true(stats_rsd(same, 3) == 0);
     assert_true(stats_rsd(x, 1) == 0);
 }
@@ -164,17 +164,17 @@ static void test_rsd(void **state)
 static void test_geomean(void **state)
 {
     (void)state;
-    const double a[] = { 1, 4, 16 };
+    const double a[] = {1, 4, 16};
     near(stats_geomean(a, 3), 4);
-    const double b[] = { 2, 0, -3, 8 }; /* 0 and -3 ignored: sqrt(16) */
+    const double b[] = {2, 0, -3, 8}; /* 0 and -3 ignored: sqrt(16) */
     near(stats_geomean(b, 4), 4);
-    const double c[] = { 0, -1, -0.0 };
+    const double c[] = {0, -1, -0.0};
     assert_true(stats_geomean(c, 3) == 0);
-    const double d[] = { NAN, 9, 1 }; /* NaN is not positive either */
+    const double d[] = {NAN, 9, 1}; /* NaN is not positive either */
     near(stats_geomean(d, 3), 3);
-    const double e[] = { 1e-300, 1e300 }; /* no overflow through a product */
+    const double e[] = {1e-300, 1e300}; /* no overflow through a product */
     near(stats_geomean(e, 2), 1);
-    const double f[] = { 2.5 };
+    const double f[] = {2.5};
     near(stats_geomean(f, 1), 2.5);
 }
 
@@ -183,8 +183,8 @@ static void test_geomean(void **state)
 static void test_median_ci_ranks(void **state)
 {
     (void)state;
-    static const size_t want[][3] = {{6, 1, 6},     {8, 1, 8},       {9, 2, 8},       {10, 2, 9},
-                                     {20, 6, 15},   {100, 40, 61},   {1000, 469, 532}};
+    static const size_t want[][3] = {{6, 1, 6},   {8, 1, 8},     {9, 2, 8},       {10, 2, 9},
+                                     {20, 6, 15}, {100, 40, 61}, {1000, 469, 532}};
     size_t lo = 0, hi = 0;
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         assert_int_equal(stats_median_ci_ranks(want[i][0], 0.95, &lo, &hi), 0);

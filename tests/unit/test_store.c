@@ -45,7 +45,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
     char p[128];
     for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
         snprintf(p, sizeof p, "%s%s", f->path, suffix[i]);
@@ -103,22 +103,22 @@ static void check_integrity(const char *path)
     assert_string_equal(buf, "");
 }
 
-#define assert_contains(hay, needle)                                                              \
-    do {                                                                                          \
-        if (!strstr((hay), (needle)))                                                             \
-            fail_msg("'%s' does not contain '%s'", (hay), (needle));                              \
+#define assert_contains(hay, needle)                                                                                   \
+    do {                                                                                                               \
+        if (!strstr((hay), (needle)))                                                                                  \
+            fail_msg("'%s' does not contain '%s'", (hay), (needle));                                                   \
     } while (0)
 
 /* CALL must return 0; otherwise the test fails with err's message (err is in scope). */
-#define OK(call)                                                                                  \
-    do {                                                                                          \
-        if ((call) != 0)                                                                          \
-            fail_msg("%s failed: %s", #call, err.msg);                                            \
+#define OK(call)                                                                                                       \
+    do {                                                                                                               \
+        if ((call) != 0)                                                                                               \
+            fail_msg("%s failed: %s", #call, err.msg);                                                                 \
     } while (0)
 
 static store *open_rw(fixture *f)
 {
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     store *st = store_open(f->path, 0, &err);
     if (!st)
         fail_msg("store_open: %s", err.msg);
@@ -135,10 +135,8 @@ static wl_result result(const workload *w, eval_status status, double med)
     r.status = status;
     if (status == ST_PASSED) {
         r.has_candidate = r.has_baseline = 1;
-        r.candidate = (stats_summary){ .n = 20, .mean = med * 1.01, .median = med, .min = med * 0.9,
-                                       .iqr = med * 0.05 };
-        r.baseline = (stats_summary){ .n = 21, .mean = 2 * med, .median = 2 * med, .min = 1.8 * med,
-                                      .iqr = 0.1 * med };
+        r.candidate = (stats_summary){.n = 20, .mean = med * 1.01, .median = med, .min = med * 0.9, .iqr = med * 0.05};
+        r.baseline = (stats_summary){.n = 21, .mean = 2 * med, .median = 2 * med, .min = 1.8 * med, .iqr = 0.1 * med};
         r.has_baseline_status = 1;
         r.baseline_status = ST_PASSED;
         snprintf(r.timer, sizeof r.timer, "cupti");
@@ -150,7 +148,7 @@ static wl_result result(const workload *w, eval_status status, double med)
         r.max_abs = 0.25, r.max_rel = 0.125, r.matched_ratio = 0.953125;
     }
     r.has_reference = status != ST_TIMEOUT;
-    r.reference = (stats_summary){ .n = 5, .median = 10 * med, .mean = 10 * med };
+    r.reference = (stats_summary){.n = 5, .median = 10 * med, .mean = 10 * med};
     return r;
 }
 
@@ -159,7 +157,7 @@ static wl_result result(const workload *w, eval_status status, double med)
 static int64_t evaluated(store *st, fixture *f, int64_t session, const char *name, int nw, const double *med,
                          const char *finish)
 {
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     int64_t cand = 0, run = 0;
     OK(store_candidate_add(st, session, 0, "agent", name, NULL, NULL, &cand, &err));
     OK(store_eval_begin(st, cand, 0, "cpu", "kwb-runner 1", nw, &run, &err));
@@ -189,17 +187,19 @@ static void test_schema_new_file(void **state)
     assert_int_equal(sql_int(f->path, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 13);
     /* The indexes the TUI's queries rely on. */
     assert_int_equal(sql_int(f->path, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN "
-                                      "('eval_runs_best', 'eval_runs_candidate', 'log_session')"), 3);
+                                      "('eval_runs_best', 'eval_runs_candidate', 'log_session')"),
+                     3);
     /* No place to put a credential. */
     assert_int_equal(sql_int(f->path, "SELECT count(*) FROM pragma_table_info('agent_calls') WHERE name LIKE "
-                                      "'%key%' OR name LIKE '%secret%' OR name LIKE '%auth%'"), 0);
+                                      "'%key%' OR name LIKE '%secret%' OR name LIKE '%auth%'"),
+                     0);
     check_integrity(f->path);
 }
 
 static void test_reopen_idempotent(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     int64_t id = 0, again = 0;
     store *st = open_rw(f);
     OK(store_session_create(st, "s1", "gdn", &id, &err));
@@ -225,7 +225,7 @@ static void test_reopen_idempotent(void **state)
 static void test_migrate_from_empty_file(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     FILE *fp = fopen(f->path, "w");
     assert_non_null(fp);
     fclose(fp);
@@ -241,7 +241,7 @@ static void test_migrate_from_empty_file(void **state)
 static void test_future_version_refused(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     store *st = open_rw(f);
     store_close(st);
     sql_exec(f->path, "PRAGMA user_version = 99");
@@ -257,11 +257,11 @@ static void test_future_version_refused(void **state)
 static void test_not_a_store(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     char other[128];
     snprintf(other, sizeof other, "%s/other.db", f->dir);
 
-    assert_null(store_open(f->path, 1, &err));          /* read-only never creates */
+    assert_null(store_open(f->path, 1, &err)); /* read-only never creates */
     assert_contains(err.msg, "no such store");
     assert_int_equal(access(f->path, F_OK), -1);
 
@@ -286,7 +286,7 @@ static void test_not_a_store(void **state)
 static void test_readonly_refuses_writes(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     store *st = open_rw(f);
     store_close(st);
     st = store_open(f->path, 1, &err);
@@ -304,7 +304,7 @@ static void test_readonly_refuses_writes(void **state)
 static void test_sessions(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     static const char odd[] = "it's\"; DROP TABLE sessions; --";
     int64_t a = 0, b = 0, found = 0;
     store *st = open_rw(f);
@@ -342,7 +342,7 @@ static void test_sessions(void **state)
 static void test_candidates(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     int64_t s = 0, base = 0, child = 0, other = 0;
     store *st = open_rw(f);
     OK(store_session_create(st, "s", "d", &s, &err));
@@ -371,14 +371,14 @@ static void test_candidates(void **state)
     assert_int_equal(store_candidate_find(st, s, "fast", &c, &err), 1);
     assert_int_equal(c.id, child);
     store_candidate_free(&c);
-    assert_int_equal(store_candidate_find(st, s, "ABCDEF01", &c, &err), 1);   /* a commit prefix */
+    assert_int_equal(store_candidate_find(st, s, "ABCDEF01", &c, &err), 1); /* a commit prefix */
     assert_int_equal(c.id, base);
     store_candidate_free(&c);
     assert_int_equal(store_candidate_find(st, s, "abcd", &c, &err), -1);
     assert_contains(err.msg, "ambiguous");
-    assert_int_equal(store_candidate_find(st, s, "abc", &c, &err), 0);        /* too short */
+    assert_int_equal(store_candidate_find(st, s, "abc", &c, &err), 0); /* too short */
     assert_int_equal(store_candidate_find(st, s, "nothing", &c, &err), 0);
-    assert_int_equal(store_candidate_find(st, s + 1, "fast", &c, &err), 0);   /* other session */
+    assert_int_equal(store_candidate_find(st, s + 1, "fast", &c, &err), 0); /* other session */
 
     assert_int_equal(store_candidate_add(st, s, 0, "agent", "fast", NULL, NULL, NULL, &err), -1);
     assert_contains(err.msg, "already has a candidate of that name");
@@ -408,7 +408,7 @@ static void test_candidates(void **state)
 static void test_foreign_keys(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     int64_t s = 0, c = 0;
     store *st = open_rw(f);
     OK(store_session_create(st, "s", "d", &s, &err));
@@ -431,7 +431,7 @@ static void test_foreign_keys(void **state)
     assert_int_equal(store_samples_add(st, 999, "candidate", &one, 1, &err), -1);
     assert_contains(err.msg, "FOREIGN KEY");
     assert_int_equal(store_profile_add(st, 999, NULL, "ncu", "{}", NULL, &err), -1);
-    store_agent_call call = { .session = 999, .provider = "openai", .model = "m", .status = "ok" };
+    store_agent_call call = {.session = 999, .provider = "openai", .model = "m", .status = "ok"};
     assert_int_equal(store_agent_call_add(st, &call, NULL, &err), -1);
     assert_int_equal(store_direction_add(st, 999, 0, "sk", "t", NULL, NULL, &err), -1);
     store_close(st);
@@ -445,7 +445,7 @@ static void test_foreign_keys(void **state)
 static void test_builds(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     int64_t s = 0, c = 0, b1 = 0, b2 = 0;
     store *st = open_rw(f);
     OK(store_session_create(st, "s", "d", &s, &err));
@@ -470,7 +470,7 @@ static void test_builds(void **state)
 static void test_eval_roundtrip(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     int64_t s = 0, c = 0, run = 0, row0 = 0;
     store *st = open_rw(f);
     OK(store_session_create(st, "s", "d", &s, &err));
@@ -493,7 +493,7 @@ static void test_eval_roundtrip(void **state)
     assert_int_equal(store_eval_finish(st, run, "paused", &err), -1);
 
     store_wl_table t;
-    assert_int_equal(store_wl_table_get(st, c, &t, &err), 1);   /* the running run, being the only one */
+    assert_int_equal(store_wl_table_get(st, c, &t, &err), 1); /* the running run, being the only one */
     assert_int_equal(t.eval_run, run);
     assert_string_equal(t.state, "running");
     assert_int_equal(t.n, 3);
@@ -534,7 +534,7 @@ static void test_eval_roundtrip(void **state)
     assert_int_equal(er.n_workloads, 4);
     assert_int_equal(er.n_done, 4);
     assert_int_equal(er.n_passed, 2);
-    assert_true(er.mean_latency_ms == 0);                       /* not all PASSED */
+    assert_true(er.mean_latency_ms == 0); /* not all PASSED */
     assert_true(er.ended >= er.started && er.started > 1.6e9);
     store_eval_run_free(&er);
 
@@ -570,14 +570,15 @@ static void test_eval_roundtrip(void **state)
              buf, sizeof buf);
     assert_string_equal(buf, "0.5 0.505 0.45 0.025 20|1 1 0.9 0.05 21|5 5 5|PASSED cupti 1234.5 faster 0.5 0.49 0.51");
     assert_int_equal(sql_int(f->path, "SELECT count(*) FROM evaluations WHERE workload_uuid = 'wl-2'"
-                                      " AND cand_median IS NULL AND ref_count IS NULL AND verdict IS NULL"), 1);
+                                      " AND cand_median IS NULL AND ref_count IS NULL AND verdict IS NULL"),
+                     1);
     check_integrity(f->path);
 }
 
 static void test_samples(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     int64_t s = 0, c = 0, run = 0, row = 0;
     store *st = open_rw(f);
     OK(store_session_create(st, "s", "d", &s, &err));
@@ -585,7 +586,7 @@ static void test_samples(void **state)
     OK(store_eval_begin(st, c, 0, "cpu", "1", 1, &run, &err));
     wl_result r = result(&f->wl[0], ST_PASSED, 1);
     OK(store_eval_add(st, run, &r, &row, &err));
-    const double ms[] = { 0.001234, 1e-300, 12345.678, -0.0, 3.0 };
+    const double ms[] = {0.001234, 1e-300, 12345.678, -0.0, 3.0};
     double *got = NULL;
     size_t n = 0;
     assert_int_equal(store_samples_get(st, row, "candidate", &got, &n, &err), 0);
@@ -595,7 +596,7 @@ static void test_samples(void **state)
     assert_int_equal(n, 5);
     assert_memory_equal(got, ms, sizeof ms);
     free(got);
-    OK(store_samples_add(st, row, "candidate", ms + 2, 1, &err));   /* replaces */
+    OK(store_samples_add(st, row, "candidate", ms + 2, 1, &err)); /* replaces */
     assert_int_equal(store_samples_get(st, row, "candidate", &got, &n, &err), 1);
     assert_int_equal(n, 1);
     assert_true(got[0] == 12345.678);
@@ -609,7 +610,7 @@ static void test_samples(void **state)
 static void test_profiles_agents_notes_log(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     int64_t s = 0, s2 = 0, c = 0, round = 0;
     store *st = open_rw(f);
     OK(store_session_create(st, "s", "d", &s, &err));
@@ -630,8 +631,15 @@ static void test_profiles_agents_notes_log(void **state)
     free(json);
     assert_int_equal(store_profile_latest(st, c, "wl-0", "nsys", &json, &err), 0);
 
-    store_agent_call a = { .session = s, .round = round, .provider = "anthropic", .model = "claude", .tokens_in = 1000,
-                           .tokens_out = 200, .cost = 0.25, .duration_s = 12.5, .status = "ok" };
+    store_agent_call a = {.session = s,
+                          .round = round,
+                          .provider = "anthropic",
+                          .model = "claude",
+                          .tokens_in = 1000,
+                          .tokens_out = 200,
+                          .cost = 0.25,
+                          .duration_s = 12.5,
+                          .status = "ok"};
     OK(store_agent_call_add(st, &a, NULL, &err));
     a.round = 0, a.tokens_in = 10, a.tokens_out = 5, a.cost = 0.5, a.duration_s = 1, a.status = "error: 429";
     OK(store_agent_call_add(st, &a, NULL, &err));
@@ -666,12 +674,12 @@ static void test_profiles_agents_notes_log(void **state)
         assert_true(e[i].id > e[i - 1].id && e[i].time >= e[i - 1].time);
     int64_t last = e[n - 1].id, third_last = e[n - 3].id;
     store_log_list_free(e, n);
-    OK(store_log_list(st, s, 0, 3, &e, &n, &err));           /* the newest 3, oldest first */
+    OK(store_log_list(st, s, 0, 3, &e, &n, &err)); /* the newest 3, oldest first */
     assert_int_equal(n, 3);
     assert_int_equal(e[0].id, third_last);
     assert_int_equal(e[2].id, last);
     store_log_list_free(e, n);
-    OK(store_log_list(st, s, last, 0, &e, &n, &err));        /* nothing new */
+    OK(store_log_list(st, s, last, 0, &e, &n, &err)); /* nothing new */
     assert_int_equal(n, 0);
     store_log_list_free(e, n);
     store_close(st);
@@ -681,12 +689,12 @@ static void test_profiles_agents_notes_log(void **state)
 static void test_rounds_and_directions(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     int64_t s = 0, r1 = 0, r2 = 0, d1 = 0, d2 = 0;
     int num = 0;
     store *st = open_rw(f);
     OK(store_session_create(st, "s", "d", &s, &err));
-    const double base_ms[] = { 2, 2 }, fast_ms[] = { 1, 1 };
+    const double base_ms[] = {2, 2}, fast_ms[] = {1, 1};
     int64_t base = evaluated(st, f, s, "base", 2, base_ms, "complete");
     OK(store_round_begin(st, s, "unroll", &r1, &num, &err));
     assert_int_equal(num, 1);
@@ -741,7 +749,7 @@ static void test_rounds_and_directions(void **state)
     assert_string_equal(r[1].state, "running");
     assert_int_equal(r[1].candidate, 0);
     assert_null(r[1].outcome);
-    assert_int_equal(r[1].best_candidate, fast);                /* live for a running round */
+    assert_int_equal(r[1].best_candidate, fast); /* live for a running round */
     store_round_list_free(r, n);
 
     /* The live value follows decisions; so does the best-after of the round whose candidate was
@@ -767,11 +775,11 @@ static void test_rounds_and_directions(void **state)
 static void test_decision_undo(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     int64_t s = 0, r1 = 0, dir = 0, bar = 0, lone = 0;
     store *st = open_rw(f);
     OK(store_session_create(st, "s", "d", &s, &err));
-    const double base_ms[] = { 2, 2 }, fast_ms[] = { 1, 1 };
+    const double base_ms[] = {2, 2}, fast_ms[] = {1, 1};
     int64_t base = evaluated(st, f, s, "start", 2, base_ms, "complete");
     OK(store_candidate_decide(st, base, "promoted", "starting point", &err));
     OK(store_direction_add(st, s, 0, "tuner", "tune.K=1", "set K 1", &lone, &err));
@@ -831,7 +839,7 @@ static void test_decision_undo(void **state)
 static void test_best_candidate(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     int64_t s = 0, best = 0;
     double mean = 0;
     store *st = open_rw(f);
@@ -840,17 +848,17 @@ static void test_best_candidate(void **state)
     store_wl_table t;
     assert_int_equal(store_wl_table_best(st, s, &t, &err), 0);
 
-    const double base_ms[] = { 2, 4, 6 }, a_ms[] = { 1, 2, 3 }, fail_ms[] = { 0.1, -0.1, 0.1 };
-    const double low_ms[] = { 0.1, 0.1, 0.1 }, subset_ms[] = { 0.01 };
+    const double base_ms[] = {2, 4, 6}, a_ms[] = {1, 2, 3}, fail_ms[] = {0.1, -0.1, 0.1};
+    const double low_ms[] = {0.1, 0.1, 0.1}, subset_ms[] = {0.01};
     int64_t base = evaluated(st, f, s, "base", 3, base_ms, "complete");
     assert_int_equal(store_candidate_best(st, s, &best, &mean, &err), 1);
     assert_int_equal(best, base);
     assert_true(mean == 4.0);
     int64_t a = evaluated(st, f, s, "a", 3, a_ms, "complete");
-    evaluated(st, f, s, "fails", 3, fail_ms, "complete");               /* not all PASSED */
-    evaluated(st, f, s, "interrupted", 3, low_ms, "interrupted");       /* not complete */
-    evaluated(st, f, s, "running", 3, low_ms, NULL);                    /* not finished */
-    evaluated(st, f, s, "subset", 1, subset_ms, "complete");            /* fewer workloads */
+    evaluated(st, f, s, "fails", 3, fail_ms, "complete");         /* not all PASSED */
+    evaluated(st, f, s, "interrupted", 3, low_ms, "interrupted"); /* not complete */
+    evaluated(st, f, s, "running", 3, low_ms, NULL);              /* not finished */
+    evaluated(st, f, s, "subset", 1, subset_ms, "complete");      /* fewer workloads */
     assert_int_equal(store_candidate_best(st, s, &best, &mean, &err), 1);
     assert_int_equal(best, a);
     assert_true(mean == 2.0);
@@ -880,7 +888,7 @@ static void test_best_candidate(void **state)
 static void test_current_candidate(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     int64_t s = 0, x = 0, y = 0, z = 0, cur = 0, round = 0;
     store *st = open_rw(f);
     OK(store_session_create(st, "s", "d", &s, &err));
@@ -890,13 +898,13 @@ static void test_current_candidate(void **state)
     OK(store_candidate_add(st, s, 0, "baseline", "x", NULL, NULL, &x, &err));
     assert_int_equal(store_candidate_current(st, s, &cur, &err), 1);
     assert_int_equal(cur, x);
-    assert_int_equal(store_wl_table_current(st, s, &t, &err), 0);   /* not evaluated yet */
-    const double ms[] = { 1, 1 };
+    assert_int_equal(store_wl_table_current(st, s, &t, &err), 0); /* not evaluated yet */
+    const double ms[] = {1, 1};
     y = evaluated(st, f, s, "y", 2, ms, "complete");
     OK(store_round_begin(st, s, "r", &round, NULL, &err));
     OK(store_round_set_candidate(st, round, y, &err));
     OK(store_candidate_add(st, s, y, "human", "z", NULL, NULL, &z, &err));
-    OK(store_round_begin(st, s, "r2", &round, NULL, &err));      /* no candidate yet */
+    OK(store_round_begin(st, s, "r2", &round, NULL, &err)); /* no candidate yet */
     assert_int_equal(store_candidate_current(st, s, &cur, &err), 1);
     assert_int_equal(cur, y);
     assert_int_equal(store_wl_table_current(st, s, &t, &err), 1);
@@ -916,13 +924,13 @@ static void test_current_candidate(void **state)
 static void test_lock_alive_holder(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     int64_t s = 0;
     char want[64], host[256] = "";
     gethostname(host, sizeof host - 1);
     store *st = open_rw(f);
     OK(store_session_create(st, "tuning", "d", &s, &err));
-    OK(store_session_acquire(st, s, getppid(), &err));           /* the parent: alive */
+    OK(store_session_acquire(st, s, getppid(), &err)); /* the parent: alive */
     assert_int_equal(store_session_acquire(st, s, getpid(), &err), -1);
     snprintf(want, sizeof want, "is held by kwb pid %d on ", (int)getppid());
     assert_contains(err.msg, "session 'tuning'");
@@ -931,7 +939,7 @@ static void test_lock_alive_holder(void **state)
     assert_contains(err.msg, " since ");
     assert_contains(err.msg, "(kwb log, show, report open it read-only)");
 
-    store *ro = store_open(f->path, 1, &err);                  /* read-only while held */
+    store *ro = store_open(f->path, 1, &err); /* read-only while held */
     assert_non_null(ro);
     store_session ss;
     OK(store_session_get(ro, s, &ss, &err));
@@ -943,11 +951,11 @@ static void test_lock_alive_holder(void **state)
     assert_contains(err.msg, "read-only");
     store_close(ro);
 
-    OK(store_session_release(st, s, getpid(), &err));            /* not the holder: no effect */
+    OK(store_session_release(st, s, getpid(), &err)); /* not the holder: no effect */
     assert_int_equal(store_session_acquire(st, s, getpid(), &err), -1);
     OK(store_session_release(st, s, getppid(), &err));
     OK(store_session_acquire(st, s, getpid(), &err));
-    OK(store_session_acquire(st, s, getpid(), &err));            /* again: its own */
+    OK(store_session_acquire(st, s, getpid(), &err)); /* again: its own */
     assert_int_equal(store_session_acquire(st, 999, getpid(), &err), -1);
     assert_contains(err.msg, "no such session");
     store_close(st);
@@ -957,7 +965,7 @@ static void test_lock_alive_holder(void **state)
 static void test_lock_stale_holder(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     int64_t s = 0;
     pid_t child = fork();
     assert_true(child >= 0);
@@ -967,8 +975,8 @@ static void test_lock_stale_holder(void **state)
     assert_int_equal(waitpid(child, &status, 0), child);
     store *st = open_rw(f);
     OK(store_session_create(st, "s", "d", &s, &err));
-    OK(store_session_acquire(st, s, child, &err));               /* records a pid that is gone */
-    OK(store_session_acquire(st, s, getpid(), &err));            /* taken over */
+    OK(store_session_acquire(st, s, child, &err));    /* records a pid that is gone */
+    OK(store_session_acquire(st, s, getpid(), &err)); /* taken over */
     store_session ss;
     OK(store_session_get(st, s, &ss, &err));
     assert_int_equal(ss.holder_pid, getpid());
@@ -1001,12 +1009,12 @@ static void test_lock_stale_holder(void **state)
 static void test_interrupt_and_resume(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     int64_t s = 0, c = 0, round = 0, run = 0, done_run = 0;
     int ne = -1, nr = -1;
     store *st = open_rw(f);
     OK(store_session_create(st, "s", "d", &s, &err));
-    const double ms[] = { 1, 1 };
+    const double ms[] = {1, 1};
     evaluated(st, f, s, "done", 2, ms, "complete");
     OK(store_candidate_add(st, s, 0, "agent", "a", NULL, NULL, &c, &err));
     OK(store_round_begin(st, s, "r", &round, NULL, &err));
@@ -1016,7 +1024,7 @@ static void test_interrupt_and_resume(void **state)
     OK(store_eval_add(st, run, &r0, NULL, &err));
     store_close(st);
 
-    st = open_rw(f);                                              /* the restart */
+    st = open_rw(f); /* the restart */
     OK(store_session_mark_interrupted(st, s, &ne, &nr, &err));
     assert_int_equal(ne, 1);
     assert_int_equal(nr, 1);
@@ -1034,7 +1042,7 @@ static void test_interrupt_and_resume(void **state)
     assert_int_equal(n, 2);
     done_run = runs[0].id;
     store_eval_run_list_free(runs, n);
-    assert_int_equal(store_eval_resume(st, done_run, &err), -1);   /* complete: not resumable */
+    assert_int_equal(store_eval_resume(st, done_run, &err), -1); /* complete: not resumable */
 
     OK(store_eval_resume(st, run, &err));
     char **uuids = NULL;
@@ -1045,7 +1053,7 @@ static void test_interrupt_and_resume(void **state)
     OK(store_eval_add(st, run, &r1, NULL, &err));
     OK(store_eval_add(st, run, &r2, NULL, &err));
     OK(store_eval_finish(st, run, "complete", &err));
-    OK(store_round_end(st, round, "done", NULL, &err));            /* from interrupted */
+    OK(store_round_end(st, round, "done", NULL, &err)); /* from interrupted */
     OK(store_session_mark_interrupted(st, s, &ne, &nr, &err));
     assert_int_equal(ne, 0);
     assert_int_equal(nr, 0);
@@ -1059,7 +1067,7 @@ static void test_interrupt_and_resume(void **state)
  * reaches end of file (the test failed early and its process ended). */
 static void killed_writer_child(fixture *f, int64_t s, int tell, int hear)
 {
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     int64_t c = 0, run = 0;
     char byte = 'x';
     store *w = store_open(f->path, 0, &err);
@@ -1087,7 +1095,7 @@ static void killed_writer_child(fixture *f, int64_t s, int tell, int hear)
 static void test_killed_writer(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     int64_t s = 0;
     int up[2], down[2];
     char byte = 0, want[64];
@@ -1105,7 +1113,7 @@ static void test_killed_writer(void **state)
     }
     close(up[1]);
     close(down[0]);
-    assert_int_equal(read(up[0], &byte, 1), 1);                 /* three rows committed */
+    assert_int_equal(read(up[0], &byte, 1), 1); /* three rows committed */
 
     st = open_rw(f);
     assert_int_equal(store_session_acquire(st, s, getpid(), &err), -1);
@@ -1123,7 +1131,7 @@ static void test_killed_writer(void **state)
     store_close(ro);
 
     assert_int_equal(write(down[1], &byte, 1), 1);
-    assert_int_equal(read(up[0], &byte, 1), 1);                 /* the fourth row is in flight */
+    assert_int_equal(read(up[0], &byte, 1), 1); /* the fourth row is in flight */
     assert_int_equal(kill(child, SIGKILL), 0);
     int status;
     assert_int_equal(waitpid(child, &status, 0), child);
@@ -1132,7 +1140,7 @@ static void test_killed_writer(void **state)
     close(down[1]);
 
     st = open_rw(f);
-    OK(store_session_acquire(st, s, getpid(), &err));           /* its holder is gone */
+    OK(store_session_acquire(st, s, getpid(), &err)); /* its holder is gone */
     OK(store_eval_run_list(st, s, "running", &runs, &n, &err));
     assert_int_equal(n, 1);
     assert_int_equal(runs[0].n_done, 3);
@@ -1148,7 +1156,7 @@ static void test_killed_writer(void **state)
 static void test_batch(void **state)
 {
     fixture *f = *state;
-    kwb_error err = { { 0 } };
+    kwb_error err = {{0}};
     int64_t s = 0;
     store *st = open_rw(f);
     assert_int_equal(store_batch_commit(st, &err), -1);
@@ -1156,7 +1164,7 @@ static void test_batch(void **state)
     assert_int_equal(store_batch_begin(st, &err), -1);
     OK(store_session_create(st, "s", "d", &s, &err));
     OK(store_candidate_add(st, s, 0, "agent", "a", NULL, NULL, NULL, &err));
-    assert_int_equal(store_candidate_add(st, s, 0, "agent", "a", NULL, NULL, NULL, &err), -1);   /* undone alone */
+    assert_int_equal(store_candidate_add(st, s, 0, "agent", "a", NULL, NULL, NULL, &err), -1); /* undone alone */
     OK(store_candidate_add(st, s, 0, "agent", "b", NULL, NULL, NULL, &err));
     OK(store_batch_commit(st, &err));
     OK(store_batch_begin(st, &err));
@@ -1164,7 +1172,7 @@ static void test_batch(void **state)
     store_batch_abort(st);
     OK(store_batch_begin(st, &err));
     OK(store_candidate_add(st, s, 0, "agent", "d", NULL, NULL, NULL, &err));
-    store_close(st);                                              /* an open batch is rolled back */
+    store_close(st); /* an open batch is rolled back */
     assert_int_equal(sql_int(f->path, "SELECT count(*) FROM candidates"), 2);
     assert_int_equal(sql_int(f->path, "SELECT count(*) FROM log WHERE kind = 'candidate'"), 2);
     check_integrity(f->path);

@@ -24,8 +24,8 @@ static void test_healthy(void **state)
 static void test_plateau_and_family(void **state)
 {
     (void)state;
-    sv_round r[] = {{"tune.LANES=2", 1, 1.3}, {"tune.LANES=4", 0, 1.3}, {"tune.LANES=8", 0, 1.3},
-                    {"tune.LANES=16", 0, 1.3}};
+    sv_round r[] = {
+        {"tune.LANES=2", 1, 1.3}, {"tune.LANES=4", 0, 1.3}, {"tune.LANES=8", 0, 1.3}, {"tune.LANES=16", 0, 1.3}};
     char out[512];
     assert_int_equal(sv_advise(r, 4, &policy, out, sizeof out), 2);
     assert_non_null(strstr(out, "plateau: 3 rounds without a gain"));
@@ -43,7 +43,8 @@ static void test_cycle_and_regression(void **state)
     char out[512];
     assert_int_equal(sv_advise(r, 3, &policy, out, sizeof out), 2);
     assert_non_null(strstr(out, "cycle: round 3 repeats the direction of round 1 (tune.LANES=2)"));
-    assert_non_null(strstr(out, "regression: after round 3 the best is 0.9500 ms, 5.6% slower than the earlier best 0.9000 ms"));
+    assert_non_null(
+        strstr(out, "regression: after round 3 the best is 0.9500 ms, 5.6% slower than the earlier best 0.9000 ms"));
     char fam[64];
     assert_string_equal(sv_family("tune.LANES=2", fam, sizeof fam), "tune.LANES");
     assert_string_equal(sv_family("gdn.vector-state", fam, sizeof fam), "gdn.vector-state");

@@ -18,7 +18,7 @@
  * one throttled; it records the order of callees. */
 typedef struct fake {
     double ms[2];
-    double noise;         /* each sample is ms * (1 + noise * u), u uniform in [-1, 1) from a fixed LCG */
+    double noise; /* each sample is ms * (1 + noise * u), u uniform in [-1, 1) from a fixed LCG */
     uint64_t lcg;
     int throttle_every;
     int calls;
@@ -74,7 +74,8 @@ static timing_series run(timing_policy p, double ms)
 static void test_device_time(void **state)
 {
     (void)state;
-    timing_series s = run((timing_policy){.min_samples = 10, .min_time_s = 0.5, .max_time_s = 60, .rsd_target = 0.005}, 2.0);
+    timing_series s =
+        run((timing_policy){.min_samples = 10, .min_time_s = 0.5, .max_time_s = 60, .rsd_target = 0.005}, 2.0);
     assert_int_equal(s.n, 250);
     assert_true(s.device_s >= 0.5 && s.device_s < 0.502);
     assert_true(s.summary.median == 2.0);
@@ -89,10 +90,9 @@ static void test_device_time(void **state)
 static void test_graph_counts_every_call(void **state)
 {
     (void)state;
-    timing_series s =
-        run((timing_policy){.min_samples = 10, .min_time_s = 0.5, .max_time_s = 60, .rsd_target = 0.005, .graph = 20},
-            2.0);
-    assert_int_equal(s.n, 13);  /* 13 * 20 * 2 ms >= 500 ms > 12 * 20 * 2 ms */
+    timing_series s = run(
+        (timing_policy){.min_samples = 10, .min_time_s = 0.5, .max_time_s = 60, .rsd_target = 0.005, .graph = 20}, 2.0);
+    assert_int_equal(s.n, 13); /* 13 * 20 * 2 ms >= 500 ms > 12 * 20 * 2 ms */
     timing_series_free(&s);
 }
 
@@ -165,7 +165,7 @@ static void test_precision_stop(void **state)
     assert_true(s.n > 10);
     assert_true(s.ci_rel <= 0.005);
     size_t n = 10;
-    while (ci_of_first(&s, n) > 0.005)  /* the looks, as the rule takes them */
+    while (ci_of_first(&s, n) > 0.005) /* the looks, as the rule takes them */
         n += n / 8 > 8 ? n / 8 : 8;
     assert_int_equal(s.n, n);
     assert_true(fabs(s.summary.median - 1.0) < 0.01);
@@ -202,7 +202,7 @@ static void test_paired_stops_when_decided(void **state)
     assert_int_equal(timing_measure(&dev, &p, 2, no_call, NULL, s, &v, &err), 0);
     assert_int_equal(v.kind, VERDICT_FASTER);
     assert_int_equal(s[0].n, 20);
-    assert_true(s[0].ci_rel > 0.001);  /* not as precise as a lone series would have been made */
+    assert_true(s[0].ci_rel > 0.001); /* not as precise as a lone series would have been made */
     timing_series_free(&s[0]);
     timing_series_free(&s[1]);
 }
@@ -234,19 +234,16 @@ static void test_hooks_evidence(void **state)
     timing_series s;
     kwb_error err = {{0}};
     assert_int_equal(timing_measure_hooked(&dev, &p, 1, no_call, NULL, &h, &s, NULL, &err), 0);
-    assert_true(s.n >= 99 && s.n <= 100);  /* the warm-up's call counts too */
+    assert_true(s.n >= 99 && s.n <= 100); /* the warm-up's call counts too */
     timing_series_free(&s);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_device_time),
-        cmocka_unit_test(test_graph_counts_every_call),
-        cmocka_unit_test(test_throttled_dropped),
-        cmocka_unit_test(test_interleaved),
-        cmocka_unit_test(test_precision_stop),
-        cmocka_unit_test(test_paired_stops_when_decided),
+        cmocka_unit_test(test_device_time),       cmocka_unit_test(test_graph_counts_every_call),
+        cmocka_unit_test(test_throttled_dropped), cmocka_unit_test(test_interleaved),
+        cmocka_unit_test(test_precision_stop),    cmocka_unit_test(test_paired_stops_when_decided),
         cmocka_unit_test(test_hooks_evidence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

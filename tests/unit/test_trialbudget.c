@@ -16,12 +16,12 @@
 static void test_trials(void **state)
 {
     (void)state;
-    assert_int_equal(trialbudget_trials(0.015, 0.95), 199);   /* "about 200" */
+    assert_int_equal(trialbudget_trials(0.015, 0.95), 199); /* "about 200" */
     assert_int_equal(trialbudget_trials(0.015, 0.99), 305);
-    assert_int_equal(trialbudget_trials(0.5, 0.75), 2);        /* exactly enough: no rounding up */
+    assert_int_equal(trialbudget_trials(0.5, 0.75), 2); /* exactly enough: no rounding up */
     assert_int_equal(trialbudget_trials(1.0, 0.95), 1);
     assert_int_equal(trialbudget_trials(1.0, 1.0), 1);
-    assert_int_equal(trialbudget_trials(0.015, 1.0), -1);      /* certainty takes forever */
+    assert_int_equal(trialbudget_trials(0.015, 1.0), -1); /* certainty takes forever */
     assert_int_equal(trialbudget_trials(0.0, 0.95), -1);
     assert_int_equal(trialbudget_trials(-0.1, 0.95), -1);
     assert_int_equal(trialbudget_trials(0.015, 0.0), -1);
@@ -46,8 +46,8 @@ static void test_margin(void **state)
     assert_float_equal(trialbudget_margin(s, 5, 3), 0.01 / 10.0, 1e-12);
     assert_float_equal(trialbudget_margin(s, 5, 1), 1.0 / 10.0, 1e-12);
     const double neg[] = {1.0, -3.0, -20.0};
-    assert_float_equal(trialbudget_margin(neg, 3, 1), 4.0 / 20.0, 1e-12);   /* scale: largest magnitude */
-    assert_true(isinf(trialbudget_margin(s, 3, 3)));                          /* every score is chosen */
+    assert_float_equal(trialbudget_margin(neg, 3, 1), 4.0 / 20.0, 1e-12); /* scale: largest magnitude */
+    assert_true(isinf(trialbudget_margin(s, 3, 3)));                      /* every score is chosen */
     const double zero[] = {0.0, 0.0, 0.0};
     assert_float_equal(trialbudget_margin(zero, 3, 1), 0.0, 0.0);
 }
@@ -62,7 +62,7 @@ static void test_margin_raise(void **state)
     assert_int_equal(trialbudget_for_margin(&p, 1e-5), 199);
     assert_int_equal(trialbudget_for_margin(&p, 5e-6), 398);
     assert_int_equal(trialbudget_for_margin(&p, 2.5e-6), 796);
-    assert_int_equal(trialbudget_for_margin(&p, 1e-9), 796);   /* capped at 4x */
+    assert_int_equal(trialbudget_for_margin(&p, 1e-9), 796); /* capped at 4x */
     assert_int_equal(trialbudget_for_margin(&p, 0.0), 796);
     p.failure_rate = 0.0;
     assert_int_equal(trialbudget_for_margin(&p, 1e-9), -1);
@@ -97,19 +97,16 @@ static void test_planted_candidate(void **state)
     double replay = caught_share(n, replays, p), gate = caught_share(3, replays, p);
     print_message("planted p = %.3f: %d trials catch it in %.1f%% of %d replays, 3 trials in %.1f%%\n", p, n,
                   100 * replay, replays, 100 * gate);
-    assert_true(replay >= 0.93 && replay <= 0.97);   /* 95 % expected; 4000 replays: sd 0.35 % */
-    assert_true(gate <= 0.08);                        /* 4.4 % expected: three trials usually miss it */
+    assert_true(replay >= 0.93 && replay <= 0.97); /* 95 % expected; 4000 replays: sd 0.35 % */
+    assert_true(gate <= 0.08);                     /* 4.4 % expected: three trials usually miss it */
     assert_true(gate >= 0.02);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_trials),
-        cmocka_unit_test(test_catch_probability),
-        cmocka_unit_test(test_margin),
-        cmocka_unit_test(test_margin_raise),
-        cmocka_unit_test(test_planted_candidate),
+        cmocka_unit_test(test_trials),       cmocka_unit_test(test_catch_probability), cmocka_unit_test(test_margin),
+        cmocka_unit_test(test_margin_raise), cmocka_unit_test(test_planted_candidate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

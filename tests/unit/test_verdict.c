@@ -44,8 +44,8 @@ static void pair(double *a, double *b, size_t n, double rel, double sigma, doubl
 static void expect_at(verdict v, verdict_kind want, const char *what, int line)
 {
     if (v.kind != want)
-        fail_msg("line %d: %s is %s (ratio %.5f, CI [%.5f, %.5f]), want %s", line, what,
-                 verdict_name(v.kind), v.ratio, v.lo, v.hi, verdict_name(want));
+        fail_msg("line %d: %s is %s (ratio %.5f, CI [%.5f, %.5f]), want %s", line, what, verdict_name(v.kind), v.ratio,
+                 v.lo, v.hi, verdict_name(want));
 }
 
 static void test_names(void **state)
@@ -73,14 +73,14 @@ static void check_point(verdict v, double want, size_t n, size_t extra, const ch
 static void test_ratio_point_estimate(void **state)
 {
     (void)state;
-    static const size_t sizes[] = { 5, 6, 7, 16, 17, 33, 64, 199, 200, 1001 };
+    static const size_t sizes[] = {5, 6, 7, 16, 17, 33, 64, 199, 200, 1001};
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
         size_t n = sizes[s];
         double *a = malloc(n * sizeof *a), *b = malloc((n + 3) * sizeof *b);
         double *a0 = malloc(n * sizeof *a), *b0 = malloc((n + 3) * sizeof *b);
         double *d = malloc(n * sizeof *d);
         for (size_t i = 0; i < n; i++)
-            a[i] = 1 + (double)rng_uniform(7, i, 0, 9);   /* many ties */
+            a[i] = 1 + (double)rng_uniform(7, i, 0, 9); /* many ties */
         for (size_t i = 0; i < n + 3; i++)
             b[i] = 1 + (double)rng_uniform(8, i, 0, 1000) / 7.0;
         memcpy(a0, a, n * sizeof *a);
@@ -93,8 +93,7 @@ static void test_ratio_point_estimate(void **state)
         assert_true(fabs(per_pair - of_medians) > 1e-6 * of_medians);
 
         check_point(verdict_decide(a, n, b, n, 0.02, 0.9, 300, 11), per_pair, n, 0, "paired");
-        check_point(verdict_decide_unpaired(a, n, b, n, 0.02, 0.9, 300, 11), of_medians, n, 0,
-                    "unpaired");
+        check_point(verdict_decide_unpaired(a, n, b, n, 0.02, 0.9, 300, 11), of_medians, n, 0, "unpaired");
         double want3 = stats_summarize(b, n + 3).median / stats_summarize(a, n).median;
         check_point(verdict_decide(a, n, b, n + 3, 0.02, 0.9, 300, 11), want3, n, 3, "na != nb");
 
@@ -112,9 +111,8 @@ static void expect_over_seeds(double rel, double sigma, double t, verdict_kind w
         pair(a, b, N, rel, sigma, 0, ds);
         verdict v = verdict_decide(a, N, b, N, t, CONF, R, 100 + ds);
         if (v.kind != want)
-            fail_msg("rel %g sigma %g t %g data seed %llu: %s (ratio %.5f CI [%.5f, %.5f]), want %s",
-                     rel, sigma, t, (unsigned long long)ds, verdict_name(v.kind), v.ratio, v.lo, v.hi,
-                     verdict_name(want));
+            fail_msg("rel %g sigma %g t %g data seed %llu: %s (ratio %.5f CI [%.5f, %.5f]), want %s", rel, sigma, t,
+                     (unsigned long long)ds, verdict_name(v.kind), v.ratio, v.lo, v.hi, verdict_name(want));
     }
 }
 
@@ -158,8 +156,8 @@ static void huge_noise(double rel, double t)
         verdict v = verdict_decide(a, N, b, N, t, CONF, R, ds);
         verdict_kind wrong = rel > 0 ? VERDICT_FASTER : VERDICT_SLOWER;
         if (v.kind == VERDICT_SAME || v.kind == wrong)
-            fail_msg("rel %g t %g data seed %llu: %s (CI [%.5f, %.5f])", rel, t,
-                     (unsigned long long)ds, verdict_name(v.kind), v.lo, v.hi);
+            fail_msg("rel %g t %g data seed %llu: %s (CI [%.5f, %.5f])", rel, t, (unsigned long long)ds,
+                     verdict_name(v.kind), v.lo, v.hi);
         unclear += v.kind == VERDICT_UNCLEAR;
     }
     if (unclear < 14)
@@ -204,8 +202,7 @@ static void test_drift_paired_vs_unpaired(void **state)
         expect(u, VERDICT_UNCLEAR);
         double wp = log(p.hi) - log(p.lo), wu = log(u.hi) - log(u.lo);
         if (!(wu > 3 * wp))
-            fail_msg("data seed %llu: unpaired width %.5f not > 3x paired %.5f",
-                     (unsigned long long)ds, wu, wp);
+            fail_msg("data seed %llu: unpaired width %.5f not > 3x paired %.5f", (unsigned long long)ds, wu, wp);
         /* nb != na falls back to independent resampling: also unclear */
         expect(verdict_decide(a, N, b, N - 1, T, CONF, R, ds), VERDICT_UNCLEAR);
     }
@@ -247,8 +244,7 @@ static void test_drift_30_percent_same(void **state)
             fail_msg("data seed %llu: paired log-space width %.5f, want < 0.01 (%s, ratio %.5f)",
                      (unsigned long long)ds, wp, verdict_name(p.kind), p.ratio);
         if (!(wu > 3 * wp))
-            fail_msg("data seed %llu: unpaired width %.5f not > 3x paired %.5f",
-                     (unsigned long long)ds, wu, wp);
+            fail_msg("data seed %llu: unpaired width %.5f not > 3x paired %.5f", (unsigned long long)ds, wu, wp);
         same += p.kind == VERDICT_SAME;
     }
     print_message("30%% shared drift, no difference: paired same %d/20\n", same);
@@ -342,7 +338,7 @@ static void test_invalid(void **state)
     expect(verdict_decide(a, N, b, N, T, 1, R, 1), VERDICT_UNCLEAR);
     expect(verdict_decide(a, N, b, N, T, NAN, R, 1), VERDICT_UNCLEAR);
     expect(verdict_decide(a, N, b, N, T, CONF, 0, 1), VERDICT_UNCLEAR);
-    static const double bad[] = { 0.0, -1.0, NAN, INFINITY };
+    static const double bad[] = {0.0, -1.0, NAN, INFINITY};
     for (size_t k = 0; k < 4; k++) {
         double save = b[17];
         b[17] = bad[k];

@@ -32,9 +32,9 @@
 #define GDN_WL ROOT "/workloads/gdn/" GDN ".jsonl"
 
 /* One gdn_decode JSONL line (with its newline) for UUID, the axes members and the inputs members. */
-#define GDN_LINE(uuid, axes, inputs)                                                             \
-    "{\"definition\": \"" GDN "\", \"solution\": null, \"workload\": {\"uuid\": \"" uuid         \
-    "\", \"axes\": {" axes "}, \"inputs\": {" inputs "}}, \"evaluation\": null}\n"
+#define GDN_LINE(uuid, axes, inputs)                                                                                   \
+    "{\"definition\": \"" GDN "\", \"solution\": null, \"workload\": {\"uuid\": \"" uuid "\", \"axes\": {" axes        \
+    "}, \"inputs\": {" inputs "}}, \"evaluation\": null}\n"
 #define GDN_OK(uuid) GDN_LINE(uuid, "\"batch_size\": 2", "\"scale\": {\"type\": \"scalar\", \"value\": 0.5}")
 
 /* ---- a fresh directory under /tmp per test -------------------------------------------- */
@@ -102,11 +102,11 @@ static void test_gdn_decode_shipped(void **state)
     for (int i = 0; i < set.count; i++) {
         const workload *w = &set.items[i];
         /* const axes filled in from the definition */
-        assert_int_equal(w->axis_value[1], 1);    /* seq_len */
-        assert_int_equal(w->axis_value[2], 4);    /* num_q_heads */
-        assert_int_equal(w->axis_value[3], 4);    /* num_k_heads */
-        assert_int_equal(w->axis_value[4], 8);    /* num_v_heads */
-        assert_int_equal(w->axis_value[5], 128);  /* head_size */
+        assert_int_equal(w->axis_value[1], 1);   /* seq_len */
+        assert_int_equal(w->axis_value[2], 4);   /* num_q_heads */
+        assert_int_equal(w->axis_value[3], 4);   /* num_k_heads */
+        assert_int_equal(w->axis_value[4], 8);   /* num_v_heads */
+        assert_int_equal(w->axis_value[5], 128); /* head_size */
         assert_int_equal(w->ninputs, 9);
         for (int j = 0; j < 8; j++)
             assert_int_equal(w->inputs[j].kind, WL_RANDOM);
@@ -130,26 +130,26 @@ static void test_shape_and_numel(void **state)
     definition *d = load_def(GDN_DEF);
     workload_set set = {0};
     load_ok(GDN_WL, d, &set);
-    const workload *w = &set.items[18];  /* line 19, batch_size 8 */
+    const workload *w = &set.items[18]; /* line 19, batch_size 8 */
     assert_int_equal(w->axis_value[0], 8);
 
     int64_t shape[KWB_MAX_RANK];
-    workload_shape(w, &d->inputs[0], shape);  /* q */
+    workload_shape(w, &d->inputs[0], shape); /* q */
     assert_int_equal(shape[0], 8);
     assert_int_equal(shape[1], 1);
     assert_int_equal(shape[2], 4);
     assert_int_equal(shape[3], 128);
     assert_int_equal(workload_numel(w, &d->inputs[0]), 8 * 1 * 4 * 128);
-    workload_shape(w, &d->inputs[3], shape);  /* state */
+    workload_shape(w, &d->inputs[3], shape); /* state */
     assert_int_equal(shape[0], 8);
     assert_int_equal(shape[1], 8);
     assert_int_equal(shape[2], 128);
     assert_int_equal(shape[3], 128);
     assert_int_equal(workload_numel(w, &d->inputs[3]), 8 * 8 * 128 * 128);
-    assert_int_equal(workload_numel(w, &d->inputs[4]), 8);   /* A_log [num_v_heads] */
-    assert_int_equal(workload_numel(w, &d->inputs[5]), 64);  /* a [b, 1, 8] */
-    assert_int_equal(workload_numel(w, &d->inputs[8]), 1);   /* scale is a scalar */
-    workload_shape(w, &d->outputs[0], shape);  /* output */
+    assert_int_equal(workload_numel(w, &d->inputs[4]), 8);  /* A_log [num_v_heads] */
+    assert_int_equal(workload_numel(w, &d->inputs[5]), 64); /* a [b, 1, 8] */
+    assert_int_equal(workload_numel(w, &d->inputs[8]), 1);  /* scale is a scalar */
+    workload_shape(w, &d->outputs[0], shape);               /* output */
     assert_int_equal(shape[0], 8);
     assert_int_equal(shape[2], 8);
     assert_int_equal(workload_numel(w, &d->outputs[0]), 8 * 1 * 8 * 128);
@@ -217,9 +217,9 @@ static void test_filters(void **state)
     expect_filter(d, "batch_size=8,seq_len=1", 7, (const int[]){19, 20, 21, 22, 23, 24, 25});
     expect_filter(d, "seq_len=1,batch_size=64", 8, (const int[]){47, 48, 49, 50, 51, 52, 53, 54});
     expect_filter(d, "batch_size=8,seq_len=2", 0, NULL);
-    expect_filter(d, "batch_size=6", 0, NULL);     /* 6 is not a prefix match of 64 */
+    expect_filter(d, "batch_size=6", 0, NULL); /* 6 is not a prefix match of 64 */
     expect_filter(d, "batch_size=2", 0, NULL);
-    expect_filter(d, "heads=4", 0, NULL);          /* unknown axis */
+    expect_filter(d, "heads=4", 0, NULL); /* unknown axis */
     expect_filter(d, "num_heads=1", 0, NULL);
     expect_filter(d, "batch_size=8,heads=1", 0, NULL);
     expect_filter(d, "no-such-uuid", 0, NULL);
@@ -278,9 +278,8 @@ static void test_dsa_indexer_shipped(void **state)
     assert_int_equal(w->inputs[1].kind, WL_RANDOM);
     assert_int_equal(w->inputs[2].kind, WL_RANDOM);
     assert_int_equal(w->inputs[3].kind, WL_SAFETENSORS);
-    assert_string_equal(w->inputs[3].path,
-                        "blob/workloads/dsa_paged/" DSA_INDEXER "/" DSA_INDEXER
-                        "_30cecff1-7ea4-474b-90fc-7f4a87206d8e.safetensors");
+    assert_string_equal(w->inputs[3].path, "blob/workloads/dsa_paged/" DSA_INDEXER "/" DSA_INDEXER
+                                           "_30cecff1-7ea4-474b-90fc-7f4a87206d8e.safetensors");
     assert_string_equal(w->inputs[3].key, "seq_lens");
     assert_int_equal(w->inputs[4].kind, WL_SAFETENSORS);
     assert_string_equal(w->inputs[4].path, w->inputs[3].path);
@@ -300,9 +299,9 @@ static void test_dsa_attention_shipped(void **state)
     assert_int_equal(set.count, 23);
     const workload *w = &set.items[0];
     assert_string_equal(w->uuid, "0c23b10c7b7645719517828c12eaa1d2");
-    assert_int_equal(w->axis_value[0], 1);     /* num_tokens */
-    assert_int_equal(w->axis_value[6], 8462);  /* num_pages */
-    assert_int_equal(w->axis_value[5], 2048);  /* topk, const */
+    assert_int_equal(w->axis_value[0], 1);    /* num_tokens */
+    assert_int_equal(w->axis_value[6], 8462); /* num_pages */
+    assert_int_equal(w->axis_value[5], 2048); /* topk, const */
     assert_int_equal(w->inputs[4].kind, WL_SAFETENSORS);
     assert_string_equal(w->inputs[4].path, "./blob/workloads/dsa_paged/" DSA_ATTN "/" DSA_ATTN
                                            "_0c23b10c7b7645719517828c12eaa1d2.safetensors");
@@ -325,8 +324,8 @@ static void test_moe_shipped(void **state)
     const int64_t seq[] = {7, 1, 32, 80, 901, 16, 15, 14, 14107, 11948, 62, 59, 58, 57, 56, 55, 54, 53, 52};
     for (int i = 0; i < 19; i++) {
         assert_int_equal(set.items[i].axis_value[0], seq[i]);
-        assert_int_equal(set.items[i].axis_value[3], 7168);  /* hidden_size */
-        assert_true(set.items[i].inputs[9].f == 2.5);         /* routed_scaling_factor */
+        assert_int_equal(set.items[i].axis_value[3], 7168); /* hidden_size */
+        assert_true(set.items[i].inputs[9].f == 2.5);       /* routed_scaling_factor */
     }
     const workload *w = &set.items[0];
     assert_string_equal(w->uuid, "b8f4f012-a32e-4356-b4e1-7665b3d598af");
@@ -353,14 +352,13 @@ static void test_blank_and_foreign_lines(void **state)
 {
     const char *dir = *state;
     definition *d = load_def(GDN_DEF);
-    const char *text =
-        "\n"                                                                  /* 1 */
-        GDN_OK("u-a")                                                         /* 2 */
-        "   \t  \n"                                                           /* 3 */
+    const char *text = "\n"                                                                            /* 1 */
+        GDN_OK("u-a")                                                                                  /* 2 */
+        "   \t  \n"                                                                                    /* 3 */
         "{\"definition\": \"other_def\", \"workload\": {\"uuid\": \"u-a\", \"axes\": {\"zz\": -1}}}\n" /* 4 */
-        GDN_LINE("u-b", "\"batch_size\": 16, \"seq_len\": 1", "")             /* 5 */
-        "\r\n"                                                                /* 6 */
-        "{\"definition\": \"other_def\"}\n"                                   /* 7 */
+        GDN_LINE("u-b", "\"batch_size\": 16, \"seq_len\": 1", "")                                      /* 5 */
+        "\r\n"                                                                                         /* 6 */
+        "{\"definition\": \"other_def\"}\n"                                                            /* 7 */
         GDN_LINE("u-c", "\"batch_size\": 0", "\"q\": {\"type\": \"random\"}"); /* 8, no newline after */
     const char *path = write_file(dir, "mixed.jsonl", text);
     workload_set set = {0};
@@ -375,7 +373,7 @@ static void test_blank_and_foreign_lines(void **state)
     assert_int_equal(set.items[1].line, 5);
     assert_int_equal(set.items[1].axis_value[0], 16);
     assert_int_equal(set.items[1].axis_value[1], 1);
-    assert_int_equal(set.items[1].inputs[8].kind, WL_RANDOM);  /* a missing input is random */
+    assert_int_equal(set.items[1].inputs[8].kind, WL_RANDOM); /* a missing input is random */
     assert_string_equal(set.items[2].uuid, "u-c");
     assert_int_equal(set.items[2].line, 8);
     assert_int_equal(set.items[2].axis_value[0], 0);
@@ -406,12 +404,15 @@ static void test_scalar_values(void **state)
     definition *d = load_def(FIX "/definitions/tiny.json");
     const char *text =
         "{\"definition\": \"tiny_axpy\", \"workload\": {\"uuid\": \"s1\", \"axes\": {\"n\": 3, \"m\": 0},"
-        " \"inputs\": {\"alpha\": {\"type\": \"scalar\", \"value\": 3}, \"flag\": {\"type\": \"scalar\", \"value\": true}}}}\n"
+        " \"inputs\": {\"alpha\": {\"type\": \"scalar\", \"value\": 3}, \"flag\": {\"type\": \"scalar\", \"value\": "
+        "true}}}}\n"
         "{\"definition\": \"tiny_axpy\", \"workload\": {\"uuid\": \"s2\", \"axes\": {\"n\": 5, \"m\": 7, \"d\": 4},"
-        " \"inputs\": {\"alpha\": {\"type\": \"scalar\", \"value\": -2.75}, \"flag\": {\"type\": \"scalar\", \"value\": false},"
+        " \"inputs\": {\"alpha\": {\"type\": \"scalar\", \"value\": -2.75}, \"flag\": {\"type\": \"scalar\", "
+        "\"value\": false},"
         " \"y\": {\"type\": \"safetensors\", \"path\": \"./blob/y.safetensors\", \"tensor_key\": \"y.w\"}}}}\n"
         "{\"definition\": \"tiny_axpy\", \"workload\": {\"uuid\": \"s3\", \"axes\": {\"n\": 1, \"m\": 1},"
-        " \"inputs\": {\"alpha\": {\"type\": \"scalar\", \"value\": 1e300}, \"flag\": {\"type\": \"scalar\", \"value\": -1e19}}}}\n";
+        " \"inputs\": {\"alpha\": {\"type\": \"scalar\", \"value\": 1e300}, \"flag\": {\"type\": \"scalar\", "
+        "\"value\": -1e19}}}}\n";
     const char *path = write_file(dir, "tiny.jsonl", text);
     workload_set set = {0};
     kwb_error err = {{0}};
@@ -444,7 +445,7 @@ static void test_scalar_values(void **state)
     workload_shape(w, &d->inputs[0], shape);
     assert_int_equal(shape[0], 5);
     assert_int_equal(shape[1], 4);
-    assert_int_equal(workload_numel(w, &d->inputs[4]), 1);  /* rank 0 */
+    assert_int_equal(workload_numel(w, &d->inputs[4]), 1); /* rank 0 */
     /* reals beyond int64 keep their value and saturate as integers (the cast was undefined) */
     w = &set.items[2];
     assert_true(w->inputs[2].f == 1e300);
@@ -470,8 +471,8 @@ static void test_parse_direct(void **state)
     assert_memory_equal(&w, &before, sizeof w);
     json_decref(s);
 
-    json_t *o = json_pack("{s:s, s:{s:i}, s:{s:{s:s}}}", "uuid", "p1", "axes", "batch_size", 3, "inputs", "q",
-                          "type", "zeros");
+    json_t *o =
+        json_pack("{s:s, s:{s:i}, s:{s:{s:s}}}", "uuid", "p1", "axes", "batch_size", 3, "inputs", "q", "type", "zeros");
     assert_int_equal(workload_parse(o, d, "lbl", 9, &w, &err), -1);
     assert_string_equal(err.msg, "lbl:9: input 'q': unknown descriptor type 'zeros' (random, scalar, safetensors)");
     assert_memory_equal(&w, &before, sizeof w);
@@ -483,7 +484,7 @@ static void test_parse_direct(void **state)
     assert_int_equal(w.line, 0);
     assert_int_equal(w.axis_value[0], 3);
     assert_ptr_equal(w.json, o);
-    json_decref(o);  /* w holds its own reference */
+    json_decref(o); /* w holds its own reference */
     assert_string_equal(json_string_value(json_object_get(w.json, "uuid")), "p2");
     workload_free(&w);
     definition_free(d);
@@ -493,8 +494,7 @@ static void test_parse_direct(void **state)
 
 /* Writes TEXT to DIR/bad.jsonl and loads it into a set that already holds two workloads
  * (u-pre-1, u-pre-2); expects "PATH:LINE: ..." containing WANT, and the set unchanged. */
-static void expect_file_error(const char *dir, const definition *d, const char *text, int line,
-                              const char *want)
+static void expect_file_error(const char *dir, const definition *d, const char *text, int line, const char *want)
 {
     workload_set set = {0};
     load_ok(write_file(dir, "pre.jsonl", GDN_OK("u-pre-1") GDN_OK("u-pre-2")), d, &set);
@@ -524,16 +524,15 @@ static void test_bad_json_line(void **state)
     const char *dir = *state;
     definition *d = load_def(GDN_DEF);
     expect_file_error(dir, d,
-                      GDN_OK("b1") GDN_OK("b2") "{\"definition\": \"" GDN "\", \"workload\": {\"uuid\": \"b3\",,}}\n"
-                      GDN_OK("b4") GDN_OK("b5"),
+                      GDN_OK("b1") GDN_OK("b2") "{\"definition\": \"" GDN
+                                                "\", \"workload\": {\"uuid\": \"b3\",,}}\n" GDN_OK("b4") GDN_OK("b5"),
                       3, "invalid JSON");
     /* a truncated last line */
     expect_file_error(dir, d, GDN_OK("b1") "\n{\"definition\": \"" GDN "\"", 3, "invalid JSON");
     /* a valid JSON value that is not a trace */
     expect_file_error(dir, d, GDN_OK("b1") "[1, 2]\n", 2, "needs a string 'definition'");
     expect_file_error(dir, d, GDN_OK("b1") "{\"workload\": {}}\n", 2, "needs a string 'definition'");
-    expect_file_error(dir, d, "{\"definition\": \"" GDN "\", \"workload\": [1]}\n", 1,
-                      "'workload' must be an object");
+    expect_file_error(dir, d, "{\"definition\": \"" GDN "\", \"workload\": [1]}\n", 1, "'workload' must be an object");
     expect_file_error(dir, d, GDN_LINE("", "\"batch_size\": 1", ""), 1, "non-empty string 'uuid'");
     definition_free(d);
 }
@@ -546,15 +545,13 @@ static void test_bad_axes(void **state)
                       "axis 'heads' is not an axis of " GDN);
     expect_file_error(dir, d, GDN_OK("a1") GDN_OK("a2") GDN_LINE("a3", "", ""), 3,
                       "var axis 'batch_size' has no value");
-    expect_file_error(dir, d,
-                      "{\"definition\": \"" GDN "\", \"workload\": {\"uuid\": \"a1\", \"inputs\": {}}}\n", 1,
+    expect_file_error(dir, d, "{\"definition\": \"" GDN "\", \"workload\": {\"uuid\": \"a1\", \"inputs\": {}}}\n", 1,
                       "var axis 'batch_size' has no value");
     expect_file_error(dir, d, GDN_LINE("a1", "\"batch_size\": 2, \"num_v_heads\": 16", ""), 1,
                       "axis 'num_v_heads' is const 8 in " GDN ", not 16");
     expect_file_error(dir, d, GDN_LINE("a1", "\"batch_size\": -1", ""), 1, "axis 'batch_size' must be an integer >= 0");
     expect_file_error(dir, d, GDN_LINE("a1", "\"batch_size\": 2.5", ""), 1, "axis 'batch_size' must be an integer");
-    expect_file_error(dir, d,
-                      "{\"definition\": \"" GDN "\", \"workload\": {\"uuid\": \"a1\", \"axes\": [2]}}\n", 1,
+    expect_file_error(dir, d, "{\"definition\": \"" GDN "\", \"workload\": {\"uuid\": \"a1\", \"axes\": [2]}}\n", 1,
                       "'axes' must be an object");
     definition_free(d);
 }
@@ -571,24 +568,25 @@ static void test_bad_inputs(void **state)
                       "input 'q': descriptor needs a string 'type'");
     expect_file_error(dir, d, GDN_LINE("i1", "\"batch_size\": 2", "\"q\": \"random\""), 1,
                       "input 'q': descriptor needs a string 'type'");
-    expect_file_error(dir, d, GDN_OK("i1") "\n"
-                      GDN_LINE("i2", "\"batch_size\": 2",
-                               "\"k\": {\"type\": \"safetensors\", \"path\": \"blob/k.safetensors\"}"),
-                      3, "input 'k': safetensors needs 'path' and 'tensor_key'");
+    expect_file_error(
+        dir, d,
+        GDN_OK("i1") "\n" GDN_LINE("i2", "\"batch_size\": 2",
+                                   "\"k\": {\"type\": \"safetensors\", \"path\": \"blob/k.safetensors\"}"),
+        3, "input 'k': safetensors needs 'path' and 'tensor_key'");
     expect_file_error(dir, d,
-                      GDN_LINE("i1", "\"batch_size\": 2",
-                               "\"k\": {\"type\": \"safetensors\", \"tensor_key\": \"k\"}"),
+                      GDN_LINE("i1", "\"batch_size\": 2", "\"k\": {\"type\": \"safetensors\", \"tensor_key\": \"k\"}"),
                       1, "input 'k': safetensors needs 'path' and 'tensor_key'");
-    expect_file_error(dir, d,
-                      GDN_LINE("i1", "\"batch_size\": 2",
-                               "\"k\": {\"type\": \"safetensors\", \"path\": \"/etc/k.safetensors\", \"tensor_key\": \"k\"}"),
-                      1, "input 'k': path '/etc/k.safetensors' must be relative to the TraceSet root");
-    expect_file_error(dir, d,
-                      GDN_LINE("i1", "\"batch_size\": 2",
-                               "\"k\": {\"type\": \"safetensors\", \"path\": \"blob/../../k.safetensors\", \"tensor_key\": \"k\"}"),
-                      1, "input 'k': path 'blob/../../k.safetensors' must be relative");
-    expect_file_error(dir, d,
-                      GDN_LINE("i1", "\"batch_size\": 2", "\"q\": {\"type\": \"scalar\", \"value\": 1.0}"), 1,
+    expect_file_error(
+        dir, d,
+        GDN_LINE("i1", "\"batch_size\": 2",
+                 "\"k\": {\"type\": \"safetensors\", \"path\": \"/etc/k.safetensors\", \"tensor_key\": \"k\"}"),
+        1, "input 'k': path '/etc/k.safetensors' must be relative to the TraceSet root");
+    expect_file_error(
+        dir, d,
+        GDN_LINE("i1", "\"batch_size\": 2",
+                 "\"k\": {\"type\": \"safetensors\", \"path\": \"blob/../../k.safetensors\", \"tensor_key\": \"k\"}"),
+        1, "input 'k': path 'blob/../../k.safetensors' must be relative");
+    expect_file_error(dir, d, GDN_LINE("i1", "\"batch_size\": 2", "\"q\": {\"type\": \"scalar\", \"value\": 1.0}"), 1,
                       "input 'q' is a tensor; a scalar descriptor is for shape-null inputs");
     expect_file_error(dir, d,
                       GDN_LINE("i1", "\"batch_size\": 2", "\"scale\": {\"type\": \"scalar\", \"value\": \"0.1\"}"), 1,
@@ -597,7 +595,8 @@ static void test_bad_inputs(void **state)
                       "input 'scale': scalar 'value' must be a number or bool");
     expect_file_error(dir, d,
                       "{\"definition\": \"" GDN "\", \"workload\": {\"uuid\": \"a1\", \"axes\": {\"batch_size\": 1},"
-                      " \"inputs\": [1]}}\n", 1, "'inputs' must be an object");
+                      " \"inputs\": [1]}}\n",
+                      1, "'inputs' must be an object");
     definition_free(d);
 }
 
@@ -609,8 +608,7 @@ static void test_duplicate_uuid(void **state)
     expect_file_error(dir, d, GDN_OK("d0") GDN_OK("dup") "\n" GDN_OK("dup") GDN_OK("d5"), 4,
                       "uuid 'dup' repeats line 2");
     /* a key repeated inside one line */
-    expect_file_error(dir, d,
-                      "\n{\"definition\": \"" GDN "\", \"workload\": {\"uuid\": \"x\", \"uuid\": \"y\"}}\n", 2,
+    expect_file_error(dir, d, "\n{\"definition\": \"" GDN "\", \"workload\": {\"uuid\": \"x\", \"uuid\": \"y\"}}\n", 2,
                       "invalid JSON");
     definition_free(d);
 }
@@ -621,14 +619,15 @@ static void test_dots_inside_a_name(void **state)
 {
     const char *dir = *state;
     definition *d = load_def(GDN_DEF);
-    const char *path = write_file(dir, "dots.jsonl",
-                                  GDN_LINE("t1", "\"batch_size\": 2",
-                                           "\"k\": {\"type\": \"safetensors\", \"path\": \"blob/v1..v2/k..safetensors\","
-                                           " \"tensor_key\": \"k\"}"));
+    const char *path =
+        write_file(dir, "dots.jsonl",
+                   GDN_LINE("t1", "\"batch_size\": 2",
+                            "\"k\": {\"type\": \"safetensors\", \"path\": \"blob/v1..v2/k..safetensors\","
+                            " \"tensor_key\": \"k\"}"));
     workload_set set = {0};
     kwb_error err = {{0}};
     int rc = workload_load_file(path, d, &set, &err);
-    workload_set_free(&set);  /* a failed load may leave set.items allocated with count 0 */
+    workload_set_free(&set); /* a failed load may leave set.items allocated with count 0 */
     definition_free(d);
     if (rc != 0)
         fail_msg("%s", err.msg);
