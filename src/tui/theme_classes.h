@@ -18,6 +18,7 @@
     X(LATENCY_GOOD, "latency-good")              \
     X(LATENCY_WARN, "latency-warn")              \
     X(LATENCY_BAD, "latency-bad")                \
+    X(SPEEDUP_FASTER, "speedup-faster")          \
     X(SPEEDUP_SAME, "speedup-same")              \
     X(SPEEDUP_SLOWER, "speedup-slower")          \
     X(SPEEDUP_UNCLEAR, "speedup-unclear")        \
