@@ -395,8 +395,9 @@ static int agent_write_and_judge(run_state *r, const round_ctx *c, const directi
     store_candidate_promoted(r->h.st, e->session, &best_id, NULL, &cerr);
     char *context = agent_context_build(r->h.st, e->session, best_id, r->a.definition, r->best_evidence);
     fprintf(stderr, "kwb run: round %d: %s: %s (agent %s)\n", e->number, d->id, d->title, r->a.agent);
-    agent_task t = {c->definition_path, e->best_dir, e->part_dir,   d,   context,
-                    on_agent_progress,  r,           &agent_cancel, NULL};
+    /* written into part_dir; its log and transcript are named for the candidate (cand_dir) */
+    agent_task t = {c->definition_path, e->best_dir, e->part_dir,   d,          context,
+                    on_agent_progress,  r,           &agent_cancel, e->cand_dir};
     agent_outcome o;
     agent_outcome_init(&o);
     kwb_error aerr = {{0}};

@@ -32,9 +32,9 @@ agent_config "set agent.openai.base_url http://127.0.0.1:$FAKE_PORT/v1" "set age
 export OPENAI_API_KEY="$ENVKEY"
 kwb_run oa openai 3
 expect_code 0 "$RUN_CODE" "openai: three rounds"
-expect_grep 'round 2: .*the agent failed: gdn_decode_fast.c holds an API key known to kwb: the candidate is refused' \
+expect_grep 'round [0-9]+: agenttest.threads: the agent failed: gdn_decode_fast.c holds an API key known to kwb: the candidate is refused' \
     "$TMP/oa.err" "openai: the candidate holding the key is refused"
-expect_grep 'round 3: .*the agent failed: after one retry turn' "$TMP/oa.err" "openai: the failing SEARCH went round the retry turn"
+expect_grep 'round [0-9]+: agenttest.three: the agent failed: after one retry turn' "$TMP/oa.err" "openai: the failing SEARCH went round the retry turn"
 expect_grep '\[REDACTED\]' "$TMP/oa.err" "openai: the streamed key is shown redacted"
 stop_fake
 mv "$TMP/fake.log" "$TMP/fake-openai.log"   # searched with the rest
@@ -60,10 +60,10 @@ agent_config "set agent.command.command $AGENT_FIX/fake_agent.sh" "set agent.com
     "set agent.anthropic.api_key $SHORTKEY"
 kwb_run cm command 3
 expect_code 0 "$RUN_CODE" "command: three rounds"
-expect_grep 'round 2: .*gdn_decode_fast.c holds an API key known to kwb' "$TMP/cm.err" "command: the file with the key is refused"
-expect_grep 'round 3: .*ended with exit code 3; last lines of .*failing with \[REDACTED\]' "$TMP/cm.err" \
+expect_grep 'round [0-9]+: agenttest.threads: .*gdn_decode_fast.c holds an API key known to kwb' "$TMP/cm.err" "command: the file with the key is refused"
+expect_grep 'round [0-9]+: agenttest.three: .*ended with exit code 3; last lines of .*failing with \[REDACTED\]' "$TMP/cm.err" \
     "command: the log's tail is redacted"
-expect_grep 'my key is \[REDACTED\]' "$TMP/ws/run/cm/r1-"*.agent.log "command: the agent log is redacted"
+expect_grep 'my key is \[REDACTED\]' "$TMP/ws/run/cm/r2-agenttest-lanes.agent.log" "command: the agent log is redacted"
 
 # every sink
 "$KWB" log oa >"$TMP/log-oa.txt" 2>&1
