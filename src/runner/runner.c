@@ -1130,6 +1130,46 @@ static void emit_hello(runner_ctx *r)
     emit(r, ev);
 }
 
+/* Adds the resolved PATH (owned) to the list of NREADS paths, unless it is NULL or there already. */
+static void add_read(char ***reads, int *nreads, char *path)
+{
+    for (int i = 0; path && i < *nreads; i++)
+        if (strcmp((*reads)[i], path) == 0) {
+            free(path);
+            return;
+        }
+    if (!path)
+        return;
+    *reads = xrealloc(*reads, (size_t)(*nreads + 1) * sizeof **reads);
+    (*reads)[(*nreads)++] = path;
+}
+
+/* The resolved folders of every safetensors blob the job's workloads name, so that a dataset
+ * whose blob/ (or any part of it) is a link elsewhere stays readable under the sandbox. */
+static void add_blob_folders(const runner_job *job, char ***reads, int *nreads)
+{
+    size_t i;
+    json_t *w;
+    json_array_foreach(job->workloads, i, w)
+    {
+        const char *name;
+        json_t *in;
+        json_object_foreach(json_object_get(w, "inputs"), name, in)
+        {
+            const char *type = json_string_value(json_object_get(in, "type"));
+            const char *rel = json_string_value(json_object_get(in, "path"));
+            if (!type || strcmp(type, "safetensors") != 0 || !rel)
+                continue;
+            char *full = rel[0] == '/' ? xstrdup(rel) : xasprintf("%s/%s", job->dataset_root, rel);
+            char *real = realpath(full, NULL), *slash = real ? strrchr(real, '/') : NULL;
+            if (slash)
+                *slash = '\0';
+            add_read(reads, nreads, real);
+            free(full);
+        }
+    }
+}
+
 /* The scratch folder (the job's, else one made here) becomes the working folder and TMPDIR;
  * then the sandbox closes around the runner, unless the job turned it off. */
 static int enter_sandbox(runner_ctx *r, kwb_error *err)
@@ -1145,17 +1185,20 @@ static int enter_sandbox(runner_ctx *r, kwb_error *err)
     /* What stays readable, as full paths before the working folder changes: the definition,
      * the dataset, each solution's folder and build folder. */
     sandbox_spec spec = {.device = r->job.device, .cpu_limit_s = r->job.cpu_limit_s};
-    char *reads[6] = {realpath(r->job.definition_path, NULL), realpath(r->job.dataset_root, NULL)};
-    for (int s = 0; s < r->job.nsolutions && s < 2; s++) {
+    char **reads = NULL;
+    int nreads = 0;
+    add_read(&reads, &nreads, realpath(r->job.definition_path, NULL));
+    add_read(&reads, &nreads, realpath(r->job.dataset_root, NULL));
+    for (int s = 0; s < r->job.nsolutions; s++) {
         char *so = realpath(r->job.solutions[s].so_path, NULL), *slash = so ? strrchr(so, '/') : NULL;
         if (slash)
             *slash = '\0';
-        reads[2 + 2 * s] = so;
-        reads[3 + 2 * s] = r->job.solutions[s].dir ? realpath(r->job.solutions[s].dir, NULL) : NULL;
+        add_read(&reads, &nreads, so);
+        add_read(&reads, &nreads, r->job.solutions[s].dir ? realpath(r->job.solutions[s].dir, NULL) : NULL);
     }
-    for (int i = 0; i < 6; i++)
-        if (reads[i])
-            spec.reads[spec.nreads++] = reads[i];
+    add_blob_folders(&r->job, &reads, &nreads);
+    spec.reads = (const char *const *)reads;
+    spec.nreads = nreads;
     int rc = 0;
     if (chdir(scratch) != 0)
         rc = kwb_error_set(err, "scratch folder %s: %s", scratch, strerror(errno));
@@ -1167,8 +1210,9 @@ static int enter_sandbox(runner_ctx *r, kwb_error *err)
         else
             rc = sandbox_apply(&spec, r->sandbox, sizeof r->sandbox, err);
     }
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < nreads; i++)
         free(reads[i]);
+    free(reads);
     return rc;
 }
 

@@ -17,7 +17,7 @@
 typedef struct sandbox_spec {
     const char *device;   /* "cpu", "cuda", "cuda:N" */
     const char *scratch;  /* the only folder written to (the runner's working folder) */
-    const char *reads[8]; /* read-only: the definition, the dataset, solution and build folders */
+    const char *const *reads; /* read-only: the definition, the dataset, solution and build folders */
     int nreads;
     double cpu_limit_s; /* RLIMIT_CPU in seconds; 0: none */
 } sandbox_spec;
