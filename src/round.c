@@ -251,6 +251,15 @@ int round_decline(round_engine *e, const char *skill, const char *id, const char
         return -1;
     if (store_direction_decide(e->h->st, row, "rejected", reason, err) != 0)
         return -1;
+    if (!id && e->session) { /* the chosen direction's attempt ended without a candidate: still a round */
+        int64_t rid = 0;
+        int number = 0;
+        if (store_round_begin(e->h->st, e->session, e->direction[0] ? e->direction : e->title, &rid, &number, err) !=
+                0 ||
+            store_round_end(e->h->st, rid, "rejected", reason, err) != 0)
+            return -1;
+        e->number = number + 1;
+    }
     if (!id)
         e->direction_row = 0;
     redo_clear(e);

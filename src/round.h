@@ -97,7 +97,8 @@ int round_choose(round_engine *e, const char *skill, const char *id, const char 
  * holds no recorded candidate is replaced). Step ROUND_REVIEW. */
 int round_written(round_engine *e, kwb_error *err);
 /* Declines direction ID (SKILL, TITLE; NULL ID: the one in play) with REASON: recorded as
- * rejected (no candidate decision). */
+ * rejected (no candidate decision); the one in play also ends a round of its own (state
+ * rejected), so a failed write takes a round number as a judged candidate does. */
 int round_decline(round_engine *e, const char *skill, const char *id, const char *title, const char *reason,
                   kwb_error *err);
 /* Fills Q to judge the candidate in play against the best (the start: against nothing). */

@@ -32,9 +32,9 @@ err="$TMP/an.err"
 expect_grep 'agent: retry 1/[0-9]+ in [0-9.]+ s: .*overloaded' "$err" "the mid-stream error event is retried and shown"
 expect_grep 'agent call: anthropic claude-fake, tokens 2000 in / 500 out, \$0\.0135, [0-9.]+ s, 2 attempt\(s\), ok' "$err" \
     "the call's tokens and cost"
-expect_grep 'round 1: r1-agenttest-[a-z]+ promoted at the end: .*sweep: all 7 PASSED' "$err" "the edit streamed with CRLF and pings is promoted"
+expect_grep 'round 2: r2-agenttest-[a-z]+ promoted at the end: .*sweep: all 7 PASSED' "$err" "the edit streamed with CRLF and pings is promoted"
 expect_grep 'agent: retry 1/[0-9]+ in [0-9.]+ s: HTTP 529' "$err" "the 529 is retried"
-expect_grep '^\+#define MAX_THREADS 2 ' "$err" "round 2: the unified diff is applied"
+expect_grep '^\+#define MAX_THREADS 2 ' "$err" "round 3: the unified diff is applied"
 [ "$(sql "SELECT count(*) FROM agent_calls WHERE provider = 'anthropic' AND model = 'claude-fake' AND status = 'ok'")" = 2 ] &&
     pass "store: two anthropic calls" || fail "store: $(sql 'SELECT * FROM agent_calls')"
 head -1 "$TMP/fake.log" >"$TMP/req1"
@@ -44,7 +44,7 @@ expect_grep '"key":"ok"' "$TMP/req1" "x-api-key accepted"
 expect_grep '"body":\{[^}]*"system":"You are a GPU kernel engineer' "$TMP/req1" "top-level system prompt"
 expect_grep '"max_tokens":4000' "$TMP/req1" "max_tokens from the configuration"
 expect_grep '"model":"claude-test"' "$TMP/req1" "the configured model is asked for"
-t1=$(ls "$TMP/ws/run/an/"r1-*.transcript.jsonl 2>/dev/null | head -1)
+t1=$(ls "$TMP/ws/run/an/"r2-*.transcript.jsonl 2>/dev/null | head -1)
 expect_grep '"kind":"call".*event: message_start' "$t1" "the transcript keeps the raw event stream"
 
 # kwb write with the anthropic agent, events on stdout for the workbench; its call is a row of the store

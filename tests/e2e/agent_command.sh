@@ -15,21 +15,21 @@ kwb_run cmd command 9
 expect_code 0 "$RUN_CODE" "nine rounds with the command agent"
 err="$TMP/cmd.err"
 expect_grep 'agent: command: .*fake_agent\.sh \(in a scratch copy, limit 2 s\)' "$err" "the command is announced"
-expect_grep 'round 1: r1-agenttest-[a-z]+ promoted at the end: .*sweep: all 7 PASSED' "$err" "round 1: the good change is promoted"
-expect_grep 'agent: command agent changed: gdn_decode_fast\.c' "$err" "round 1: the changed file is named"
-expect_grep "round 2: agenttest\.[a-z]+: the agent failed: the command agent's changes are refused: 'notes\.txt': outside the direction's scope \(editable: gdn_decode_fast\.c, \*\.h\)" \
-    "$err" "round 2: a file outside the scope is refused"
-expect_grep "round 3: .*the agent failed: .*'solution\.json': the solution's description is kwb's" "$err" \
-    "round 3: solution.json is refused"
-expect_grep "round 4: .*the agent failed: .*'gdn_decode_fast\.c': removed" "$err" "round 4: a removed file is refused"
-expect_grep "round 5: .*the agent failed: .*'secrets\.h' is a symlink" "$err" "round 5: a symlink is refused"
-expect_grep 'round 6: .*the agent failed: command agent .*fake_agent\.sh ended with exit code 3; last lines of .*: .*fake agent: model refused' \
-    "$err" "round 6: a failing exit is reported with its log's tail"
-expect_grep 'round 7: .*the agent failed: the command agent changed nothing' "$err" "round 7: no change"
-expect_grep 'round 8: .*the agent failed: command agent .*fake_agent\.sh: no result within 2 s \(killed\)' "$err" \
-    "round 8: the time limit kills a hanging agent"
-expect_grep 'round 9: r9-agenttest-[a-z]+: measured' "$err" "round 9: a new header in the scope is accepted and evaluated"
-expect_grep '^\+\+\+ b/lanes\.h' "$err" "round 9: the new file is in the diff"
+expect_grep 'round 2: r2-agenttest-[a-z]+ promoted at the end: .*sweep: all 7 PASSED' "$err" "round 2: the good change is promoted"
+expect_grep 'agent: command agent changed: gdn_decode_fast\.c' "$err" "round 2: the changed file is named"
+expect_grep "round 3: agenttest\.[a-z]+: the agent failed: the command agent's changes are refused: 'notes\.txt': outside the direction's scope \(editable: gdn_decode_fast\.c, \*\.h\)" \
+    "$err" "round 3: a file outside the scope is refused"
+expect_grep "round 4: .*the agent failed: .*'solution\.json': the solution's description is kwb's" "$err" \
+    "round 4: solution.json is refused"
+expect_grep "round 5: .*the agent failed: .*'gdn_decode_fast\.c': removed" "$err" "round 5: a removed file is refused"
+expect_grep "round 6: .*the agent failed: .*'secrets\.h' is a symlink" "$err" "round 6: a symlink is refused"
+expect_grep 'round 7: .*the agent failed: command agent .*fake_agent\.sh ended with exit code 3; last lines of .*: .*fake agent: model refused' \
+    "$err" "round 7: a failing exit is reported with its log's tail"
+expect_grep 'round 8: .*the agent failed: the command agent changed nothing' "$err" "round 8: no change"
+expect_grep 'round 9: .*the agent failed: command agent .*fake_agent\.sh: no result within 2 s \(killed\)' "$err" \
+    "round 9: the time limit kills a hanging agent"
+expect_grep 'round 10: r10-agenttest-[a-z]+: measured' "$err" "round 10: a new header in the scope is accepted and evaluated"
+expect_grep '^\+\+\+ b/lanes\.h' "$err" "round 10: the new file is in the diff"
 expect_grep '^kwb run: [0-9]+ candidate\(s\) promoted' "$err" "the session goes on to its end"
 # the sleeping agent (60 s) is killed at its 2 s limit: no recorded call lasts anywhere near 60 s
 longest=$(sqlite3 "$TMP/ws/kwb.db" "SELECT max(duration_s) FROM agent_calls")
@@ -45,9 +45,9 @@ expect_grep '#define LANES 1 ' "$FAKE_AGENT_STATE.prompt.1" "the prompt holds th
     pass "the scratch copy is a clean git repository" || fail "git status in the scratch copy: $(cat "$FAKE_AGENT_STATE.git.1")"
 ls "$TMP/ws/run/cmd" >"$TMP/folders"
 expect_no_grep '\.work$' "$TMP/folders" "no scratch copy left behind"
-[ -d "$(ls -d "$TMP/ws/run/cmd/"r2-* 2>/dev/null | grep -v '\.' | head -1)" ] && fail "a refused candidate's folder is left" ||
+[ -d "$(ls -d "$TMP/ws/run/cmd/"r3-* 2>/dev/null | grep -v '\.' | head -1)" ] && fail "a refused candidate's folder is left" ||
     pass "a refused candidate leaves no folder"
-expect_grep 'fake agent call 6: fail' "$(ls "$TMP/ws/run/cmd/"r6-*.agent.log)" "the agent's output is kept in the round's log"
+expect_grep 'fake agent call 6: fail' "$(ls "$TMP/ws/run/cmd/"r7-*.agent.log)" "the agent's output is kept in the round's log"
 [ "$(sql "SELECT count(*) FROM agent_calls WHERE provider = 'command' AND tokens_in = -1")" = 9 ] &&
     pass "store: one call row per round, tokens unknown (-1)" || fail "store: $(sql 'SELECT count(*) FROM agent_calls')"
 

@@ -28,21 +28,21 @@ kwb_run bad openai 7
 expect_code 0 "$RUN_CODE" "seven failing rounds: the session still ends normally"
 err="$TMP/bad.err"
 expect_grep 'agent: the edit did not apply: one retry turn with the failure report' "$err" "a failed block gets one retry turn"
-expect_grep "round 1: agenttest\.[a-z]+: the agent failed: after one retry turn: 1 of 1 edit block\(s\) did not apply \(search-replace; first: block 1 \(gdn_decode_fast\.c, reply line 2\): no match" \
-    "$err" "round 1: the bad edit, named by block and file"
+expect_grep "round 2: agenttest\.[a-z]+: the agent failed: after one retry turn: 1 of 1 edit block\(s\) did not apply \(search-replace; first: block 1 \(gdn_decode_fast\.c, reply line 2\): no match" \
+    "$err" "round 2: the bad edit, named by block and file"
 sed -n 2p "$TMP/fake.log" >"$TMP/retry-req"
 expect_grep 'Your edit did not apply, so nothing was changed' "$TMP/retry-req" "the retry turn says what happened"
 expect_grep 'closest lines in gdn_decode_fast.c \(lines [0-9]+-[0-9]+\)' "$TMP/retry-req" "the retry turn quotes the closest lines"
 expect_grep '#define LANES 1 /\* kwb:tune' "$TMP/retry-req" "the closest line is the real one"
 expect_grep '"role":"assistant","content":"gdn_decode_fast.c\\n<<<<<<< SEARCH\\n#define LANES 3' "$TMP/retry-req" \
     "the retry turn carries the model's first answer"
-expect_grep 'round 2: .*the agent failed: .*HTTP 500.*(2 attempts|gave up)' "$err" "round 2: HTTP 500 past the retries"
-expect_grep 'round 3: .*the agent failed: .*(cut|ended before)' "$err" "round 3: a stream cut twice"
-expect_grep 'round 4: .*the agent failed: .*overloaded' "$err" "round 4: an error event in the stream"
-expect_grep 'round 5: .*the agent failed: .*quota' "$err" "round 5: exhausted quota"
+expect_grep 'round 3: .*the agent failed: .*HTTP 500.*(2 attempts|gave up)' "$err" "round 3: HTTP 500 past the retries"
+expect_grep 'round 4: .*the agent failed: .*(cut|ended before)' "$err" "round 4: a stream cut twice"
+expect_grep 'round 5: .*the agent failed: .*overloaded' "$err" "round 5: an error event in the stream"
+expect_grep 'round 6: .*the agent failed: .*quota' "$err" "round 6: exhausted quota"
 expect_no_grep 'retry [0-9]+/[0-9]+ in [0-9.]+ s: HTTP 429' "$err" "exhausted quota is not retried"
-expect_grep 'round 6: .*the agent failed: .*(length|output cap|truncated)' "$err" "round 6: stopped at the output cap with no text"
-expect_grep 'round 7: .*the agent failed: after one retry turn: the reply holds no edit' "$err" "round 7: a reply with no edit"
+expect_grep 'round 7: .*the agent failed: .*(length|output cap|truncated)' "$err" "round 7: stopped at the output cap with no text"
+expect_grep 'round 8: .*the agent failed: after one retry turn: the reply holds no edit' "$err" "round 8: a reply with no edit"
 expect_grep '^kwb run: 0 candidate\(s\) promoted; best start' "$err" "the session went on through every failure"
 [ "$(sql "SELECT count(*) FROM decisions WHERE direction_id IS NOT NULL AND reason LIKE 'agent failed: %'")" = 7 ] &&
     pass "store: seven directions rejected with the agent's error" || fail "store: directions"
@@ -50,7 +50,7 @@ expect_grep '^kwb run: 0 candidate\(s\) promoted; best start' "$err" "the sessio
     pass "store: every call recorded with its outcome" || fail "store: $(sql "SELECT group_concat(status, ',') FROM agent_calls")"
 ls "$TMP/ws/run/bad" >"$TMP/folders"
 expect_no_grep '^r[0-9]-agenttest-[a-z]+$' "$TMP/folders" "failed rounds leave no candidate folder"
-expect_grep '^r1-agenttest-[a-z]+\.transcript\.jsonl$' "$TMP/folders" "failed rounds keep their transcript"
+expect_grep '^r2-agenttest-[a-z]+\.transcript\.jsonl$' "$TMP/folders" "failed rounds keep their transcript"
 stop_fake
 
 # a wrong key: 401, not retried
@@ -59,7 +59,7 @@ start_fake "$TMP/script2"
 agent_config "set agent.openai.base_url http://127.0.0.1:$FAKE_PORT/v1" "set agent.max_retries 3" "set agent.retry_base 0.05"
 OPENAI_API_KEY=sk-kwbtest-WRONG-0000000000 kwb_run wrongkey openai 1
 expect_code 0 "$RUN_CODE" "wrong key: the session ends normally"
-expect_grep 'round 1: .*the agent failed: .*401' "$TMP/wrongkey.err" "wrong key: HTTP 401 said"
+expect_grep 'round 2: .*the agent failed: .*401' "$TMP/wrongkey.err" "wrong key: HTTP 401 said"
 [ "$(grep -c '"key":"wrong"' "$TMP/fake.log")" = 1 ] && pass "wrong key: not retried" || fail "wrong key: retried"
 stop_fake
 
@@ -102,7 +102,7 @@ expect_grep '"event":"error","message":"[^"]*cancel' "$TMP/write.out" "cancel: t
 stop_fake
 
 # cancel: SIGTERM to kwb run while the agent streams: the round is cancelled, the run stops, the
-# direction stays untried
+# direction is not rejected (the round engine records the choice; the next run takes it up again)
 { printf '=== text chunk=4 delay_ms=100\n'; good_edit; } >"$TMP/script5"
 start_fake "$TMP/script5"
 agent_config "set agent.openai.base_url http://127.0.0.1:$FAKE_PORT/v1"
@@ -114,6 +114,6 @@ kill -TERM "$rpid"
 wait "$rpid"
 expect_code 1 "$?" "cancel kwb run: exit 1"
 expect_grep 'cancelled while the agent worked' "$TMP/stop.err" "cancel kwb run: said"
-[ "$(sql "SELECT count(*) FROM directions d JOIN sessions s ON s.id = d.session_id WHERE s.name = 'stop'")" = 0 ] &&
-    pass "cancel kwb run: the direction stays untried" || fail "cancel kwb run: a direction was decided"
+[ "$(sql "SELECT count(*) FROM directions d JOIN sessions s ON s.id = d.session_id WHERE s.name = 'stop' AND d.state = 'rejected'")" = 0 ] &&
+    pass "cancel kwb run: the direction is not rejected" || fail "cancel kwb run: a direction was rejected"
 finish

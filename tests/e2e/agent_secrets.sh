@@ -19,13 +19,13 @@ start_fake "$TMP/script"
 agent_config "set agent.openai.base_url http://127.0.0.1:$FAKE_PORT/v1" "set agent.price fake-model 1 1"
 OPENAI_API_KEY="$FAKE_KEY" kwb_run env openai 2
 expect_code 0 "$RUN_CODE" "key from the environment: the run ends normally"
-expect_grep 'round 1: r1-agenttest-[a-z]+ promoted' "$TMP/env.err" "key from the environment: a candidate promoted"
-expect_grep 'round 2: .*the agent failed: .*400' "$TMP/env.err" "key from the environment: the failed call is said"
+expect_grep 'round 2: r2-agenttest-[a-z]+ promoted' "$TMP/env.err" "key from the environment: a candidate promoted"
+expect_grep 'round 3: .*the agent failed: .*400' "$TMP/env.err" "key from the environment: the failed call is said"
 
 agent_config "set agent.openai.base_url http://127.0.0.1:$FAKE_PORT/v1" "set agent.openai.api_key $FAKE_KEY"
 kwb_run file openai 1
 expect_code 0 "$RUN_CODE" "key from a 0600 file: the run ends normally"
-expect_grep 'round 1: r1-agenttest-[a-z]+ (promoted|rejected)' "$TMP/file.err" "key from a 0600 file: the call went through"
+expect_grep 'round 2: r2-agenttest-[a-z]+ (promoted|rejected)' "$TMP/file.err" "key from a 0600 file: the call went through"
 [ "$(grep -c '"key":"ok"' "$TMP/fake.log")" = 3 ] && pass "the server got the key three times" || fail "keys at the server"
 
 chmod 644 "$KWB_AGENT_CONFIG"
@@ -38,7 +38,7 @@ for f in md csv json traces html; do
     "$KWB" report env --format $f --output "$TMP/report.$f" >/dev/null 2>>"$TMP/report.err"
 done
 expect_grep 'agenttest' "$TMP/report.md" "the report covers the agent's rounds"
-cand=$(sed -n 's/.*round 1: \(r1-agenttest-[a-z]*\) promoted.*/\1/p' "$TMP/env.err")
+cand=$(sed -n 's/.*round 2: \(r2-agenttest-[a-z]*\) promoted.*/\1/p' "$TMP/env.err")
 "$KWB" show "$cand" --session env >"$TMP/show.out" 2>&1
 expect_grep 'LANES 8' "$TMP/show.out" "kwb show has the agent's diff"
 git -C "$TMP/ws/candidates.git" log -p --all >"$TMP/archive-log.txt" 2>&1
