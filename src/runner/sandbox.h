@@ -15,8 +15,8 @@
 
 /* What the sandbox allows beyond the system's own files. */
 typedef struct sandbox_spec {
-    const char *device;   /* "cpu", "cuda", "cuda:N" */
-    const char *scratch;  /* the only folder written to (the runner's working folder) */
+    const char *device;       /* "cpu", "cuda", "cuda:N" */
+    const char *scratch;      /* the only folder written to (the runner's working folder) */
     const char *const *reads; /* read-only: the definition, the dataset, solution and build folders */
     int nreads;
     double cpu_limit_s; /* RLIMIT_CPU in seconds; 0: none */

@@ -55,4 +55,28 @@ st=$(sql "SELECT state FROM candidates WHERE name = '$cand'")
 [ "$st" = promoted ] || [ "$st" = rejected ] && pass "$cand decided ($st)" || fail "$cand is $st"
 [ "$(sql "SELECT count(*) FROM candidates WHERE state IN ('new', 'evaluated')")" -eq 0 ] &&
     pass "no candidate left undecided" || fail "undecided candidates left"
+
+# 3. kill -9 at random points, 20 times over (issue 19 item 2): each next kwb run takes up where
+# the last was killed; none is stuck on a folder a killed run left, none evaluates the start again
+kills=0
+for i in $(seq 20); do
+    run --rounds 3 >/dev/null 2>"$TMP/rand.err" &
+    pid=$!
+    sleep "$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.2 + (r % 230) / 100 }')"
+    kids=$(descendants "$pid")
+    kill -9 "$pid" $kids 2>/dev/null && kills=$((kills + 1))
+    wait "$pid" 2>/dev/null
+    if grep -q 'File exists\|already exists' "$TMP/rand.err"; then
+        fail "random kill $i: the run before left a folder in the way"
+        sed 's/^/    /' "$TMP/rand.err" >&2
+    fi
+done
+pass "$kills of 20 runs killed at a random point"
+run --rounds 1 >/dev/null 2>"$TMP/after.err"
+expect_code 0 "$?" "after 20 random kills: the next run"
+expect_no_grep 'File exists|already exists' "$TMP/after.err" "after 20 random kills: no stale folder"
+[ "$(sql "SELECT count(*) FROM candidates WHERE name = 'start'")" -eq 1 ] &&
+    pass "after 20 random kills: still one start" || fail "more than one start"
+[ "$(sql "SELECT count(*) FROM candidates WHERE state IN ('new', 'evaluated')")" -eq 0 ] &&
+    pass "after 20 random kills: no candidate left undecided" || fail "undecided candidates left after the kills"
 finish
