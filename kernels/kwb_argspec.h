@@ -25,8 +25,7 @@ typedef struct argspec {
 /* Returns 0 when the N arguments ARGS (NARGS given) match the N SPECS, storing the value of
  * each of the NVARS var axes in VARS (-1 for one no argument uses), else -1. A tensor with
  * elements needs data. */
-static inline int argspec_check(const kwb_arg *args, int nargs, const argspec *specs, int n, int64_t *vars,
-                                int nvars)
+static inline int argspec_check(const kwb_arg *args, int nargs, const argspec *specs, int n, int64_t *vars, int nvars)
 {
     if (args == NULL || nargs != n)
         return -1;

@@ -14,11 +14,11 @@
 #include "../kwb_argspec.h"
 
 enum {
-    DSA_HEADS = 16,     /* num_qo_heads */
-    DSA_CKV = 512,      /* head_dim_ckv */
-    DSA_KPE = 64,       /* head_dim_kpe */
-    DSA_APAGE = 64,     /* page_size */
-    DSA_ATOPK = 2048,   /* topk: entries of sparse_indices per token */
+    DSA_HEADS = 16,   /* num_qo_heads */
+    DSA_CKV = 512,    /* head_dim_ckv */
+    DSA_KPE = 64,     /* head_dim_kpe */
+    DSA_APAGE = 64,   /* page_size */
+    DSA_ATOPK = 2048, /* topk: entries of sparse_indices per token */
 };
 
 /* Argument positions (inputs, then outputs) and var axes. */

@@ -16,12 +16,12 @@
 #include "rng_formula.h"
 
 enum {
-    DSA_H = 64,                        /* index heads */
-    DSA_D = 128,                       /* index head dim */
-    DSA_PAGE = 64,                     /* tokens per page */
+    DSA_H = 64,    /* index heads */
+    DSA_D = 128,   /* index head dim */
+    DSA_PAGE = 64, /* tokens per page */
     DSA_TOPK = 2048,
-    DSA_ROW_BYTES = 132,               /* head_dim_with_scale */
-    DSA_FP8_BYTES = DSA_PAGE * DSA_D,  /* 8192: a page's codes, then its scales */
+    DSA_ROW_BYTES = 132,              /* head_dim_with_scale */
+    DSA_FP8_BYTES = DSA_PAGE * DSA_D, /* 8192: a page's codes, then its scales */
     DSA_PAGE_BYTES = DSA_PAGE * DSA_ROW_BYTES,
 };
 

@@ -10,8 +10,20 @@
 #include "../gdn_common.h"
 
 /* Argument positions: the inputs, then the outputs, in definition order. */
-enum { ARG_Q, ARG_K, ARG_V, ARG_STATE, ARG_A_LOG, ARG_A, ARG_DT_BIAS, ARG_B, ARG_SCALE,
-       ARG_OUTPUT, ARG_NEW_STATE, GDN_NARGS };
+enum {
+    ARG_Q,
+    ARG_K,
+    ARG_V,
+    ARG_STATE,
+    ARG_A_LOG,
+    ARG_A,
+    ARG_DT_BIAS,
+    ARG_B,
+    ARG_SCALE,
+    ARG_OUTPUT,
+    ARG_NEW_STATE,
+    GDN_NARGS
+};
 
 /* A dimension equal to batch_size, the definition's only var axis. */
 #define GDN_BATCH GDN_VAR(0)

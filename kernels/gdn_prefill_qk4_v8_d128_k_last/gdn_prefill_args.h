@@ -10,14 +10,27 @@
 #include "../gdn_common.h"
 
 /* Argument positions: the inputs, then the outputs, in definition order. */
-enum { ARG_Q, ARG_K, ARG_V, ARG_STATE, ARG_A_LOG, ARG_A, ARG_DT_BIAS, ARG_B, ARG_CU_SEQLENS, ARG_SCALE,
-       ARG_OUTPUT, ARG_NEW_STATE, GDNP_NARGS };
+enum {
+    ARG_Q,
+    ARG_K,
+    ARG_V,
+    ARG_STATE,
+    ARG_A_LOG,
+    ARG_A,
+    ARG_DT_BIAS,
+    ARG_B,
+    ARG_CU_SEQLENS,
+    ARG_SCALE,
+    ARG_OUTPUT,
+    ARG_NEW_STATE,
+    GDNP_NARGS
+};
 
 /* The var axes, as indices into the array gdnp_check_args fills. */
 enum { GDNP_T, GDNP_N, GDNP_L, GDNP_NVARS };
-#define GDNP_TOTAL GDN_VAR(GDNP_T)  /* total_seq_len */
-#define GDNP_SEQS GDN_VAR(GDNP_N)   /* num_seqs */
-#define GDNP_LEN GDN_VAR(GDNP_L)    /* len_cu_seqlens = num_seqs + 1 */
+#define GDNP_TOTAL GDN_VAR(GDNP_T) /* total_seq_len */
+#define GDNP_SEQS GDN_VAR(GDNP_N)  /* num_seqs */
+#define GDNP_LEN GDN_VAR(GDNP_L)   /* len_cu_seqlens = num_seqs + 1 */
 
 static const gdn_spec gdnp_specs[GDNP_NARGS] = {
     {"q", KWB_BF16, 3, {GDNP_TOTAL, GDN_NQ, GDN_D}},

@@ -13,12 +13,12 @@
 #include "moe_routing.h"
 
 enum {
-    MOE_H = 7168,          /* hidden_size */
-    MOE_I = 2048,          /* intermediate_size */
-    MOE_N1 = 2 * MOE_I,    /* gemm1_out_size: rows [0, I) give X1, rows [I, 2I) give X2 */
-    MOE_E = 256,           /* num_experts (global) */
-    MOE_EL = 32,           /* num_local_experts */
-    MOE_BLK = 128,         /* quantization block */
+    MOE_H = 7168,               /* hidden_size */
+    MOE_I = 2048,               /* intermediate_size */
+    MOE_N1 = 2 * MOE_I,         /* gemm1_out_size: rows [0, I) give X1, rows [I, 2I) give X2 */
+    MOE_E = 256,                /* num_experts (global) */
+    MOE_EL = 32,                /* num_local_experts */
+    MOE_BLK = 128,              /* quantization block */
     MOE_HB = MOE_H / MOE_BLK,   /* num_hidden_blocks: 56 */
     MOE_IB = MOE_I / MOE_BLK,   /* num_intermediate_blocks: 16 */
     MOE_N1B = MOE_N1 / MOE_BLK, /* num_gemm1_out_blocks: 32 */
@@ -26,8 +26,20 @@ enum {
 };
 
 /* Argument positions: the inputs, then the output, in definition order. */
-enum { MOE_LOGITS, MOE_BIAS, MOE_HIDDEN, MOE_HIDDEN_SCALE, MOE_W1, MOE_W1_SCALE, MOE_W2, MOE_W2_SCALE,
-       MOE_OFFSET, MOE_SCALING, MOE_OUTPUT, MOE_NARGS };
+enum {
+    MOE_LOGITS,
+    MOE_BIAS,
+    MOE_HIDDEN,
+    MOE_HIDDEN_SCALE,
+    MOE_W1,
+    MOE_W1_SCALE,
+    MOE_W2,
+    MOE_W2_SCALE,
+    MOE_OFFSET,
+    MOE_SCALING,
+    MOE_OUTPUT,
+    MOE_NARGS
+};
 
 /* The definition's arguments; seq_len is var axis 0 (the first use, routing_logits, binds it). */
 #define MOE_SEQ_LEN ARGSPEC_VAR(0)
@@ -35,7 +47,7 @@ static const argspec moe_specs[MOE_NARGS] = {
     {"routing_logits", KWB_F32, 2, {MOE_SEQ_LEN, MOE_E}},
     {"routing_bias", KWB_BF16, 1, {MOE_E}},
     {"hidden_states", KWB_F8_E4M3, 2, {MOE_SEQ_LEN, MOE_H}},
-    {"hidden_states_scale", KWB_F32, 2, {MOE_HB, MOE_SEQ_LEN}},   /* block-major */
+    {"hidden_states_scale", KWB_F32, 2, {MOE_HB, MOE_SEQ_LEN}}, /* block-major */
     {"gemm1_weights", KWB_F8_E4M3, 3, {MOE_EL, MOE_N1, MOE_H}},
     {"gemm1_weights_scale", KWB_F32, 3, {MOE_EL, MOE_N1B, MOE_HB}},
     {"gemm2_weights", KWB_F8_E4M3, 3, {MOE_EL, MOE_H, MOE_I}},

@@ -13,7 +13,7 @@
 #include "runner/references.h"
 #include "xalloc.h"
 
-enum { ROW = DSA_CKV + DSA_KPE };   /* a gathered token: its ckv, then its kpe */
+enum { ROW = DSA_CKV + DSA_KPE }; /* a gathered token: its ckv, then its kpe */
 
 /* Gathers token T's valid cache rows into ROWS (ROW doubles each); returns their count, or
  * -1 when an index is neither -1 nor a token of the cache. */

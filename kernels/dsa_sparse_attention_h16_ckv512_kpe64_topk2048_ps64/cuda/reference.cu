@@ -34,8 +34,8 @@ template <bool MAX> static __device__ float block_reduce(float x, float *scratch
 }
 
 static __global__ void __launch_bounds__(THREADS)
-attn_kernel(const uint16_t *q_nope, const uint16_t *q_pe, const uint16_t *ckv, const uint16_t *kpe,
-            const int32_t *indices, float scale, int64_t tokens_in_cache, uint16_t *output, float *lse)
+    attn_kernel(const uint16_t *q_nope, const uint16_t *q_pe, const uint16_t *ckv, const uint16_t *kpe,
+                const int32_t *indices, float scale, int64_t tokens_in_cache, uint16_t *output, float *lse)
 {
     __shared__ float q[DSA_CKV + DSA_KPE], logit[DSA_ATOPK], scratch[THREADS];
     const int64_t t = blockIdx.y, head = t * DSA_HEADS + blockIdx.x;
@@ -88,7 +88,7 @@ extern "C" int kwb_ref_cuda_dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64(
     if (vars[SA_TOKENS] == 0)
         return 0;
     if (vars[SA_TOKENS] > 65535)
-        return -1;   /* beyond one grid's y dimension */
+        return -1; /* beyond one grid's y dimension */
     attn_kernel<<<dim3(DSA_HEADS, (unsigned)vars[SA_TOKENS]), THREADS, 0, (cudaStream_t)stream>>>(
         (const uint16_t *)args[SA_Q_NOPE].data, (const uint16_t *)args[SA_Q_PE].data,
         (const uint16_t *)args[SA_CKV].data, (const uint16_t *)args[SA_KPE].data,

@@ -28,13 +28,13 @@ typedef struct verdict_acc {
     const check_policy *p;
     char *msg;
     size_t cap;
-    int noted;      /* msg holds the first failure */
-    int hard;       /* an invalid or repeated index */
+    int noted; /* msg holds the first failure */
+    int hard;  /* an invalid or repeated index */
 } verdict_acc;
 
 /* Counts COUNT failing elements, the first at flat index FLAT; HARD for an invalid index. */
-__attribute__((format(printf, 5, 6)))
-static void reject(verdict_acc *v, int hard, int64_t flat, size_t count, const char *fmt, ...)
+__attribute__((format(printf, 5, 6))) static void reject(verdict_acc *v, int hard, int64_t flat, size_t count,
+                                                         const char *fmt, ...)
 {
     if (!v->noted) {
         v->st->first_fail = (size_t)flat;
@@ -82,7 +82,7 @@ static int reachable(const dsa_row *row, const page_slot *map, int64_t index, co
     }
     page_slot key = {index / DSA_PAGE, -1};
     size_t lo = 0, hi = (size_t)row->npages;
-    while (lo < hi) {   /* the first entry of that page */
+    while (lo < hi) { /* the first entry of that page */
         size_t mid = (lo + hi) / 2;
         if (by_page(&map[mid], &key) < 0)
             lo = mid + 1;
@@ -143,8 +143,7 @@ static void sorted_scores(const dsa_row *row, const int64_t *idx, int64_t n, con
 }
 
 /* Check 3 above, rank by rank. */
-static void compare_ranks(int64_t b, const double *got, const double *want, int64_t ngot, int64_t nwant,
-                          verdict_acc *v)
+static void compare_ranks(int64_t b, const double *got, const double *want, int64_t ngot, int64_t nwant, verdict_acc *v)
 {
     size_t fails = 0;
     int64_t first = -1;
@@ -164,8 +163,8 @@ static void compare_ranks(int64_t b, const double *got, const double *want, int6
     if (fails == 0)
         return;
     if (ngot != nwant)
-        reject(v, 0, b * DSA_TOPK + first, fails, "row %lld: %lld indices where the reference chose %lld",
-               (long long)b, (long long)ngot, (long long)nwant);
+        reject(v, 0, b * DSA_TOPK + first, fails, "row %lld: %lld indices where the reference chose %lld", (long long)b,
+               (long long)ngot, (long long)nwant);
     else
         reject(v, 0, b * DSA_TOPK + first, fails,
                "row %lld: sorted true scores differ from the reference set's at %zu of %d ranks (first at "
@@ -188,7 +187,7 @@ static void check_row(const dsa_row *row, int64_t b, const int32_t *got, const i
         double *ws = xcalloc(DSA_TOPK, sizeof *ws), *gs = xcalloc(DSA_TOPK, sizeof *gs);
         double *wsorted = xcalloc(DSA_TOPK, sizeof *wsorted);
         for (int64_t i = 0; i < nw; i++)
-            ws[i] = dsa_row_score_index(row, w[i]);   /* by index, for reuse */
+            ws[i] = dsa_row_score_index(row, w[i]); /* by index, for reuse */
         memcpy(wsorted, ws, sizeof *ws * (size_t)nw);
         qsort(wsorted, (size_t)nw, sizeof *wsorted, descending);
         for (int64_t i = nw; i < DSA_TOPK; i++)
@@ -204,8 +203,7 @@ static void check_row(const dsa_row *row, int64_t b, const int32_t *got, const i
 }
 
 int kwb_check_dsa_topk_indexer_fp8_h64_d128_topk2048_ps64(const kwb_arg *args, int nargs, const kwb_arg *want,
-                                                          const check_policy *p, check_stats *st, char *msg,
-                                                          size_t cap)
+                                                          const check_policy *p, check_stats *st, char *msg, size_t cap)
 {
     memset(st, 0, sizeof *st);
     verdict_acc v = {st, p, msg, cap, 0, 0};

@@ -24,7 +24,7 @@ static int by_score(const void *a, const void *b)
     const ranked *x = a, *y = b;
     int xn = isnan(x->score), yn = isnan(y->score);
     if (xn != yn)
-        return xn ? -1 : 1;   /* torch.topk ranks NaN above every number */
+        return xn ? -1 : 1; /* torch.topk ranks NaN above every number */
     if (!xn && x->score != y->score)
         return x->score < y->score ? 1 : -1;
     return x->pos < y->pos ? -1 : x->pos > y->pos;
@@ -50,7 +50,7 @@ int kwb_ref_dsa_topk_indexer_fp8_h64_d128_topk2048_ps64(const kwb_arg *args, int
     if (dsa_topk_check_args(args, nargs, vars) != 0)
         return -1;
     if (vars[TK_NUM_PAGES] > INT32_MAX / DSA_PAGE)
-        return -1;  /* global indices would not fit int32 */
+        return -1; /* global indices would not fit int32 */
     dsa_row *row = xmalloc(sizeof *row);
     int rc = 0;
     for (int64_t b = 0; b < vars[TK_BATCH] && rc == 0; b++) {

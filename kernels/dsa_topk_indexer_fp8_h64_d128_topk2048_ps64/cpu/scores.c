@@ -48,7 +48,7 @@ double dsa_row_score(const dsa_row *row, int64_t page, int offset)
     }
     double s = 0.0;
     for (int h = 0; h < DSA_H; h++)
-        s += row->w[h] * (acc[h] < 0.0 ? 0.0 : acc[h]);   /* relu; NaN stays NaN, as in PyTorch */
+        s += row->w[h] * (acc[h] < 0.0 ? 0.0 : acc[h]); /* relu; NaN stays NaN, as in PyTorch */
     return s;
 }
 

@@ -13,14 +13,14 @@
 
 /* One batch row as the reference sees it. */
 typedef struct dsa_row {
-    double q[DSA_D][DSA_H];   /* the query, transposed: the head loop is the inner one */
+    double q[DSA_D][DSA_H]; /* the query, transposed: the head loop is the inner one */
     double w[DSA_H];
-    double code[256];         /* e4m3 code -> value */
+    double code[256]; /* e4m3 code -> value */
     const uint8_t *cache;
     int64_t num_pages;
-    const int32_t *pages;     /* this row of block_table */
-    int64_t npages;           /* pages in use: ceil(len / 64) */
-    int64_t len;              /* seq_len */
+    const int32_t *pages; /* this row of block_table */
+    int64_t npages;       /* pages in use: ceil(len / 64) */
+    int64_t len;          /* seq_len */
 } dsa_row;
 
 /* Fills ROW with batch row B of ARGS. Returns 0, or -1 when seq_len is negative or needs more

@@ -26,7 +26,7 @@ static __global__ void __launch_bounds__(KC_WARPS * 32) kcache_kernel(uint8_t *c
         const int t = (int)(g % DSA_PAGE);
         uint32_t codes = 0;
         for (int i = 0; i < 4; i++)
-            codes |= (uint32_t)dsa_kcache_code(v[i], scale) << (8 * i);   /* little-endian bytes */
+            codes |= (uint32_t)dsa_kcache_code(v[i], scale) << (8 * i); /* little-endian bytes */
         reinterpret_cast<uint32_t *>(page + t * DSA_D)[lane] = codes;
         if (lane == 0)
             reinterpret_cast<float *>(page + DSA_FP8_BYTES)[t] = scale;

@@ -20,15 +20,15 @@
 enum { RANK_THREADS = 256, RANK_TILE = 1024 };
 
 static __global__ void __launch_bounds__(DSA_PAGE)
-score_kernel(const uint8_t *q, const uint8_t *cache, const float *weights, const int32_t *seq_lens,
-             const int32_t *block_table, int64_t max_pages, int64_t num_pages, float *scores)
+    score_kernel(const uint8_t *q, const uint8_t *cache, const float *weights, const int32_t *seq_lens,
+                 const int32_t *block_table, int64_t max_pages, int64_t num_pages, float *scores)
 {
-    __shared__ float sq[DSA_D][DSA_H];   /* the row's query, transposed */
+    __shared__ float sq[DSA_D][DSA_H]; /* the row's query, transposed */
     const int64_t b = blockIdx.y, slot = blockIdx.x;
     const int t = threadIdx.x;
     const int64_t len = seq_lens[b], pos = slot * DSA_PAGE + t;
     if (slot * DSA_PAGE >= len)
-        return;   /* the whole block: a page the row does not use */
+        return; /* the whole block: a page the row does not use */
     for (int i = t; i < DSA_H * DSA_D; i += DSA_PAGE)
         sq[i % DSA_D][i / DSA_D] = dtype_bits_e4m3_to_f32(q[b * DSA_H * DSA_D + i]);
     __syncthreads();
@@ -55,8 +55,8 @@ score_kernel(const uint8_t *q, const uint8_t *cache, const float *weights, const
 }
 
 static __global__ void __launch_bounds__(RANK_THREADS)
-rank_kernel(const float *scores, const int32_t *seq_lens, const int32_t *block_table, int64_t max_pages,
-            int32_t *out)
+    rank_kernel(const float *scores, const int32_t *seq_lens, const int32_t *block_table, int64_t max_pages,
+                int32_t *out)
 {
     __shared__ float tile[RANK_TILE];
     const int64_t b = blockIdx.y, i = (int64_t)blockIdx.x * RANK_THREADS + threadIdx.x;
@@ -67,7 +67,7 @@ rank_kernel(const float *scores, const int32_t *seq_lens, const int32_t *block_t
     if (i < DSA_TOPK && i >= n)
         out[b * DSA_TOPK + i] = -1;
     if ((int64_t)blockIdx.x * RANK_THREADS >= len)
-        return;   /* the whole block is past the row */
+        return; /* the whole block is past the row */
     const float mine = i < len ? row[i] : 0.0f;
     int64_t rank = 0;
     for (int64_t base = 0; base < len; base += RANK_TILE) {
@@ -84,7 +84,7 @@ rank_kernel(const float *scores, const int32_t *seq_lens, const int32_t *block_t
 }
 
 extern "C" int kwb_ref_cuda_dsa_topk_indexer_fp8_h64_d128_topk2048_ps64(const kwb_arg *args, int nargs,
-                                                                       kwb_stream stream)
+                                                                        kwb_stream stream)
 {
     int64_t vars[TK_NVARS];
     if (dsa_topk_check_args(args, nargs, vars) != 0 || vars[TK_NUM_PAGES] > INT32_MAX / DSA_PAGE)
@@ -93,7 +93,7 @@ extern "C" int kwb_ref_cuda_dsa_topk_indexer_fp8_h64_d128_topk2048_ps64(const kw
     if (batch == 0)
         return 0;
     if (batch > 65535 || max_pages > INT32_MAX / DSA_PAGE)
-        return -1;   /* beyond one grid's y dimension, or positions beyond int32 */
+        return -1; /* beyond one grid's y dimension, or positions beyond int32 */
     const cudaStream_t s = (cudaStream_t)stream;
     const int32_t *seq_lens = (const int32_t *)args[TK_SEQ_LENS].data;
     const int32_t *table = (const int32_t *)args[TK_BLOCK_TABLE].data;

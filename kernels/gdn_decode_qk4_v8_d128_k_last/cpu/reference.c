@@ -21,7 +21,7 @@
 /* The reference's loop body for batch B and value head H. */
 static void gdn_ref_pair(const kwb_arg *args, int64_t b, int h, double scale, gdn_scratch *s)
 {
-    const int hk = h / (GDN_NV / GDN_NQ);   /* repeat_interleave of the q and k heads */
+    const int hk = h / (GDN_NV / GDN_NQ); /* repeat_interleave of the q and k heads */
     const float *state = args[ARG_STATE].data;
     const size_t pair = (size_t)b * GDN_NV + (size_t)h;
     const size_t mat = pair * GDN_D * GDN_D;

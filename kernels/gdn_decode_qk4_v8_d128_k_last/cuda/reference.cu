@@ -37,9 +37,9 @@ static __device__ float gdn_sigmoid(float x)
 
 /* One block per (batch, value head) pair, blockIdx.x = b * GDN_NV + h; thread r = row r. */
 static __global__ void __launch_bounds__(GDN_D)
-gdn_ref_kernel(const uint16_t *q, const uint16_t *k, const uint16_t *v, const float *state,
-               const float *a_log, const uint16_t *a, const float *dt_bias, const uint16_t *b,
-               float scale, uint16_t *output, float *new_state)
+    gdn_ref_kernel(const uint16_t *q, const uint16_t *k, const uint16_t *v, const float *state, const float *a_log,
+                   const uint16_t *a, const float *dt_bias, const uint16_t *b, float scale, uint16_t *output,
+                   float *new_state)
 {
     __shared__ float sq[GDN_D], sk[GDN_D];
     const size_t pair = blockIdx.x;
@@ -87,9 +87,8 @@ extern "C" int kwb_ref_cuda_gdn_decode_qk4_v8_d128_k_last(const kwb_arg *args, i
         scale = 1.0 / sqrt((double)GDN_D);
 
     gdn_ref_kernel<<<(unsigned)(batch * GDN_NV), GDN_D, 0, (cudaStream_t)stream>>>(
-        (const uint16_t *)args[ARG_Q].data, (const uint16_t *)args[ARG_K].data,
-        (const uint16_t *)args[ARG_V].data, (const float *)args[ARG_STATE].data,
-        (const float *)args[ARG_A_LOG].data, (const uint16_t *)args[ARG_A].data,
+        (const uint16_t *)args[ARG_Q].data, (const uint16_t *)args[ARG_K].data, (const uint16_t *)args[ARG_V].data,
+        (const float *)args[ARG_STATE].data, (const float *)args[ARG_A_LOG].data, (const uint16_t *)args[ARG_A].data,
         (const float *)args[ARG_DT_BIAS].data, (const uint16_t *)args[ARG_B].data, (float)scale,
         (uint16_t *)args[ARG_OUTPUT].data, (float *)args[ARG_NEW_STATE].data);
     return cudaGetLastError() != cudaSuccess ? -1 : 0;

@@ -28,7 +28,7 @@
 static void gdnp_ref_head(const kwb_arg *args, int64_t n, int h, int64_t start, int64_t end, double scale,
                           gdn_scratch *s)
 {
-    const int hk = h / (GDN_NV / GDN_NQ);   /* repeat_interleave of the q and k heads */
+    const int hk = h / (GDN_NV / GDN_NQ); /* repeat_interleave of the q and k heads */
     const uint16_t *a = args[ARG_A].data, *b = args[ARG_B].data;
     const float a_log = ((const float *)args[ARG_A_LOG].data)[h];
     const float dt_bias = ((const float *)args[ARG_DT_BIAS].data)[h];

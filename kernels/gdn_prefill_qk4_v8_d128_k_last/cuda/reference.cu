@@ -32,9 +32,9 @@ static __device__ float gdnp_softplus(float x)
 
 /* One block per (sequence, value head) pair, blockIdx.x = n * GDN_NV + h; thread r = row r. */
 static __global__ void __launch_bounds__(GDN_D)
-gdnp_ref_kernel(const uint16_t *q, const uint16_t *k, const uint16_t *v, const float *state,
-                const float *a_log, const uint16_t *a, const float *dt_bias, const uint16_t *b,
-                const int64_t *cu_seqlens, int64_t total, float scale, uint16_t *output, float *new_state)
+    gdnp_ref_kernel(const uint16_t *q, const uint16_t *k, const uint16_t *v, const float *state, const float *a_log,
+                    const uint16_t *a, const float *dt_bias, const uint16_t *b, const int64_t *cu_seqlens,
+                    int64_t total, float scale, uint16_t *output, float *new_state)
 {
     __shared__ float sq[GDN_D], sk[GDN_D];
     const size_t pair = blockIdx.x;
@@ -96,15 +96,14 @@ extern "C" int kwb_ref_cuda_gdn_prefill_qk4_v8_d128_k_last(const kwb_arg *args, 
         scale = 1.0 / sqrt((double)GDN_D);
 
     cudaStream_t st = (cudaStream_t)stream;
-    if (total > 0 && cudaMemsetAsync(args[ARG_OUTPUT].data, 0, (size_t)total * GDN_NV * GDN_D * sizeof(uint16_t),
-                                     st) != cudaSuccess)
+    if (total > 0 &&
+        cudaMemsetAsync(args[ARG_OUTPUT].data, 0, (size_t)total * GDN_NV * GDN_D * sizeof(uint16_t), st) != cudaSuccess)
         return -1;
     if (seqs == 0)
         return 0;
     gdnp_ref_kernel<<<(unsigned)(seqs * GDN_NV), GDN_D, 0, st>>>(
-        (const uint16_t *)args[ARG_Q].data, (const uint16_t *)args[ARG_K].data,
-        (const uint16_t *)args[ARG_V].data, (const float *)args[ARG_STATE].data,
-        (const float *)args[ARG_A_LOG].data, (const uint16_t *)args[ARG_A].data,
+        (const uint16_t *)args[ARG_Q].data, (const uint16_t *)args[ARG_K].data, (const uint16_t *)args[ARG_V].data,
+        (const float *)args[ARG_STATE].data, (const float *)args[ARG_A_LOG].data, (const uint16_t *)args[ARG_A].data,
         (const float *)args[ARG_DT_BIAS].data, (const uint16_t *)args[ARG_B].data,
         (const int64_t *)args[ARG_CU_SEQLENS].data, total, (float)scale, (uint16_t *)args[ARG_OUTPUT].data,
         (float *)args[ARG_NEW_STATE].data);

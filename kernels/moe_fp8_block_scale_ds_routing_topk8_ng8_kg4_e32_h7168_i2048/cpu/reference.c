@@ -29,9 +29,9 @@ typedef struct moe_cpu {
     const uint8_t *hidden, *w1, *w2;
     const float *hidden_scale, *w1_scale, *w2_scale;
     int64_t tokens;
-    double fp8[256];           /* every e4m3 code as a double */
+    double fp8[256]; /* every e4m3 code as a double */
     double a[MOE_H], g[MOE_N1], c[MOE_I];
-    double *acc;               /* tokens x MOE_H */
+    double *acc; /* tokens x MOE_H */
 } moe_cpu;
 
 /* Row R of the FP8 matrix W (COLS wide, blocks of MOE_BLK) times the vector X, each block's sum
@@ -79,7 +79,7 @@ int kwb_ref_moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048(const k
     float *weight;
     if (moe_route_args(args, nargs, 0, &tokens, &idx, &weight) != 0)
         return -1;
-    moe_cpu *m = xcalloc(1, sizeof *m);   /* large: its scratch rows are 106 KB */
+    moe_cpu *m = xcalloc(1, sizeof *m); /* large: its scratch rows are 106 KB */
     m->hidden = args[MOE_HIDDEN].data;
     m->hidden_scale = args[MOE_HIDDEN_SCALE].data;
     m->w1 = args[MOE_W1].data;
@@ -91,7 +91,7 @@ int kwb_ref_moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048(const k
     for (int code = 0; code < 256; code++)
         m->fp8[code] = dtype_e4m3_to_f32((uint8_t)code);
     const int64_t offset = args[MOE_OFFSET].i;
-    for (int e = 0; e < MOE_EL; e++)   /* expert by expert, as the reference accumulates */
+    for (int e = 0; e < MOE_EL; e++) /* expert by expert, as the reference accumulates */
         for (int64_t t = 0; t < tokens; t++)
             for (int k = 0; k < MOE_TOPK; k++)
                 if (idx[t * MOE_TOPK + k] == offset + e)

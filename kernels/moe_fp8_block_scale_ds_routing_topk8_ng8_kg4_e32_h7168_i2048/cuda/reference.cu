@@ -51,8 +51,8 @@ static __global__ void moe_ref_route(const float *logits, const uint16_t *bias, 
 /* Block e: rows[e * tokens + j] = the j-th token (increasing) that chose expert offset + e,
  * row_weight[...] its weight, counts[e] how many. THREADS threads. */
 static __global__ void __launch_bounds__(THREADS)
-moe_ref_lists(const int32_t *idx, const float *weight, int64_t tokens, int offset, int32_t *rows,
-              float *row_weight, int32_t *counts)
+    moe_ref_lists(const int32_t *idx, const float *weight, int64_t tokens, int offset, int32_t *rows, float *row_weight,
+                  int32_t *counts)
 {
     __shared__ int warp_hits[THREADS / 32];
     __shared__ int base;
@@ -100,8 +100,7 @@ static __device__ __forceinline__ void stage_weights(float (*tile)[TILE + PAD], 
 }
 
 /* acc[i][j] += sum over the KSTEP staged k of a[k][4ty + i] * b[k][4tx + j]. */
-static __device__ __forceinline__ void multiply_tile(float (*a)[TILE + PAD], float (*b)[TILE + PAD],
-                                                     float acc[4][4])
+static __device__ __forceinline__ void multiply_tile(float (*a)[TILE + PAD], float (*b)[TILE + PAD], float acc[4][4])
 {
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
     for (int k = 0; k < KSTEP; k++)
@@ -113,8 +112,8 @@ static __device__ __forceinline__ void multiply_tile(float (*a)[TILE + PAD], flo
 /* GEMM1 and SwiGLU of one expert: block (x, y) makes c[m, 64x .. 64x+63] for the expert's rows
  * m in [64y, 64y + 64) below *count; row m is token rows[m] of hidden_states. */
 static __global__ void __launch_bounds__(THREADS)
-moe_ref_gemm1(const uint8_t *hidden, const float *hidden_scale, int64_t tokens, const uint8_t *w1,
-              const float *w1_scale, const int32_t *rows, const int32_t *count, float *c)
+    moe_ref_gemm1(const uint8_t *hidden, const float *hidden_scale, int64_t tokens, const uint8_t *w1,
+                  const float *w1_scale, const int32_t *rows, const int32_t *count, float *c)
 {
     __shared__ float a[KSTEP][TILE + PAD], up[KSTEP][TILE + PAD], gate[KSTEP][TILE + PAD];
     const int m0 = blockIdx.y * TILE, n0 = blockIdx.x * TILE, rows_here = *count;
@@ -150,8 +149,8 @@ moe_ref_gemm1(const uint8_t *hidden, const float *hidden_scale, int64_t tokens, 
 /* GEMM2 of one expert and the weighted sum: block (x, y) adds weight[m] * (c[m] . W2[h]) to
  * acc[rows[m], h] for h in [64x, 64x + 64) and the expert's rows m in [64y, 64y + 64). */
 static __global__ void __launch_bounds__(THREADS)
-moe_ref_gemm2(const float *c, const uint8_t *w2, const float *w2_scale, const int32_t *rows,
-              const float *row_weight, const int32_t *count, float *acc)
+    moe_ref_gemm2(const float *c, const uint8_t *w2, const float *w2_scale, const int32_t *rows,
+                  const float *row_weight, const int32_t *count, float *acc)
 {
     __shared__ float a[KSTEP][TILE + PAD], b[KSTEP][TILE + PAD];
     const int m0 = blockIdx.y * TILE, h0 = blockIdx.x * TILE, rows_here = *count;
@@ -173,7 +172,7 @@ moe_ref_gemm2(const float *c, const uint8_t *w2, const float *w2_scale, const in
         if (row >= rows_here)
             continue;
         float *out = acc + (int64_t)rows[row] * MOE_H + h0 + 4 * tx;
-        for (int j = 0; j < 4; j++)  /* output.index_add_(O * w): product, then sum, unfused */
+        for (int j = 0; j < 4; j++) /* output.index_add_(O * w): product, then sum, unfused */
             out[j] = __fadd_rn(out[j], __fmul_rn(part[i][j], row_weight[row]));
     }
 }
@@ -218,27 +217,25 @@ static void moe_ref_launch(const kwb_arg *args, int64_t tokens, const moe_scratc
     const dim3 tiles1(MOE_I / TILE, (unsigned)((tokens + TILE - 1) / TILE));
     const dim3 tiles2(MOE_H / TILE, tiles1.y);
     cudaMemsetAsync(m->acc, 0, (size_t)tokens * MOE_H * sizeof(float), s);
-    moe_ref_route<<<(unsigned)((tokens + 127) / 128), 128, 0, s>>>(
-        (const float *)args[MOE_LOGITS].data, (const uint16_t *)args[MOE_BIAS].data, tokens,
-        (float)args[MOE_SCALING].f, m->idx, m->weight);
-    moe_ref_lists<<<MOE_EL, THREADS, 0, s>>>(m->idx, m->weight, tokens, (int)args[MOE_OFFSET].i, m->rows,
-                                             m->row_weight, m->counts);
+    moe_ref_route<<<(unsigned)((tokens + 127) / 128), 128, 0, s>>>((const float *)args[MOE_LOGITS].data,
+                                                                   (const uint16_t *)args[MOE_BIAS].data, tokens,
+                                                                   (float)args[MOE_SCALING].f, m->idx, m->weight);
+    moe_ref_lists<<<MOE_EL, THREADS, 0, s>>>(m->idx, m->weight, tokens, (int)args[MOE_OFFSET].i, m->rows, m->row_weight,
+                                             m->counts);
     for (int e = 0; e < MOE_EL; e++) {
         const int32_t *rows = m->rows + e * tokens;
         moe_ref_gemm1<<<tiles1, THREADS, 0, s>>>(
             (const uint8_t *)args[MOE_HIDDEN].data, (const float *)args[MOE_HIDDEN_SCALE].data, tokens,
             (const uint8_t *)args[MOE_W1].data + (int64_t)e * MOE_N1 * MOE_H,
             (const float *)args[MOE_W1_SCALE].data + e * MOE_N1B * MOE_HB, rows, m->counts + e, m->c);
-        moe_ref_gemm2<<<tiles2, THREADS, 0, s>>>(
-            m->c, (const uint8_t *)args[MOE_W2].data + (int64_t)e * MOE_H * MOE_I,
-            (const float *)args[MOE_W2_SCALE].data + e * MOE_HB * MOE_IB, rows, m->row_weight + e * tokens,
-            m->counts + e, m->acc);
+        moe_ref_gemm2<<<tiles2, THREADS, 0, s>>>(m->c, (const uint8_t *)args[MOE_W2].data + (int64_t)e * MOE_H * MOE_I,
+                                                 (const float *)args[MOE_W2_SCALE].data + e * MOE_HB * MOE_IB, rows,
+                                                 m->row_weight + e * tokens, m->counts + e, m->acc);
     }
     moe_ref_to_bf16<<<1024, 256, 0, s>>>(m->acc, tokens * MOE_H, (uint16_t *)args[MOE_OUTPUT].data);
 }
 
-extern "C" int kwb_ref_cuda_moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048(const kwb_arg *args,
-                                                                                         int nargs,
+extern "C" int kwb_ref_cuda_moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048(const kwb_arg *args, int nargs,
                                                                                          kwb_stream stream)
 {
     int64_t tokens;

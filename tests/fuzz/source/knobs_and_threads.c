@@ -2,10 +2,13 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#define LANES 8   /* kwb:tune LANES {1, 2, 4, 8, 16} */
-#define TILE 64   // kwb:tune TILE {32,64,128}
+#define LANES 8 /* kwb:tune LANES {1, 2, 4, 8, 16} */
+#define TILE 64 // kwb:tune TILE {32,64,128}
 
-static void *work(void *arg) { return arg; }
+static void *work(void *arg)
+{
+    return arg;
+}
 
 int kwb_entry(const kwb_arg *a, int nargs, kwb_stream s)
 {

@@ -31,13 +31,13 @@
 
 #include "kwb/kernel.h"
 
-#define NQ 4 /* q and k heads */
-#define NV 8 /* value heads */
-#define D 128 /* head size (K = V = 128) */
-#define C 64 /* chunk length */
+#define NQ 4        /* q and k heads */
+#define NV 8        /* value heads */
+#define D 128       /* head size (K = V = 128) */
+#define C 64        /* chunk length */
 #define LDH (D + 8) /* padded row of a 128-wide 16-bit tile (halves) */
 #define LDC (C + 8) /* padded row of a 64-wide 16-bit tile */
-#define FEW_SEQS 4 /* kwb:tune FEW_SEQS {2,4,8} */
+#define FEW_SEQS 4  /* kwb:tune FEW_SEQS {2,4,8} */
 #define MID_SEQS 16 /* kwb:tune MID_SEQS {8,16,32} */
 
 typedef unsigned short u16;
@@ -200,11 +200,11 @@ static __device__ __forceinline__ uint4 bf8_to_h8(uint4 r)
 }
 
 __global__ void __launch_bounds__(PREP_THREADS)
-gdn_prep(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,
-         const __nv_bfloat16 *__restrict__ v, const float *__restrict__ a_log, const __nv_bfloat16 *__restrict__ a,
-         const float *__restrict__ dt_bias, const __nv_bfloat16 *__restrict__ b, const int64_t *__restrict__ cu,
-         int seqs, int64_t total, float scale, u16 *__restrict__ w_out, u16 *__restrict__ p_out,
-         float *__restrict__ u_out, float *__restrict__ g_out)
+    gdn_prep(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,
+             const __nv_bfloat16 *__restrict__ v, const float *__restrict__ a_log, const __nv_bfloat16 *__restrict__ a,
+             const float *__restrict__ dt_bias, const __nv_bfloat16 *__restrict__ b, const int64_t *__restrict__ cu,
+             int seqs, int64_t total, float scale, u16 *__restrict__ w_out, u16 *__restrict__ p_out,
+             float *__restrict__ u_out, float *__restrict__ g_out)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     prep_smem &sm = *reinterpret_cast<prep_smem *>(smem_raw);
@@ -348,21 +348,19 @@ gdn_prep(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ 
 
 /* ---- kernel 2: the scan over chunks per (sequence, head, slice of VS state rows) ---- */
 
-template <int VS>
-struct scan_buf {
-    u16 w[C * LDH]; /* fp16 W */
-    u16 q[C * LDH]; /* bf16 q (head hq), raw */
-    u16 k[C * LDH]; /* bf16 k (head hq), raw */
-    u16 p[C * LDC]; /* fp16 P */
+template <int VS> struct scan_buf {
+    u16 w[C * LDH];  /* fp16 W */
+    u16 q[C * LDH];  /* bf16 q (head hq), raw */
+    u16 k[C * LDH];  /* bf16 k (head hq), raw */
+    u16 p[C * LDC];  /* fp16 P */
     float u[C * VS]; /* U, this slice's columns */
     float cum[C];
 };
 
-template <int VS>
-struct scan_smem {
+template <int VS> struct scan_smem {
     scan_buf<VS> buf[2];
-    u16 sh[VS * LDH]; /* S as fp16 [v][k] */
-    u16 sb[VS * LDH]; /* S as bf16 [v][k] */
+    u16 sh[VS * LDH];     /* S as fp16 [v][k] */
+    u16 sb[VS * LDH];     /* S as bf16 [v][k] */
     u16 dh[C * (VS + 8)]; /* D as fp16 [t][v] */
     u16 db[C * (VS + 8)]; /* D' as bf16 [t][v] */
 };
@@ -396,10 +394,10 @@ static __device__ void scan_prefetch(scan_buf<VS> &bf, const u16 *w, const u16 *
 
 template <int VS, int NW>
 __global__ void __launch_bounds__(NW * 32)
-gdn_scan(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k, const float *__restrict__ state,
-         const int64_t *__restrict__ cu, int seqs, int64_t total, const u16 *__restrict__ w_in,
-         const u16 *__restrict__ p_in, const float *__restrict__ u_in, const float *__restrict__ g_in, float scale,
-         __nv_bfloat16 *__restrict__ out, float *__restrict__ new_state)
+    gdn_scan(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k, const float *__restrict__ state,
+             const int64_t *__restrict__ cu, int seqs, int64_t total, const u16 *__restrict__ w_in,
+             const u16 *__restrict__ p_in, const float *__restrict__ u_in, const float *__restrict__ g_in, float scale,
+             __nv_bfloat16 *__restrict__ out, float *__restrict__ new_state)
 {
     constexpr int SPLIT = D / VS;
     constexpr int TPW = (VS / 16) * 16 / NW; /* state tiles (16 x 8) per warp */
@@ -442,8 +440,8 @@ gdn_scan(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ 
     const int mt1 = warp & 3, nt1_0 = (warp >> 2) * NT1; /* chunk products: m-tile, first n-tile */
     if (nch > 0) {
         const size_t ch = (size_t)gc0 * NV + h;
-        scan_prefetch<VS>(sm.buf[0], w_in + ch * C * D, p_in + ch * C * C, u_in + ch * C * D, g_in + ch * C, q, k,
-                          s0, (int)min((int64_t)C, e0 - s0), hq, v0, NW * 32);
+        scan_prefetch<VS>(sm.buf[0], w_in + ch * C * D, p_in + ch * C * C, u_in + ch * C * D, g_in + ch * C, q, k, s0,
+                          (int)min((int64_t)C, e0 - s0), hq, v0, NW * 32);
     }
     for (int c = 0; c < nch; c++) {
         scan_buf<VS> &bf = sm.buf[c & 1];
@@ -557,11 +555,11 @@ gdn_scan(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ 
 
 /* ---- the short path: recurrent, value rows split over blocks ---- */
 
-#define SHORT_TOTAL 160 /* kwb:tune SHORT_TOTAL {64,128,160,256} */
-#define SR_SPLIT 8 /* blocks per (sequence, head) */
-#define SR_WARPS 4 /* warps per block, 4 rows each */
+#define SHORT_TOTAL 160        /* kwb:tune SHORT_TOTAL {64,128,160,256} */
+#define SR_SPLIT 8             /* blocks per (sequence, head) */
+#define SR_WARPS 4             /* warps per block, 4 rows each */
 #define SR_ROWS (SR_WARPS * 4) /* value rows per block */
-#define SR_TILE 64 /* tokens staged at a time */
+#define SR_TILE 64             /* tokens staged at a time */
 
 static __device__ __forceinline__ float4 smem_bf16x4(const u16 *p)
 {
@@ -576,11 +574,11 @@ static __device__ __forceinline__ float dot4(float4 a, float4 b)
 }
 
 __global__ void __launch_bounds__(SR_WARPS * 32)
-gdn_short(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,
-          const __nv_bfloat16 *__restrict__ v, const float *__restrict__ state, const float *__restrict__ a_log,
-          const __nv_bfloat16 *__restrict__ a, const float *__restrict__ dt_bias, const __nv_bfloat16 *__restrict__ b,
-          const int64_t *__restrict__ cu, int64_t total, float scale, __nv_bfloat16 *__restrict__ out,
-          float *__restrict__ new_state)
+    gdn_short(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,
+              const __nv_bfloat16 *__restrict__ v, const float *__restrict__ state, const float *__restrict__ a_log,
+              const __nv_bfloat16 *__restrict__ a, const float *__restrict__ dt_bias,
+              const __nv_bfloat16 *__restrict__ b, const int64_t *__restrict__ cu, int64_t total, float scale,
+              __nv_bfloat16 *__restrict__ out, float *__restrict__ new_state)
 {
     __shared__ __align__(16) u16 sk[SR_TILE * D], sq[SR_TILE * D];
     __shared__ float sv[SR_TILE * SR_ROWS], sg[SR_TILE], sb[SR_TILE];
@@ -752,8 +750,8 @@ int kwb_entry(const kwb_arg *args, int nargs, kwb_stream stream)
         gdn_prep<<<dim3((unsigned)chunks, NV), PREP_THREADS, sizeof(prep_smem), st>>>(
             (const __nv_bfloat16 *)args[0].data, (const __nv_bfloat16 *)args[1].data,
             (const __nv_bfloat16 *)args[2].data, (const float *)args[4].data, (const __nv_bfloat16 *)args[5].data,
-            (const float *)args[6].data, (const __nv_bfloat16 *)args[7].data, (const int64_t *)args[8].data,
-            (int)seqs, total, scale, scratch.w, scratch.p, scratch.u, scratch.g);
+            (const float *)args[6].data, (const __nv_bfloat16 *)args[7].data, (const int64_t *)args[8].data, (int)seqs,
+            total, scale, scratch.w, scratch.p, scratch.u, scratch.g);
     int rc;
     if (seqs <= FEW_SEQS)
         rc = launch_scan<16, 4>(args, (int)seqs, total, scale, st);

@@ -23,7 +23,7 @@
 #define PAGE 64
 #define TOPK 2048
 #define WARPS 8
-#define PER_LANE (CKV / 32)   /* 16 ckv dims per lane */
+#define PER_LANE (CKV / 32) /* 16 ckv dims per lane */
 
 static __device__ __forceinline__ float warp_sum(float x)
 {
@@ -45,10 +45,10 @@ static __device__ __forceinline__ void load8(const __nv_bfloat16 *p, float *f)
 }
 
 __global__ void __launch_bounds__(WARPS * 32)
-attn_kernel(const __nv_bfloat16 *__restrict__ q_nope, const __nv_bfloat16 *__restrict__ q_pe,
-            const __nv_bfloat16 *__restrict__ ckv, const __nv_bfloat16 *__restrict__ kpe,
-            const int32_t *__restrict__ indices, float scale, long long cache_tokens,
-            __nv_bfloat16 *__restrict__ out, float *__restrict__ lse)
+    attn_kernel(const __nv_bfloat16 *__restrict__ q_nope, const __nv_bfloat16 *__restrict__ q_pe,
+                const __nv_bfloat16 *__restrict__ ckv, const __nv_bfloat16 *__restrict__ kpe,
+                const int32_t *__restrict__ indices, float scale, long long cache_tokens,
+                __nv_bfloat16 *__restrict__ out, float *__restrict__ lse)
 {
     __shared__ float s_max[WARPS], s_sum[WARPS], s_acc[WARPS][CKV];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -66,7 +66,7 @@ attn_kernel(const __nv_bfloat16 *__restrict__ q_nope, const __nv_bfloat16 *__res
     for (int j = warp; j < TOPK; j += WARPS) {
         const long long x = __ldg(idx + j);
         if (x < 0 || x >= cache_tokens)
-            continue;   /* padding (the same for the whole warp) */
+            continue; /* padding (the same for the whole warp) */
         float c[PER_LANE];
         load8(ckv + x * CKV + lane * PER_LANE, c);
         load8(ckv + x * CKV + lane * PER_LANE + 8, c + 8);
@@ -115,8 +115,8 @@ extern "C" int kwb_entry(const kwb_arg *args, int nargs, kwb_stream stream)
     if (tokens == 0)
         return 0;
     attn_kernel<<<dim3(HEADS, (unsigned)tokens), WARPS * 32, 0, (cudaStream_t)stream>>>(
-        (const __nv_bfloat16 *)args[0].data, (const __nv_bfloat16 *)args[1].data,
-        (const __nv_bfloat16 *)args[2].data, (const __nv_bfloat16 *)args[3].data, (const int32_t *)args[4].data,
-        (float)args[5].f, cache_tokens, (__nv_bfloat16 *)args[6].data, (float *)args[7].data);
+        (const __nv_bfloat16 *)args[0].data, (const __nv_bfloat16 *)args[1].data, (const __nv_bfloat16 *)args[2].data,
+        (const __nv_bfloat16 *)args[3].data, (const int32_t *)args[4].data, (float)args[5].f, cache_tokens,
+        (__nv_bfloat16 *)args[6].data, (float *)args[7].data);
     return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }

@@ -15,9 +15,9 @@
 
 #include "kwb/kernel.h"
 
-#define H 64        /* index heads */
-#define D 128       /* head dim */
-#define PAGE 64     /* tokens per page */
+#define H 64    /* index heads */
+#define D 128   /* head dim */
+#define PAGE 64 /* tokens per page */
 #define TOPK 2048
 #define PAGE_BYTES (PAGE * 132)
 
@@ -110,10 +110,10 @@ int kwb_entry(const kwb_arg *args, int nargs, kwb_stream stream)
             cut = kth_largest(copy, len, TOPK);
         }
         int64_t n = 0;
-        for (int64_t p = 0; p < len && n < TOPK; p++)   /* above the cut */
+        for (int64_t p = 0; p < len && n < TOPK; p++) /* above the cut */
             if (len <= TOPK || score[p] > cut)
                 out[b * TOPK + n++] = pages[p / PAGE] * PAGE + (int32_t)(p % PAGE);
-        for (int64_t p = 0; p < len && n < TOPK && len > TOPK; p++)   /* then ties at the cut */
+        for (int64_t p = 0; p < len && n < TOPK && len > TOPK; p++) /* then ties at the cut */
             if (score[p] == cut)
                 out[b * TOPK + n++] = pages[p / PAGE] * PAGE + (int32_t)(p % PAGE);
         while (n < TOPK)

@@ -19,14 +19,14 @@
 
 #include "kwb/kernel.h"
 
-#define H 64             /* index heads */
-#define D 128            /* head dim */
-#define PAGE 64          /* tokens per page */
+#define H 64    /* index heads */
+#define D 128   /* head dim */
+#define PAGE 64 /* tokens per page */
 #define TOPK 2048
 #define PAGE_BYTES (PAGE * 132)
 #define FP8_BYTES (PAGE * D)
-#define KROW 132         /* padded bytes per staged key row: (t * 33 + d / 4) % 32 banks differ */
-#define GROUPS 4         /* head groups per token */
+#define KROW 132 /* padded bytes per staged key row: (t * 33 + d / 4) % 32 banks differ */
+#define GROUPS 4 /* head groups per token */
 #define SCORE_THREADS (PAGE * GROUPS)
 #define SELECT_THREADS 1024
 
@@ -39,9 +39,9 @@ static __device__ float e4m3(unsigned c)
 }
 
 __global__ void __launch_bounds__(SCORE_THREADS)
-score_kernel(const uint8_t *__restrict__ q, const uint8_t *__restrict__ cache, const float *__restrict__ weights,
-             const int32_t *__restrict__ seq_lens, const int32_t *__restrict__ table, int max_pages, int num_pages,
-             float *__restrict__ scores)
+    score_kernel(const uint8_t *__restrict__ q, const uint8_t *__restrict__ cache, const float *__restrict__ weights,
+                 const int32_t *__restrict__ seq_lens, const int32_t *__restrict__ table, int max_pages, int num_pages,
+                 float *__restrict__ scores)
 {
     __shared__ float sq[H][D], lut[256], part[GROUPS][PAGE];
     __shared__ __align__(16) uint8_t keys[PAGE * KROW];
@@ -51,7 +51,7 @@ score_kernel(const uint8_t *__restrict__ q, const uint8_t *__restrict__ cache, c
     if (slot * PAGE >= len)
         return;
     const int page = table[(size_t)b * max_pages + slot];
-    if (page < 0 || page >= num_pages) {   /* not a page of the cache: nothing to read */
+    if (page < 0 || page >= num_pages) { /* not a page of the cache: nothing to read */
         if (tid < PAGE && slot * PAGE + tid < len)
             scores[(size_t)b * max_pages * PAGE + slot * PAGE + tid] = -INFINITY;
         return;
@@ -62,7 +62,7 @@ score_kernel(const uint8_t *__restrict__ q, const uint8_t *__restrict__ cache, c
         sq[i / D][i % D] = lut[q[(size_t)b * H * D + i]];
     const uint8_t *src = cache + (size_t)page * PAGE_BYTES;
     const uint32_t *words = reinterpret_cast<const uint32_t *>(src);
-    for (int i = tid; i < FP8_BYTES / 4; i += SCORE_THREADS)   /* word i: token i / 32, bytes 4 (i % 32) */
+    for (int i = tid; i < FP8_BYTES / 4; i += SCORE_THREADS) /* word i: token i / 32, bytes 4 (i % 32) */
         *reinterpret_cast<uint32_t *>(&keys[(i / 32) * KROW + 4 * (i % 32)]) = words[i];
     if (tid < PAGE)
         scale[tid] = reinterpret_cast<const float *>(src + FP8_BYTES)[tid];
@@ -96,8 +96,8 @@ static __device__ uint32_t order_key(float f)
 }
 
 __global__ void __launch_bounds__(SELECT_THREADS)
-select_kernel(const float *__restrict__ scores, const int32_t *__restrict__ seq_lens,
-              const int32_t *__restrict__ table, int max_pages, int32_t *__restrict__ out)
+    select_kernel(const float *__restrict__ scores, const int32_t *__restrict__ seq_lens,
+                  const int32_t *__restrict__ table, int max_pages, int32_t *__restrict__ out)
 {
     __shared__ unsigned hist[256];
     __shared__ uint32_t prefix, mask;
@@ -128,7 +128,7 @@ select_kernel(const float *__restrict__ scores, const int32_t *__restrict__ seq_
                 atomicAdd(&hist[(key >> shift) & 255u], 1u);
         }
         __syncthreads();
-        if (tid == 0) {   /* the bin holding the need-th largest of the keys left */
+        if (tid == 0) { /* the bin holding the need-th largest of the keys left */
             int cum = 0, bin = 255;
             while (cum + (int)hist[bin] < need)
                 cum += hist[bin--];
@@ -138,7 +138,7 @@ select_kernel(const float *__restrict__ scores, const int32_t *__restrict__ seq_
         }
         __syncthreads();
     }
-    const uint32_t threshold = prefix;   /* the 2048th largest key; `need` of the chosen equal it */
+    const uint32_t threshold = prefix; /* the 2048th largest key; `need` of the chosen equal it */
     for (int i = tid; i < len; i += SELECT_THREADS) {
         const uint32_t key = order_key(row[i]);
         int at = -1;
@@ -169,9 +169,8 @@ extern "C" int kwb_entry(const kwb_arg *args, int nargs, kwb_stream stream)
             (const uint8_t *)args[0].data, (const uint8_t *)args[1].data, (const float *)args[2].data,
             (const int32_t *)args[3].data, (const int32_t *)args[4].data, max_pages, num_pages, scores);
     }
-    select_kernel<<<batch, SELECT_THREADS, 0, s>>>(scores, (const int32_t *)args[3].data,
-                                                    (const int32_t *)args[4].data, max_pages,
-                                                    (int32_t *)args[5].data);
+    select_kernel<<<batch, SELECT_THREADS, 0, s>>>(scores, (const int32_t *)args[3].data, (const int32_t *)args[4].data,
+                                                   max_pages, (int32_t *)args[5].data);
     if (scores)
         cudaFreeAsync(scores, s);
     return cudaGetLastError() == cudaSuccess ? 0 : -1;

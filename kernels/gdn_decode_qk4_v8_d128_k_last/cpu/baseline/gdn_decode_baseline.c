@@ -13,9 +13,9 @@
 
 #include "kwb/kernel.h"
 
-#define NQ 4      /* q and k heads */
-#define NV 8      /* value heads */
-#define D 128     /* head size (K = V = 128) */
+#define NQ 4  /* q and k heads */
+#define NV 8  /* value heads */
+#define D 128 /* head size (K = V = 128) */
 
 /* bfloat16 bits to float (exact). */
 static float bf16_to_f32(uint16_t h)

@@ -8,9 +8,9 @@
  *   new_row = g*row_v + k * delta_v
  *   out_v   = scale * (q . new_row)
  * So each state row is read once and written once; the three short passes over a row (u, the
- * update, the output) touch 512 bytes that stay in L1. Dot products keep 8 float lanes so that gcc -O2 vectorizes them without
- * reassociation flags. (batch, head) pairs are split across up to 8 threads once there are
- * at least 16 pairs; every thread is joined before kwb_entry returns.
+ * update, the output) touch 512 bytes that stay in L1. Dot products keep 8 float lanes so that gcc -O2 vectorizes them
+ * without reassociation flags. (batch, head) pairs are split across up to 8 threads once there are at least 16 pairs;
+ * every thread is joined before kwb_entry returns.
  *
  * Arguments: q k v state A_log a dt_bias b scale | output new_state. */
 #include <math.h>
@@ -21,13 +21,13 @@
 
 #include "kwb/kernel.h"
 
-#define NQ 4            /* q and k heads */
-#define NV 8            /* value heads */
-#define D 128           /* head size (K = V = 128) */
+#define NQ 4  /* q and k heads */
+#define NV 8  /* value heads */
+#define D 128 /* head size (K = V = 128) */
 /* Knobs for `kwb run --agent tuner`: independent float accumulators per dot product, the
  * most threads, and the fewest (batch, head) pairs worth threading. */
-#define LANES 8 /* kwb:tune LANES {1,2,4,8,16} */
-#define MAX_THREADS 8 /* kwb:tune MAX_THREADS {1,2,4,8} */
+#define LANES 8               /* kwb:tune LANES {1,2,4,8,16} */
+#define MAX_THREADS 8         /* kwb:tune MAX_THREADS {1,2,4,8} */
 #define MIN_PAIRS_THREADED 64 /* kwb:tune MIN_PAIRS_THREADED {16,32,64,128} */
 
 /* bfloat16 bits to float (exact). */
@@ -92,8 +92,7 @@ static float dot(const float *restrict a, const float *restrict b)
 }
 
 /* out = g*row + k*delta */
-static void update_row(float *restrict out, const float *restrict row, const float *restrict k,
-                       float g, float delta)
+static void update_row(float *restrict out, const float *restrict row, const float *restrict k, float g, float delta)
 {
     for (int i = 0; i < D; i++)
         out[i] = g * row[i] + k[i] * delta;

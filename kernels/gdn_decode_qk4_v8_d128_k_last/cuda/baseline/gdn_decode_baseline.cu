@@ -15,13 +15,13 @@
 
 #include "kwb/kernel.h"
 
-#define NQ 4          /* q and k heads */
-#define NV 8          /* value heads */
-#define D 128         /* head size (K = V = 128) */
-#define WARPS 4 /* kwb:tune WARPS {1,2,4,8,16} */
+#define NQ 4        /* q and k heads */
+#define NV 8        /* value heads */
+#define D 128       /* head size (K = V = 128) */
+#define WARPS 4     /* kwb:tune WARPS {1,2,4,8,16} */
 #define ROW_SPLIT 1 /* kwb:tune ROW_SPLIT {1,2,4,8,16,32} */
 #define THREADS (WARPS * 32)
-#define ROWS (D / ROW_SPLIT)  /* state rows per block */
+#define ROWS (D / ROW_SPLIT) /* state rows per block */
 
 /* Sum over the 32 lanes of a warp; every lane gets the total. */
 static __device__ __forceinline__ float warp_sum(float x)
@@ -46,13 +46,13 @@ static __device__ __forceinline__ float softplus(float x)
 }
 
 __global__ void __launch_bounds__(THREADS)
-gdn_decode_kernel(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,
-                  const __nv_bfloat16 *__restrict__ v, const float *__restrict__ state,
-                  const float *__restrict__ a_log, const __nv_bfloat16 *__restrict__ a,
-                  const float *__restrict__ dt_bias, const __nv_bfloat16 *__restrict__ b,
-                  float scale, __nv_bfloat16 *__restrict__ out, float *__restrict__ new_state)
+    gdn_decode_kernel(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,
+                      const __nv_bfloat16 *__restrict__ v, const float *__restrict__ state,
+                      const float *__restrict__ a_log, const __nv_bfloat16 *__restrict__ a,
+                      const float *__restrict__ dt_bias, const __nv_bfloat16 *__restrict__ b, float scale,
+                      __nv_bfloat16 *__restrict__ out, float *__restrict__ new_state)
 {
-    const int pair = blockIdx.x / ROW_SPLIT;  /* batch * NV + head */
+    const int pair = blockIdx.x / ROW_SPLIT; /* batch * NV + head */
     const int part = blockIdx.x % ROW_SPLIT;
     const int h = pair % NV;
     const int qk = (pair / NV) * NQ + h / (NV / NQ);
@@ -68,7 +68,10 @@ gdn_decode_kernel(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__re
         float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         if (state) {
             s = *reinterpret_cast<const float4 *>(state + base + (size_t)row * D);
-            s.x *= g; s.y *= g; s.z *= g; s.w *= g;
+            s.x *= g;
+            s.y *= g;
+            s.z *= g;
+            s.w *= g;
         }
         const float u = warp_sum(kv.x * s.x + kv.y * s.y + kv.z * s.z + kv.w * s.w);
         const float delta = beta * (__bfloat162float(v[(size_t)pair * D + row]) - u);
@@ -109,9 +112,9 @@ int kwb_entry(const kwb_arg *args, int nargs, kwb_stream stream)
         scale = 0.08838834764831845f; /* 1 / sqrt(128) */
 
     gdn_decode_kernel<<<(unsigned)(batch * NV * ROW_SPLIT), THREADS, 0, (cudaStream_t)stream>>>(
-        (const __nv_bfloat16 *)args[0].data, (const __nv_bfloat16 *)args[1].data,
-        (const __nv_bfloat16 *)args[2].data, (const float *)args[3].data, (const float *)args[4].data,
-        (const __nv_bfloat16 *)args[5].data, (const float *)args[6].data, (const __nv_bfloat16 *)args[7].data,
-        scale, (__nv_bfloat16 *)args[9].data, (float *)args[10].data);
+        (const __nv_bfloat16 *)args[0].data, (const __nv_bfloat16 *)args[1].data, (const __nv_bfloat16 *)args[2].data,
+        (const float *)args[3].data, (const float *)args[4].data, (const __nv_bfloat16 *)args[5].data,
+        (const float *)args[6].data, (const __nv_bfloat16 *)args[7].data, scale, (__nv_bfloat16 *)args[9].data,
+        (float *)args[10].data);
     return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }

@@ -20,12 +20,12 @@
 
 #include "kwb/kernel.h"
 
-#define NQ 4 /* q and k heads */
-#define NV 8 /* value heads */
-#define D 128 /* head size (K = V = 128) */
-#define WARPS 4 /* warps per block */
-#define SMALL_RPW 1 /* kwb:tune SMALL_RPW {1,2,4} */
-#define LARGE_RPW 4 /* kwb:tune LARGE_RPW {2,4,8} */
+#define NQ 4          /* q and k heads */
+#define NV 8          /* value heads */
+#define D 128         /* head size (K = V = 128) */
+#define WARPS 4       /* warps per block */
+#define SMALL_RPW 1   /* kwb:tune SMALL_RPW {1,2,4} */
+#define LARGE_RPW 4   /* kwb:tune LARGE_RPW {2,4,8} */
 #define SMALL_BATCH 8 /* kwb:tune SMALL_BATCH {4,8,16} */
 
 /* Sum over the 32 lanes of a warp; every lane gets the total. */
@@ -63,11 +63,11 @@ static __device__ __forceinline__ float softplus(float x)
 /* Block = WARPS warps over WARPS * RPW consecutive rows of one (sequence, head) pair. */
 template <int RPW>
 __global__ void __launch_bounds__(WARPS * 32)
-gdn_decode_kernel(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,
-                  const __nv_bfloat16 *__restrict__ v, const float *__restrict__ state,
-                  const float *__restrict__ a_log, const __nv_bfloat16 *__restrict__ a,
-                  const float *__restrict__ dt_bias, const __nv_bfloat16 *__restrict__ b, float scale,
-                  __nv_bfloat16 *__restrict__ out, float *__restrict__ new_state)
+    gdn_decode_kernel(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,
+                      const __nv_bfloat16 *__restrict__ v, const float *__restrict__ state,
+                      const float *__restrict__ a_log, const __nv_bfloat16 *__restrict__ a,
+                      const float *__restrict__ dt_bias, const __nv_bfloat16 *__restrict__ b, float scale,
+                      __nv_bfloat16 *__restrict__ out, float *__restrict__ new_state)
 {
     constexpr int BLOCK_ROWS = WARPS * RPW;
     constexpr int PARTS = D / BLOCK_ROWS;
@@ -145,15 +145,14 @@ static int misaligned(const void *p, uintptr_t n)
     return ((uintptr_t)p % n) != 0;
 }
 
-template <int RPW>
-static void launch(int64_t batch, const kwb_arg *args, float scale, cudaStream_t stream)
+template <int RPW> static void launch(int64_t batch, const kwb_arg *args, float scale, cudaStream_t stream)
 {
     const unsigned blocks = (unsigned)(batch * NV * (D / (WARPS * RPW)));
     gdn_decode_kernel<RPW><<<blocks, WARPS * 32, 0, stream>>>(
-        (const __nv_bfloat16 *)args[0].data, (const __nv_bfloat16 *)args[1].data,
-        (const __nv_bfloat16 *)args[2].data, (const float *)args[3].data, (const float *)args[4].data,
-        (const __nv_bfloat16 *)args[5].data, (const float *)args[6].data, (const __nv_bfloat16 *)args[7].data,
-        scale, (__nv_bfloat16 *)args[9].data, (float *)args[10].data);
+        (const __nv_bfloat16 *)args[0].data, (const __nv_bfloat16 *)args[1].data, (const __nv_bfloat16 *)args[2].data,
+        (const float *)args[3].data, (const float *)args[4].data, (const __nv_bfloat16 *)args[5].data,
+        (const float *)args[6].data, (const __nv_bfloat16 *)args[7].data, scale, (__nv_bfloat16 *)args[9].data,
+        (float *)args[10].data);
 }
 
 int kwb_entry(const kwb_arg *args, int nargs, kwb_stream stream)

@@ -17,10 +17,10 @@
 
 #include "kwb/kernel.h"
 
-#define NQ 4          /* q and k heads */
-#define NV 8          /* value heads */
-#define D 128         /* head size (K = V = 128) */
-#define ROWS 4        /* state rows per warp */
+#define NQ 4   /* q and k heads */
+#define NV 8   /* value heads */
+#define D 128  /* head size (K = V = 128) */
+#define ROWS 4 /* state rows per warp */
 #define WARPS (D / ROWS)
 #define THREADS (WARPS * 32)
 
@@ -52,14 +52,14 @@ static __device__ __forceinline__ float softplus(float x)
 }
 
 __global__ void __launch_bounds__(THREADS)
-gdn_prefill_kernel(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,
-                   const __nv_bfloat16 *__restrict__ v, const float *__restrict__ state,
-                   const float *__restrict__ a_log, const __nv_bfloat16 *__restrict__ a,
-                   const float *__restrict__ dt_bias, const __nv_bfloat16 *__restrict__ b,
-                   const int64_t *__restrict__ cu_seqlens, int64_t total, float scale,
-                   __nv_bfloat16 *__restrict__ out, float *__restrict__ new_state)
+    gdn_prefill_kernel(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,
+                       const __nv_bfloat16 *__restrict__ v, const float *__restrict__ state,
+                       const float *__restrict__ a_log, const __nv_bfloat16 *__restrict__ a,
+                       const float *__restrict__ dt_bias, const __nv_bfloat16 *__restrict__ b,
+                       const int64_t *__restrict__ cu_seqlens, int64_t total, float scale,
+                       __nv_bfloat16 *__restrict__ out, float *__restrict__ new_state)
 {
-    const int pair = blockIdx.x;          /* sequence * NV + head */
+    const int pair = blockIdx.x; /* sequence * NV + head */
     const int n = pair / NV, h = pair % NV, hq = h / (NV / NQ);
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int row0 = warp * ROWS;
@@ -86,13 +86,19 @@ gdn_prefill_kernel(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__r
 
         float u[ROWS], o[ROWS];
         for (int j = 0; j < ROWS; j++) {
-            s[j].x *= g; s[j].y *= g; s[j].z *= g; s[j].w *= g;
+            s[j].x *= g;
+            s[j].y *= g;
+            s[j].z *= g;
+            s[j].w *= g;
             u[j] = warp_sum(dot4(kv, s[j]));
         }
         const float vr[ROWS] = {vv.x, vv.y, vv.z, vv.w};
         for (int j = 0; j < ROWS; j++) {
             const float delta = beta * (vr[j] - u[j]);
-            s[j].x += kv.x * delta; s[j].y += kv.y * delta; s[j].z += kv.z * delta; s[j].w += kv.w * delta;
+            s[j].x += kv.x * delta;
+            s[j].y += kv.y * delta;
+            s[j].z += kv.z * delta;
+            s[j].w += kv.w * delta;
             o[j] = warp_sum(dot4(qv, s[j]));
         }
         if (lane == 0) {
@@ -133,9 +139,9 @@ int kwb_entry(const kwb_arg *args, int nargs, kwb_stream stream)
     if (seqs == 0)
         return 0;
     gdn_prefill_kernel<<<(unsigned)(seqs * NV), THREADS, 0, (cudaStream_t)stream>>>(
-        (const __nv_bfloat16 *)args[0].data, (const __nv_bfloat16 *)args[1].data,
-        (const __nv_bfloat16 *)args[2].data, (const float *)args[3].data, (const float *)args[4].data,
-        (const __nv_bfloat16 *)args[5].data, (const float *)args[6].data, (const __nv_bfloat16 *)args[7].data,
-        (const int64_t *)args[8].data, total, scale, (__nv_bfloat16 *)args[10].data, (float *)args[11].data);
+        (const __nv_bfloat16 *)args[0].data, (const __nv_bfloat16 *)args[1].data, (const __nv_bfloat16 *)args[2].data,
+        (const float *)args[3].data, (const float *)args[4].data, (const __nv_bfloat16 *)args[5].data,
+        (const float *)args[6].data, (const __nv_bfloat16 *)args[7].data, (const int64_t *)args[8].data, total, scale,
+        (__nv_bfloat16 *)args[10].data, (float *)args[11].data);
     return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }

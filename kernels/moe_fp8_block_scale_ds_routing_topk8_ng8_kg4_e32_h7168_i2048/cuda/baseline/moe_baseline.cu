@@ -27,15 +27,15 @@
 
 #include "kwb/kernel.h"
 
-#define H 7168          /* hidden_size */
-#define I 2048          /* intermediate_size; gemm1 rows [0, I) give X1, [I, 2I) give X2 */
+#define H 7168 /* hidden_size */
+#define I 2048 /* intermediate_size; gemm1 rows [0, I) give X1, [I, 2I) give X2 */
 #define EXPERTS 256
 #define LOCAL 32
 #define TOPK 8
-#define KEEP 4          /* groups kept; the 8 groups are the 8 registers of a lane */
-#define QB 128          /* quantization block */
-#define BN 128          /* columns per GEMM tile */
-#define BK 16           /* k per stage */
+#define KEEP 4 /* groups kept; the 8 groups are the 8 registers of a lane */
+#define QB 128 /* quantization block */
+#define BN 128 /* columns per GEMM tile */
+#define BK 16  /* k per stage */
 #define THREADS 256
 
 /* ---- routing ------------------------------------------------------------------------------ */
@@ -62,8 +62,8 @@ static __device__ __forceinline__ void warp_argmax(float &v, int &i)
 }
 
 __global__ void __launch_bounds__(THREADS)
-route_kernel(const float *__restrict__ logits, const __nv_bfloat16 *__restrict__ bias, int tokens,
-             float scaling, int *__restrict__ topk_idx, float *__restrict__ topk_w)
+    route_kernel(const float *__restrict__ logits, const __nv_bfloat16 *__restrict__ bias, int tokens, float scaling,
+                 int *__restrict__ topk_idx, float *__restrict__ topk_w)
 {
     const int lane = threadIdx.x % 32, t = blockIdx.x * (THREADS / 32) + threadIdx.x / 32;
     if (t >= tokens)
@@ -78,7 +78,7 @@ route_kernel(const float *__restrict__ logits, const __nv_bfloat16 *__restrict__
             top2_merge(m1, m2, __shfl_xor_sync(0xffffffffu, m1, o), __shfl_xor_sync(0xffffffffu, m2, o));
         gsum[j] = m1 + m2;
     }
-    unsigned kept = 0;  /* groups ranked below KEEP others, ties to the lower index */
+    unsigned kept = 0; /* groups ranked below KEEP others, ties to the lower index */
     for (int g = 0; g < 8; g++) {
         int above = 0;
         for (int h = 0; h < 8; h++)
@@ -125,8 +125,8 @@ route_kernel(const float *__restrict__ logits, const __nv_bfloat16 *__restrict__
 
 /* The layout of the permuted rows and the tile list (one block of LOCAL threads fills it). */
 struct plan {
-    int counts[LOCAL];      /* pairs per local expert */
-    int cursor[LOCAL];      /* next free row per expert, while scattering */
+    int counts[LOCAL]; /* pairs per local expert */
+    int cursor[LOCAL]; /* next free row per expert, while scattering */
     int ntiles;
     int pad;
 };
@@ -154,7 +154,7 @@ __global__ void layout_kernel(plan *p, int bm, int *__restrict__ tile_expert, in
         if (e >= o)
             first_tile += up;
     }
-    first_tile -= tiles;   /* exclusive */
+    first_tile -= tiles; /* exclusive */
     p->cursor[e] = first_tile * bm;
     for (int i = 0; i < tiles; i++) {
         tile_expert[first_tile + i] = e;
@@ -230,8 +230,7 @@ struct tiles {
 };
 
 /* The staged operands of one BK step: A as [k][row], B as [k][column]. */
-template <int TM>
-struct stage {
+template <int TM> struct stage {
     __align__(16) float a[BK][16 * TM];
     __align__(16) float b[BK][BN];
 };
@@ -253,9 +252,9 @@ static __device__ __forceinline__ bool find_tile(const tiles &tl, int &e, int &r
  * [64 blockIdx.x, +64): c[row, j] = silu(x2) * x1. Padding rows get 0. */
 template <int TM>
 __global__ void __launch_bounds__(THREADS)
-gemm1_kernel(tiles tl, const int *__restrict__ row_token, const uint8_t *__restrict__ hidden,
-             const float *__restrict__ hidden_scale, int tokens, const uint8_t *__restrict__ w1,
-             const float *__restrict__ w1_scale, float *__restrict__ c)
+    gemm1_kernel(tiles tl, const int *__restrict__ row_token, const uint8_t *__restrict__ hidden,
+                 const float *__restrict__ hidden_scale, int tokens, const uint8_t *__restrict__ w1,
+                 const float *__restrict__ w1_scale, float *__restrict__ c)
 {
     constexpr int BM = 16 * TM;
     __shared__ stage<TM> sm;
@@ -304,15 +303,15 @@ gemm1_kernel(tiles tl, const int *__restrict__ row_token, const uint8_t *__restr
 /* GEMM2: tile (blockIdx.y) of rows x hidden columns [128 blockIdx.x, +128): y = c W2^T. */
 template <int TM>
 __global__ void __launch_bounds__(THREADS)
-gemm2_kernel(tiles tl, const float *__restrict__ c, const uint8_t *__restrict__ w2,
-             const float *__restrict__ w2_scale, float *__restrict__ y)
+    gemm2_kernel(tiles tl, const float *__restrict__ c, const uint8_t *__restrict__ w2,
+                 const float *__restrict__ w2_scale, float *__restrict__ y)
 {
     constexpr int BM = 16 * TM;
     __shared__ stage<TM> sm;
     int e, row0, valid;
     if (!find_tile(tl, e, row0, valid))
         return;
-    (void)valid;   /* padding rows of c are zeros (gemm1); their rows of y are never read */
+    (void)valid; /* padding rows of c are zeros (gemm1); their rows of y are never read */
     const int h0 = BN * blockIdx.x;
     const uint8_t *w = w2 + (size_t)e * H * I;
     const float *ws = w2_scale + (size_t)e * (H / QB) * (I / QB);
@@ -342,8 +341,8 @@ gemm2_kernel(tiles tl, const float *__restrict__ c, const uint8_t *__restrict__ 
 
 /* Token blockIdx.x: out = bf16(sum over its slots, in order, of weight * y[row]). */
 __global__ void __launch_bounds__(THREADS)
-combine_kernel(const int *__restrict__ slot_row, const float *__restrict__ topk_w, const float *__restrict__ y,
-               __nv_bfloat16 *__restrict__ out)
+    combine_kernel(const int *__restrict__ slot_row, const float *__restrict__ topk_w, const float *__restrict__ y,
+                   __nv_bfloat16 *__restrict__ out)
 {
     const int t = blockIdx.x;
     for (int h = 4 * threadIdx.x; h < H; h += 4 * THREADS) {
@@ -418,8 +417,7 @@ static int reserve(size_t bytes, cudaStream_t s)
     return 0;
 }
 
-template <int TM>
-static void launch_gemms(const kwb_arg *args, int tokens, const workspace &w, cudaStream_t s)
+template <int TM> static void launch_gemms(const kwb_arg *args, int tokens, const workspace &w, cudaStream_t s)
 {
     constexpr int BM = 16 * TM;
     const unsigned max_tiles = (unsigned)(TOPK * (size_t)tokens / BM + LOCAL + 1);
@@ -428,7 +426,7 @@ static void launch_gemms(const kwb_arg *args, int tokens, const workspace &w, cu
         tl, w.row_token, (const uint8_t *)args[2].data, (const float *)args[3].data, tokens,
         (const uint8_t *)args[4].data, (const float *)args[5].data, w.c);
     gemm2_kernel<TM><<<dim3(H / BN, max_tiles), THREADS, 0, s>>>(tl, w.c, (const uint8_t *)args[6].data,
-                                                                (const float *)args[7].data, w.y);
+                                                                 (const float *)args[7].data, w.y);
 }
 
 extern "C" int kwb_entry(const kwb_arg *args, int nargs, kwb_stream stream)
@@ -452,7 +450,7 @@ extern "C" int kwb_entry(const kwb_arg *args, int nargs, kwb_stream stream)
     count_kernel<<<(pairs + THREADS - 1) / THREADS, THREADS, 0, s>>>(w.topk_idx, pairs, offset, w.p);
     layout_kernel<<<1, LOCAL, 0, s>>>(w.p, 16 * tm, w.tile_expert, w.tile_row, w.tile_rows);
     scatter_kernel<<<(pairs + THREADS - 1) / THREADS, THREADS, 0, s>>>(w.topk_idx, pairs, offset, w.p, w.row_token,
-                                                                      w.slot_row);
+                                                                       w.slot_row);
     if (tm == 8)
         launch_gemms<8>(args, tokens, w, s);
     else if (tm == 4)

@@ -10,7 +10,7 @@ int kwb_entry(const kwb_arg *a, int nargs, kwb_stream s)
     (void)nargs;
     (void)s;
     if (a[1].data == written)
-        return 0;  /* "still there from last time" */
+        return 0; /* "still there from last time" */
     memcpy(a[1].data, a[0].data, (size_t)a[0].shape[0] * sizeof(float));
     written = a[1].data;
     return 0;

@@ -11,7 +11,7 @@ int kwb_entry(const kwb_arg *a, int nargs, kwb_stream s)
     static int calls;
     (void)nargs;
     (void)s;
-    if (a[0].shape[0] != last_n) {  /* a new workload */
+    if (a[0].shape[0] != last_n) { /* a new workload */
         last_n = a[0].shape[0];
         calls = 0;
     }

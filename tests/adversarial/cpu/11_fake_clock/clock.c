@@ -16,7 +16,7 @@
 
 typedef int (*clock_fn)(clockid_t, struct timespec *);
 static clock_fn real_clock;
-static int64_t hidden_ns;  /* time spent inside the calls, taken off the fake clock */
+static int64_t hidden_ns; /* time spent inside the calls, taken off the fake clock */
 
 static int64_t now_ns(void)
 {

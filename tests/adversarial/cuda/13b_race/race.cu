@@ -20,6 +20,7 @@ __global__ void copy_staged(const float *__restrict__ x, float *__restrict__ y, 
 extern "C" int kwb_entry(const kwb_arg *a, int nargs, kwb_stream s)
 {
     size_t n = (size_t)a[0].shape[0];
-    copy_staged<<<(unsigned)((n + 255) / 256), 256, 0, (cudaStream_t)s>>>((const float *)a[0].data, (float *)a[1].data, n);
+    copy_staged<<<(unsigned)((n + 255) / 256), 256, 0, (cudaStream_t)s>>>((const float *)a[0].data, (float *)a[1].data,
+                                                                          n);
     return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
