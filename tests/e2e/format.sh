@@ -1,17 +1,15 @@
 #!/bin/bash
-# The C, CUDA and header sources are formatted as .clang-format says: clang-format's dry run
-# finds nothing to change in any tracked source. Shows it notices a badly formatted file.
+# The C, CUDA and header sources (kwb's and the kernels') are formatted as .clang-format says:
+# clang-format's dry run finds nothing to change. Shows it notices a badly formatted file.
 . "$top_srcdir/tests/lib.sh"
 
 command -v clang-format >/dev/null || { fail "clang-format is not installed (scripts/bootstrap installs it)"; exit 1; }
 
-# the project's sources: src, include, tests, bench, scripts, kernels (C, CUDA, headers)
-# (not kernels/, tests/adversarial/, tests/fixtures/, tests/fuzz/source/ and bench/sessions/: solution folders and
-# seed inputs kept byte for byte as they were judged or shipped; not the build's tests/cache/ and tests/tmp/)
-find "$top_srcdir/src" "$top_srcdir/include" "$top_srcdir/tests" "$top_srcdir/bench" "$top_srcdir/scripts" \
-    "$top_srcdir/libexec" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \) \
-    -not -path '*/tests/adversarial/*' -not -path '*/tests/fixtures/*' -not -path '*/tests/fuzz/source/*' \
-    -not -path '*/bench/sessions/*' -not -path '*/tests/cache/*' -not -path '*/tests/tmp/*' | sort >"$TMP/files"
+# (every C, CUDA and header source: kwb's, the kernels, the corpus and fixtures; not the build's
+# tests/cache/, tests/tmp/ and fuzz objects, nor a distcheck build tree)
+find "$top_srcdir/src" "$top_srcdir/include" "$top_srcdir/kernels" "$top_srcdir/tests" "$top_srcdir/bench" \
+    "$top_srcdir/scripts" "$top_srcdir/libexec" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \) \
+    -not -path '*/tests/cache/*' -not -path '*/tests/tmp/*' -not -path '*/tests/fuzz/obj/*' | sort >"$TMP/files"
 count=$(wc -l <"$TMP/files")
 bad=0
 while read -r f; do
