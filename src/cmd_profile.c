@@ -257,6 +257,27 @@ typedef struct profile_job {
     json_t *eval_doc; /* owns the strings in call */
 } profile_job;
 
+/* Appends the NULL-terminated WORDS to ARGV at *N, and the NULL after them. */
+static void add_args(char **argv, int *n, char *const *words)
+{
+    while (*words)
+        argv[(*n)++] = *words++;
+    argv[*n] = NULL;
+}
+
+/* The kwb eval command line both runs share (kwb eval of the candidate on the one workload, one
+ * trial) into ARGV; returns how many words. */
+static int eval_argv(const profile_job *j, char **argv)
+{
+    const profile_args *a = j->a;
+    int n = 0;
+    add_args(argv, &n,
+             (char *[]){j->self, "eval", "--device", (char *)a->device, "--definition", (char *)a->definition,
+                        "--solution", (char *)a->solution_dir, "--dataset", (char *)j->dataset, "--workloads",
+                        (char *)j->uuid, "--trials", "1", NULL});
+    return n;
+}
+
 /* The plain eval run (kwb eval --json) of the candidate on the workload: status, latency,
  * roofline share. Returns 0, or -1 with *err set when it gave no result. */
 static int run_eval(profile_job *j, kwb_error *err)
@@ -264,25 +285,9 @@ static int run_eval(profile_job *j, kwb_error *err)
     const profile_args *a = j->a;
     char *out = xasprintf("%s/eval.json", j->tmp), *errf = xasprintf("%s/eval.err", j->tmp);
     char *max_time = strncmp(a->device, "cuda", 4) == 0 ? "2" : "0.3"; /* enough for a median */
-    char *argv[] = {j->self,
-                    "eval",
-                    "--device",
-                    (char *)a->device,
-                    "--definition",
-                    (char *)a->definition,
-                    "--solution",
-                    (char *)a->solution_dir,
-                    "--dataset",
-                    (char *)j->dataset,
-                    "--workloads",
-                    (char *)j->uuid,
-                    "--trials",
-                    "1",
-                    "--max-time",
-                    max_time,
-                    "--json",
-                    "--quiet",
-                    NULL};
+    char *argv[24];
+    int n = eval_argv(j, argv);
+    add_args(argv, &n, (char *[]){"--max-time", max_time, "--json", "--quiet", NULL});
     int status = 0, rc = run_child(argv, out, errf, a->time_limit_s, &status, err);
     json_t *w = NULL;
     if (rc == 0) {
@@ -370,54 +375,37 @@ static char *run_ncu(profile_job *j, const ptxas_usage *px, int npx, ncu_table *
                        "profile; roofline-only profile");
     char *ncu = find_ncu(), *out = xasprintf("%s/ncu.csv", j->tmp), *errf = xasprintf("%s/ncu.err", j->tmp);
     char *count = xasprintf("%d", a->launch_count > 0 ? a->launch_count : npx), *note = NULL;
-    char *argv[] = {ncu,
-                    "--csv",
-                    "--page",
-                    "raw",
-                    "--print-units",
-                    "base",
-                    "--clock-control",
-                    "none",
-                    "--section",
-                    "SpeedOfLight",
-                    "--section",
-                    "Occupancy",
-                    "--section",
-                    "LaunchStats",
-                    "--section",
-                    "MemoryWorkloadAnalysis",
-                    "--kernel-name-base",
-                    "mangled",
-                    "--print-kernel-base",
-                    "mangled",
-                    "-k",
-                    filter,
-                    "--launch-count",
-                    count,
-                    "--target-processes",
-                    "all",
-                    j->self,
-                    "eval",
-                    "--device",
-                    (char *)a->device,
-                    "--definition",
-                    (char *)a->definition,
-                    "--solution",
-                    (char *)a->solution_dir,
-                    "--dataset",
-                    (char *)j->dataset,
-                    "--workloads",
-                    (char *)j->uuid,
-                    "--trials",
-                    "1",
-                    "--min-time",
-                    "0",
-                    "--max-time",
-                    "0.05",
-                    "--quiet",
-                    "--sandbox",
-                    "off",
-                    NULL};
+    char *argv[64] = {ncu};
+    int n = 1;
+    add_args(argv, &n,
+             (char *[]){"--csv",
+                        "--page",
+                        "raw",
+                        "--print-units",
+                        "base",
+                        "--clock-control",
+                        "none",
+                        "--section",
+                        "SpeedOfLight",
+                        "--section",
+                        "Occupancy",
+                        "--section",
+                        "LaunchStats",
+                        "--section",
+                        "MemoryWorkloadAnalysis",
+                        "--kernel-name-base",
+                        "mangled",
+                        "--print-kernel-base",
+                        "mangled",
+                        "-k",
+                        filter,
+                        "--launch-count",
+                        count,
+                        "--target-processes",
+                        "all",
+                        NULL});
+    n += eval_argv(j, argv + n);
+    add_args(argv, &n, (char *[]){"--min-time", "0", "--max-time", "0.05", "--quiet", "--sandbox", "off", NULL});
     char *old = getenv("KWB_NO_CUPTI") ? xstrdup(getenv("KWB_NO_CUPTI")) : NULL;
     setenv("KWB_NO_CUPTI", "1", 1); /* CUPTI and Nsight Compute do not share a process */
     /* Nsight Compute follows the eval into the runner and talks to its injection there: the
