@@ -741,11 +741,24 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
 
 /* For --resume: opens the session and finds its newest interrupted eval run, whose recorded
  * options replace A's (*recorded holds their strings; the caller frees it). */
+/* evalrec_open, and says what it removed from the archive. */
+static int open_recorder(eval_recorder *rec, const char *ws, const char *session, const char *def, kwb_error *err)
+{
+    if (evalrec_open(rec, ws, session, def, err) != 0)
+        return -1;
+    if (rec->pruned)
+        fprintf(stderr,
+                "kwb eval: session %s: %d archived candidate(s) the store never recorded removed from the "
+                "archive\n",
+                session, rec->pruned);
+    return 0;
+}
+
 static int resume_options(eval_args *a, eval_recorder *rec, json_t **recorded, kwb_error *err)
 {
     char *text = NULL;
     *recorded = NULL;
-    if (evalrec_open(rec, a->workspace, a->session, a->definition, err) != 0)
+    if (open_recorder(rec, a->workspace, a->session, a->definition, err) != 0)
         return -1;
     if (evalrec_resume_find(rec, &text, err) != 0) {
         evalrec_close(rec);
@@ -922,7 +935,7 @@ int cmd_eval(int argc, char **argv)
     int code = 2;
     char *resume_dir = NULL;
     refsel ref = {0};
-    if (a.session && !rec && evalrec_open(&rec_store, a.workspace, a.session, d->name, &err) == 0)
+    if (a.session && !rec && open_recorder(&rec_store, a.workspace, a.session, d->name, &err) == 0)
         rec = &rec_store;
     if (rec)
         rec->sandbox_off = a.sandbox_off;

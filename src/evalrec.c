@@ -15,16 +15,11 @@
 static int prune_archive(eval_recorder *r, kwb_error *err)
 {
     char **oids = NULL;
-    int n = 0, removed = 0;
+    int n = 0;
     if (store_candidate_commits(r->h.st, r->session, &oids, &n, err) != 0)
         return -1;
-    int rc = archive_prune_unrecorded(r->h.ar, r->session_name, (const char *const *)oids, n, &removed, err);
+    int rc = archive_prune_unrecorded(r->h.ar, r->session_name, (const char *const *)oids, n, &r->pruned, err);
     store_strings_free(oids, n);
-    if (rc == 0 && removed)
-        fprintf(stderr,
-                "kwb eval: session %s: %d archived candidate(s) the store never recorded removed from the "
-                "archive\n",
-                r->session_name, removed);
     return rc;
 }
 

@@ -26,12 +26,14 @@ typedef struct eval_recorder {
     kwb_error first_error; /* why the first one failed */
     const char *policy;    /* the timing policy in force, recorded with the eval run (may be NULL) */
     int sandbox_off;       /* recorded with the eval run (kwb eval --sandbox off) */
+    int pruned;            /* archived candidates the store never recorded, removed by evalrec_open */
 } eval_recorder;
 
 /* Opens workspace WS_DIR (NULL: found as usual) and session NAME (created for DEFINITION
  * when new; refused when it belongs to another definition; DEFINITION NULL: the session must
  * exist, and r->definition says its definition), takes the session for this
- * process, and marks what an earlier, killed kwb left running as interrupted. */
+ * process, marks what an earlier, killed kwb left running as interrupted, and removes archived
+ * candidates the store never recorded (r->pruned says how many). */
 int evalrec_open(eval_recorder *r, const char *ws_dir, const char *name, const char *def_name, kwb_error *err);
 /* Archives SOL (a commit whose parent is PARENT_REF's, else the session's current
  * candidate's), records it as a candidate named NAME (NULL: the solution's name), opens a
