@@ -11,7 +11,7 @@
 
 {
     echo "scripted answers for agent_errors.sh"
-    printf '=== text\ngdn_decode_fast.c\n<<<<<<< SEARCH\n#define LANES 3 /* not there */\n=======\n#define LANES 4\n>>>>>>> REPLACE\n'
+    printf '=== text\ngdn_decode_fast.c\n<<<<<<< SEARCH\n#define LANES 3               /* kwb:tune LANES {1,2,4,8,16} */\n=======\n#define LANES 4\n>>>>>>> REPLACE\n'
     printf '=== text\ngdn_decode_fast.c\n<<<<<<< SEARCH\n#define LANES 5 /* still not there */\n=======\n#define LANES 4\n>>>>>>> REPLACE\n'
     printf '=== status 500 type=api_error\nThe server had an error\n=== status 500 type=api_error\nThe server had an error\n'
     printf '=== cut after=2\nnever complete, first\n=== cut after=2\nnever complete, second\n'
@@ -33,7 +33,7 @@ expect_grep "round 2: agenttest\.[a-z]+: the agent failed: after one retry turn:
 sed -n 2p "$TMP/fake.log" >"$TMP/retry-req"
 expect_grep 'Your edit did not apply, so nothing was changed' "$TMP/retry-req" "the retry turn says what happened"
 expect_grep 'closest lines in gdn_decode_fast.c \(lines [0-9]+-[0-9]+\)' "$TMP/retry-req" "the retry turn quotes the closest lines"
-expect_grep '#define LANES 1 /\* kwb:tune' "$TMP/retry-req" "the closest line is the real one"
+expect_grep '#define LANES 1 +/\* kwb:tune' "$TMP/retry-req" "the closest line is the real one"
 expect_grep '"role":"assistant","content":"gdn_decode_fast.c\\n<<<<<<< SEARCH\\n#define LANES 3' "$TMP/retry-req" \
     "the retry turn carries the model's first answer"
 expect_grep 'round 3: .*the agent failed: .*HTTP 500.*(2 attempts|gave up)' "$err" "round 3: HTTP 500 past the retries"

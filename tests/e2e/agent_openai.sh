@@ -66,7 +66,7 @@ expect_grep 'replaced as a whole file' "$t2" "round 3: the whole-file fallback"
 head -1 "$TMP/fake.log" >"$TMP/req1"
 expect_grep '"key":"ok"' "$TMP/req1" "the key was sent (and accepted)"
 expect_no_grep "$FAKE_KEY" "$TMP/fake.log" "the server's log has no key (sanity)"
-for want in 'Raise LANES so that the dot products' 'wide_dot\.c:[0-9]+' '#define LANES 1 /\* kwb:tune' \
+for want in 'Raise LANES so that the dot products' 'wide_dot\.c:[0-9]+' '#define LANES 1 +/\* kwb:tune' \
     '\\"reference\\"' 'median_ms' 'batch_size=16  PASSED' 'bottleneck and regimes: batch_size' 'SEARCH/REPLACE' \
     '"model":"gpt-test"'; do
     expect_grep "$want" "$TMP/req1" "the prompt holds /$want/"

@@ -12,7 +12,7 @@ expect_grep '^direction: agenttest\.lanes: More independent accumulators' "$TMP/
 expect_grep '^keywords: accumulators LANES$' "$TMP/r1.out" "the direction's keywords"
 expect_grep '^references consulted: .*/refs$' "$TMP/r1.out" "the skill's reference folder"
 expect_grep '/refs/wide_dot\.c:5:$' "$TMP/r1.out" "a hit with file and line"
-expect_grep '^>    5\|     float acc\[8\] = \{0\};   /\* eight accumulators in flight \*/$' "$TMP/r1.out" "the hit line, marked"
+expect_grep '^>    5\|     float acc\[8\] = \{0\}; /\* eight accumulators in flight \*/$' "$TMP/r1.out" "the hit line, marked"
 expect_grep '^     4\| \{$' "$TMP/r1.out" "context before it, numbered"
 mkdir -p "$TMP/more"
 printf 'int x;\n// LANES wide\n' >"$TMP/more/x.cu"

@@ -9,7 +9,7 @@ export KWB_WORKSPACE="$TMP/ws"
 "$KWB" init "$TMP/ws" >/dev/null 2>&1 || fail "init"
 cp -r "$KERNELS/fast" "$TMP/start"
 sed -i 's/^#define LANES 8 /#define LANES 1 /' "$TMP/start/gdn_decode_fast.c"
-grep -q '^#define LANES 1 /\* kwb:tune LANES' "$TMP/start/gdn_decode_fast.c" && pass "start: LANES 1" || fail "start: LANES 1"
+grep -q '^#define LANES 1  */\* kwb:tune LANES' "$TMP/start/gdn_decode_fast.c" && pass "start: LANES 1" || fail "start: LANES 1"
 # a knob before the others, proposed first: a 20 ms sleep per call that a round turns off, so that a
 # promotion comes however loaded the machine is (paired ratios with an rsd over 50 % were seen)
 sed -i -e 's|^#define LANES 1 |#define NAP_US 20000 /* kwb:tune NAP_US {0,20000} */\n#define LANES 1 |' \
