@@ -207,6 +207,32 @@ static void test_paired_stops_when_decided(void **state)
     timing_series_free(&s[1]);
 }
 
+/* A time cap that has passed after the first pair does not end a paired gate before it has the
+ * pairs to decide: a 2x difference comes back faster, not unclear. */
+static void test_paired_cap_leaves_enough_pairs(void **state)
+{
+    (void)state;
+    memset(&the_fake, 0, sizeof the_fake);
+    the_fake.ms[0] = 1.0;
+    the_fake.ms[1] = 2.0;
+    the_fake.noise = 0.1;
+    device dev = {&fake_ops, NULL};
+    timing_policy p = {.min_samples = 20, .max_time_s = 0, .ci_target = 0.001};
+    timing_series s[2];
+    verdict v;
+    kwb_error err = {{0}};
+    assert_int_equal(timing_measure(&dev, &p, 2, no_call, NULL, s, &v, &err), 0);
+    assert_int_equal(s[0].n, 10);
+    assert_int_equal(s[1].n, 10);
+    assert_int_equal(v.kind, VERDICT_FASTER);
+    timing_series_free(&s[0]);
+    timing_series_free(&s[1]);
+    /* a lone series still stops at the cap */
+    timing_series one = run(p, 1.0);
+    assert_int_equal(one.n, 1);
+    timing_series_free(&one);
+}
+
 /* Hooks that have not seen enough calls keep sampling going past the precision stop. */
 static int hook_calls;
 static int count_after(void *ctx, int which, int *mark, kwb_error *err)
@@ -244,7 +270,7 @@ int main(void)
         cmocka_unit_test(test_device_time),       cmocka_unit_test(test_graph_counts_every_call),
         cmocka_unit_test(test_throttled_dropped), cmocka_unit_test(test_interleaved),
         cmocka_unit_test(test_precision_stop),    cmocka_unit_test(test_paired_stops_when_decided),
-        cmocka_unit_test(test_hooks_evidence),
+        cmocka_unit_test(test_hooks_evidence),    cmocka_unit_test(test_paired_cap_leaves_enough_pairs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
