@@ -345,7 +345,8 @@ typedef struct progress_state {
     pthread_mutex_t mu;
     sweep_progress show;
     eval_recorder *rec;
-    volatile int stop; /* a result could not be recorded (a full disk): the runners stop */
+    volatile int stop; /* a result could not be recorded (a full disk), or stop_at passed: the runners stop */
+    double stop_at;    /* proc_now() after which no further workload starts (KWB_STOP_AFTER); 0: none */
 } progress_state;
 
 static void progress(void *ctx, int done, int total, const wl_result *r)
@@ -357,6 +358,8 @@ static void progress(void *ctx, int done, int total, const wl_result *r)
         evalrec_record(p->rec, r);
         p->stop = p->rec->failed > 0;
     }
+    if (p->stop_at > 0 && proc_now() >= p->stop_at)
+        p->stop = 1; /* a bench's time box: the workloads finished so far still count */
     sweep_progress_add(&p->show, r);
     pthread_mutex_unlock(&p->mu);
 }
@@ -511,9 +514,10 @@ static int resolve_devices(const eval_args *a, const char *runner, char ***out, 
 }
 
 typedef struct eval_outcome {
-    json_t *environment; /* the traces' environment, from the first runner's hello */
-    char *solution_name; /* the candidate's name, as traces name it */
-    char policy[512];    /* the timing policy in words */
+    json_t *environment;     /* the traces' environment, from the first runner's hello */
+    char *solution_name;     /* the candidate's name, as traces name it */
+    char policy[512];        /* the timing policy in words */
+    const char *input_check; /* how inputs are seen unchanged after a call, from the first hello */
 } eval_outcome;
 
 /* Says once when the runner could not apply all of its sandbox or supervision here. */
@@ -527,10 +531,23 @@ static void note_degraded(json_t *hello, int quiet)
         fprintf(stderr, "kwb eval: runner supervision: %s\n", lifetime);
 }
 
+/* How the runner of HELLO sees inputs unchanged after a call: by the GPU's digest kernel (it
+ * agreed with the host's formula when the device opened), by reading them back (it did not),
+ * or by the digest computed in host memory (the cpu device). */
+static const char *input_check_name(const json_t *hello)
+{
+    const json_t *g = json_object_get(hello, "input_digest");
+    if (!g)
+        return "host-digest";
+    return json_is_true(g) ? "gpu-digest" : "read-back";
+}
+
 static void note_hello(eval_outcome *o, json_t *hello, const char *device)
 {
     if (!o->environment)
         o->environment = trace_environment(hello, device);
+    if (!o->input_check && hello)
+        o->input_check = input_check_name(hello);
 }
 
 /* Where the workers run: DEVICES on this host (local), or the executor's workers, each
@@ -571,7 +588,10 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
     runner_job *jobs = xcalloc((size_t)ndev, sizeof *jobs);
     runclient *clients = xcalloc((size_t)ndev, sizeof *clients), **cp = xcalloc((size_t)ndev, sizeof *cp);
     char **where = xcalloc((size_t)ndev + 1, sizeof *where);
-    progress_state prog = {PTHREAD_MUTEX_INITIALIZER, {0}, rec, 0};
+    progress_state prog = {PTHREAD_MUTEX_INITIALIZER, {0}, rec, 0, 0};
+    const char *stop_after = getenv("KWB_STOP_AFTER");
+    if (stop_after && atof(stop_after) > 0)
+        prog.stop_at = proc_now() + atof(stop_after);
     char *def_path = abs_path(d->path), *root = abs_path(a->dataset), *cache = paths_cache_dir();
     sweep_progress_start(&prog.show, stderr, a->quiet, d, set->count);
     for (int k = 0; k < ndev; k++) {
@@ -598,6 +618,9 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
     }
     int rc = dispatch_run(cp, where, ndev, set, res, err);
     sweep_progress_end(&prog.show);
+    if (prog.stop && prog.stop_at > 0 && !(rec && rec->failed))
+        fprintf(stderr, "kwb eval: stopped after KWB_STOP_AFTER=%s s: the workloads not finished are \"not run\"\n",
+                stop_after);
     for (int k = 0; k < ndev; k++) {
         if (k == 0)
             note_degraded(clients[k].hello, a->quiet);
@@ -968,7 +991,7 @@ int cmd_eval(int argc, char **argv)
             if (!out.environment)
                 out.environment = trace_environment(NULL, a.device);
             if (a.json)
-                results_print_json(stdout, d, res, set.count, out.policy);
+                results_print_json(stdout, d, res, set.count, out.policy, out.input_check);
             else
                 results_print_table(stdout, d, res, set.count);
             results_summary s = results_summarize(res, set.count);

@@ -6,7 +6,8 @@
 # - on a terminal (script(1) gives kwb a pty), each finished workload's row above a live line
 #   redrawn in place (carriage return, erase to end of line);
 # - the policy is recorded with the eval run in the store, and each row's JSON carries its
-#   median's CI half-width;
+#   median's CI half-width, and the document how inputs were seen unchanged (input_check);
+# - KWB_STOP_AFTER=S: no workload starts after S seconds, the rest are "not run";
 # - a second evaluation of the same workloads (another candidate) takes every checked trial's
 #   reference outputs from the cache: the runner's count of reference calls is zero there.
 . "$top_srcdir/tests/lib.sh"
@@ -50,6 +51,16 @@ sqlite3 "$TMP/ws/kwb.db" 'SELECT runner_version FROM eval_runs' >"$TMP/policy.tx
 expect_grep "^kwb-runner .*; warm; .*CI within \+-0\.5%" "$TMP/policy.txt" "the store keeps the policy with the eval run"
 expect_grep '"ci_rel": [0-9.e-]+' "$TMP/rec.json" "the JSON gives each median's CI half-width"
 expect_grep '"policy": "warm; .*CI within \+-0\.5%' "$TMP/rec.json" "the JSON names the policy"
+expect_grep '"input_check": "host-digest"' "$TMP/rec.json" "the JSON says how inputs were seen unchanged (cpu: host digest)"
+
+# A bench's time box (KWB_STOP_AFTER, bench/sweep-speed): no workload starts after it; those that
+# finished keep their rows, the rest are "not run".
+KWB_STOP_AFTER=0.001 "$KWB" eval "${args[@]}" --solution "$KERNELS/baseline" --json --quiet >"$TMP/stop.json" 2>"$TMP/stop.err"
+expect_code 1 "$?" "stopped early: not every workload passed"
+[ "$(jq -r '[.workloads[] | .status + ":" + (.message // "" | .[0:7])] | join(",")' "$TMP/stop.json")" = \
+    "PASSED:,RUNTIME_ERROR:not run,RUNTIME_ERROR:not run" ] && pass "KWB_STOP_AFTER: the first row kept, the rest not run" ||
+    fail "KWB_STOP_AFTER: $(jq -c '[.workloads[] | .status]' "$TMP/stop.json")"
+expect_grep '^kwb eval: stopped after KWB_STOP_AFTER=0.001 s' "$TMP/stop.err" "KWB_STOP_AFTER: said on stderr"
 
 # The reference's outputs: computed by the first evaluation, read back by the second. The
 # sandbox's Landlock rules keep the runner out of the cache folder, so these run without it;
