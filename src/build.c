@@ -186,7 +186,8 @@ int build_solution(const solution *s, const build_options *opt, build_result *r,
         if (!r->log)
             r->log = xstrdup("");
     } else {
-        char *work = xasprintf("%s.tmp.%ld", dir, (long)getpid());
+        static int builds; /* two threads of one kwb may build the same hash at once */
+        char *work = xasprintf("%s.tmp.%ld.%d", dir, (long)getpid(), __sync_fetch_and_add(&builds, 1));
         paths_remove_tree(work);
         if (paths_mkdir_p(work) != 0)
             rc = kwb_error_set(err, "%s: cannot create: %s", work, strerror(errno));

@@ -319,8 +319,9 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
     return 0;
 }
 
-int cmd_eval_prepare_solution(const char *cmd, const char *dir, const char *name, const build_options *bo,
-                              solution **sol, build_result *br, kwb_error *err)
+/* cmd_eval_prepare_solution without a word: 1 built, 0 COMPILE_ERROR, -1 with *err set. */
+static int prepare_silently(const char *dir, const char *name, const build_options *bo, solution **sol,
+                            build_result *br, kwb_error *err)
 {
     *sol = solution_load(dir, err);
     if (!*sol)
@@ -330,13 +331,27 @@ int cmd_eval_prepare_solution(const char *cmd, const char *dir, const char *name
                              (*sol)->definition, name);
     if (build_solution(*sol, bo, br, err) != 0)
         return -1;
-    if (br->ok && !bo->quiet && br->cached)
-        fprintf(stderr, "kwb %s: %s: cached build %.12s\n", cmd, (*sol)->name, br->hash);
-    else if (br->ok && !bo->quiet)
-        fprintf(stderr, "kwb %s: %s: built %.12s in %.2f s\n", cmd, (*sol)->name, br->hash, br->seconds);
-    else if (!br->ok)
-        fprintf(stderr, "kwb %s: %s: COMPILE_ERROR\n%s", cmd, (*sol)->name, br->log);
     return br->ok;
+}
+
+/* Says on stderr how the build of SOL went (BR), as "kwb CMD: ...". */
+static void say_build(const char *cmd, const solution *sol, const build_result *br, int quiet)
+{
+    if (br->ok && !quiet && br->cached)
+        fprintf(stderr, "kwb %s: %s: cached build %.12s\n", cmd, sol->name, br->hash);
+    else if (br->ok && !quiet)
+        fprintf(stderr, "kwb %s: %s: built %.12s in %.2f s\n", cmd, sol->name, br->hash, br->seconds);
+    else if (!br->ok)
+        fprintf(stderr, "kwb %s: %s: COMPILE_ERROR\n%s", cmd, sol->name, br->log);
+}
+
+int cmd_eval_prepare_solution(const char *cmd, const char *dir, const char *name, const build_options *bo,
+                              solution **sol, build_result *br, kwb_error *err)
+{
+    int rc = prepare_silently(dir, name, bo, sol, br, err);
+    if (rc >= 0)
+        say_build(cmd, *sol, br, bo->quiet);
+    return rc;
 }
 
 /* Each final result: recorded in the session (when there is one), shown as progress; shared
@@ -345,7 +360,8 @@ typedef struct progress_state {
     pthread_mutex_t mu;
     sweep_progress show;
     eval_recorder *rec;
-    volatile int stop; /* a result could not be recorded (a full disk): the runners stop */
+    volatile int stop; /* a result could not be recorded (a full disk), or stop_at passed: the runners stop */
+    double stop_at;    /* proc_now() after which no further workload starts (KWB_STOP_AFTER); 0: none */
 } progress_state;
 
 static void progress(void *ctx, int done, int total, const wl_result *r)
@@ -357,6 +373,8 @@ static void progress(void *ctx, int done, int total, const wl_result *r)
         evalrec_record(p->rec, r);
         p->stop = p->rec->failed > 0;
     }
+    if (p->stop_at > 0 && proc_now() >= p->stop_at)
+        p->stop = 1; /* a bench's time box: the workloads finished so far still count */
     sweep_progress_add(&p->show, r);
     pthread_mutex_unlock(&p->mu);
 }
@@ -511,9 +529,10 @@ static int resolve_devices(const eval_args *a, const char *runner, char ***out, 
 }
 
 typedef struct eval_outcome {
-    json_t *environment; /* the traces' environment, from the first runner's hello */
-    char *solution_name; /* the candidate's name, as traces name it */
-    char policy[512];    /* the timing policy in words */
+    json_t *environment;     /* the traces' environment, from the first runner's hello */
+    char *solution_name;     /* the candidate's name, as traces name it */
+    char policy[512];        /* the timing policy in words */
+    const char *input_check; /* how inputs are seen unchanged after a call, from the first hello */
 } eval_outcome;
 
 /* Says once when the runner could not apply all of its sandbox or supervision here. */
@@ -527,10 +546,23 @@ static void note_degraded(json_t *hello, int quiet)
         fprintf(stderr, "kwb eval: runner supervision: %s\n", lifetime);
 }
 
+/* How the runner of HELLO sees inputs unchanged after a call: by the GPU's digest kernel (it
+ * agreed with the host's formula when the device opened), by reading them back (it did not),
+ * or by the digest computed in host memory (the cpu device). */
+static const char *input_check_name(const json_t *hello)
+{
+    const json_t *g = json_object_get(hello, "input_digest");
+    if (!g)
+        return "host-digest";
+    return json_is_true(g) ? "gpu-digest" : "read-back";
+}
+
 static void note_hello(eval_outcome *o, json_t *hello, const char *device)
 {
     if (!o->environment)
         o->environment = trace_environment(hello, device);
+    if (!o->input_check && hello)
+        o->input_check = input_check_name(hello);
 }
 
 /* Where the workers run: DEVICES on this host (local), or the executor's workers, each
@@ -571,7 +603,10 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
     runner_job *jobs = xcalloc((size_t)ndev, sizeof *jobs);
     runclient *clients = xcalloc((size_t)ndev, sizeof *clients), **cp = xcalloc((size_t)ndev, sizeof *cp);
     char **where = xcalloc((size_t)ndev + 1, sizeof *where);
-    progress_state prog = {PTHREAD_MUTEX_INITIALIZER, {0}, rec, 0};
+    progress_state prog = {PTHREAD_MUTEX_INITIALIZER, {0}, rec, 0, 0};
+    const char *stop_after = getenv("KWB_STOP_AFTER");
+    if (stop_after && atof(stop_after) > 0)
+        prog.stop_at = proc_now() + atof(stop_after);
     char *def_path = abs_path(d->path), *root = abs_path(a->dataset), *cache = paths_cache_dir();
     sweep_progress_start(&prog.show, stderr, a->quiet, d, set->count);
     for (int k = 0; k < ndev; k++) {
@@ -598,6 +633,9 @@ static int run_devices(const eval_args *a, const definition *d, workload_set *se
     }
     int rc = dispatch_run(cp, where, ndev, set, res, err);
     sweep_progress_end(&prog.show);
+    if (prog.stop && prog.stop_at > 0 && !(rec && rec->failed))
+        fprintf(stderr, "kwb eval: stopped after KWB_STOP_AFTER=%s s: the workloads not finished are \"not run\"\n",
+                stop_after);
     for (int k = 0; k < ndev; k++) {
         if (k == 0)
             note_degraded(clients[k].hello, a->quiet);
@@ -689,19 +727,107 @@ static int record_start(const eval_args *a, eval_recorder *rec, const solution *
     return rc;
 }
 
-static int run_eval(const eval_args *a, const char *solution_dir, const definition *d, workload_set *set,
-                    const refsel *ref, wl_result *res, eval_recorder *rec, eval_outcome *out, kwb_error *err)
+/* With KWB_PHASE_TIMES set: "kwb eval: phase WHAT EDGE T" on stderr, T in seconds since the
+ * first note, so that a test can see which steps overlap. */
+static void phase_note(const char *what, const char *edge)
 {
+    static double t0;
+    if (!getenv("KWB_PHASE_TIMES"))
+        return;
+    double now = proc_now();
+    if (t0 == 0)
+        t0 = now;
+    fprintf(stderr, "kwb eval: phase %s %s %.3f\n", what, edge, now - t0);
+}
+
+/* A solution built in a thread of its own, started before the reference's preflight, so that
+ * compiling overlaps that run (and the candidate's build the baseline's); run_eval takes the
+ * result and only then says how it went, so that a dataset the checks refuse shows no build. */
+typedef struct bg_build {
+    pthread_t thread;
+    int started;
+    const char *what; /* "candidate" or "baseline", for phase_note */
+    const char *dir, *def_name;
+    int quiet;
+    solution *sol;
+    build_result br;
+    kwb_error err;
+    int rc;
+} bg_build;
+
+static void *bg_build_main(void *p)
+{
+    bg_build *b = p;
     build_options bo;
     build_options_default(&bo);
-    bo.quiet = a->quiet;
+    bo.quiet = b->quiet;
+    char what[32];
+    snprintf(what, sizeof what, "%s-build", b->what);
+    phase_note(what, "start");
+    b->rc = prepare_silently(b->dir, b->def_name, &bo, &b->sol, &b->br, &b->err); /* said when taken */
+    phase_note(what, "end");
+    build_options_free(&bo);
+    return NULL;
+}
+
+static void bg_build_start(bg_build *b, const char *what, const char *dir, const char *def_name, int quiet)
+{
+    memset(b, 0, sizeof *b);
+    if (!dir)
+        return;
+    b->what = what, b->dir = dir, b->def_name = def_name, b->quiet = quiet;
+    b->started = pthread_create(&b->thread, NULL, bg_build_main, b) == 0;
+}
+
+/* Waits for B's build (or builds it here when its thread could not start); its solution and result
+ * move to *SOL and *BR (the caller frees them). Returns what cmd_eval_prepare_solution returned (1
+ * built, 0 COMPILE_ERROR, -1 with *err set). */
+static int bg_build_join(bg_build *b, solution **sol, build_result *br, kwb_error *err)
+{
+    if (b->started)
+        pthread_join(b->thread, NULL);
+    else
+        bg_build_main(b); /* no thread could be made: built here */
+    b->started = 0;
+    b->dir = NULL;
+    *sol = b->sol;
+    *br = b->br;
+    if (b->rc < 0)
+        *err = b->err;
+    return b->rc;
+}
+
+/* Waits for B's build, if one runs, and drops it (the evaluation stopped before it ran). */
+static void bg_build_drop(bg_build *b)
+{
+    if (!b->started)
+        return;
+    solution *sol;
+    build_result br;
+    kwb_error err;
+    bg_build_join(b, &sol, &br, &err);
+    solution_free(sol);
+    build_result_free(&br);
+}
+
+/* The candidate's and the baseline's builds, started by bg_build_start (their threads joined here). */
+static int run_eval(const eval_args *a, bg_build *cand, bg_build *baseline, const definition *d, workload_set *set,
+                    const refsel *ref, wl_result *res, eval_recorder *rec, eval_outcome *out, kwb_error *err)
+{
     solution *sol = NULL, *base = NULL;
     build_result br = {0}, bbr = {0};
-    int rc = cmd_eval_prepare_solution("eval", solution_dir, d->name, &bo, &sol, &br, err);
+    int rc = bg_build_join(cand, &sol, &br, err);
+    if (rc >= 0)
+        say_build("eval", sol, &br, a->quiet);
     if (sol && !out->solution_name)
         out->solution_name = xstrdup(sol->name);
-    if (rc == 1 && a->baseline_dir)
-        rc = cmd_eval_prepare_solution("eval", a->baseline_dir, d->name, &bo, &base, &bbr, err) == 1 ? 1 : -1;
+    if (rc == 1 && baseline->dir) {
+        int brc = bg_build_join(baseline, &base, &bbr, err);
+        if (brc >= 0)
+            say_build("eval", base, &bbr, a->quiet);
+        rc = brc == 1 ? 1 : -1;
+    }
+    bg_build_drop(baseline);
     announce_policy(a, d, rec, out->policy, sizeof out->policy);
     if (rc >= 0 && record_start(a, rec, sol, &br, set, set->count, err) != 0)
         rc = -1;
@@ -725,7 +851,9 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
         job_solution sols[2] = {job_entry("candidate", sol, &br)};
         if (base)
             sols[1] = job_entry("baseline", base, &bbr);
+        phase_note("sweep", "start");
         rc = run_devices(a, d, set, res, sols, base ? 2 : 1, refsel_job_entry(ref), rec, out, err) == 0 ? 1 : -1;
+        phase_note("sweep", "end");
     }
     if (rc == 1 && base && !bbr.ok)
         rc = -1;
@@ -735,7 +863,6 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
     solution_free(base);
     build_result_free(&br);
     build_result_free(&bbr);
-    build_options_free(&bo);
     return rc < 0 ? -1 : 0;
 }
 
@@ -902,6 +1029,15 @@ static int check_workloads(const eval_args *a, const definition *d, const worklo
     return rc;
 }
 
+/* Starts the candidate's build from DIR and the baseline's (when there is one), each in a thread,
+ * before the dataset's checks and the reference's preflight run (those stay first in what is said:
+ * a build's failure is reported when run_eval takes it). */
+static void start_builds(const eval_args *a, const char *dir, const definition *d, bg_build *cand, bg_build *baseline)
+{
+    bg_build_start(cand, "candidate", dir, d->name, a->quiet);
+    bg_build_start(baseline, "baseline", a->baseline_dir, d->name, a->quiet);
+}
+
 int cmd_eval(int argc, char **argv)
 {
     eval_args a;
@@ -935,6 +1071,7 @@ int cmd_eval(int argc, char **argv)
     int code = 2;
     char *resume_dir = NULL;
     refsel ref = {0};
+    bg_build cand = {0}, baseline = {0};
     if (a.session && !rec && open_recorder(&rec_store, a.workspace, a.session, d->name, &err) == 0)
         rec = &rec_store;
     if (rec)
@@ -954,12 +1091,17 @@ int cmd_eval(int argc, char **argv)
         fprintf(stderr, "kwb eval: no workload of %s matches '%s'\n", d->name, a.filter);
     else if (set.count == 0)
         fprintf(stderr, "kwb eval: %s has no workloads left to evaluate in %s\n", d->name, dataset);
-    else if (check_devices(&a, &err) != 0 || check_workloads(&a, d, &set, &ref, &err) != 0)
+    else if (check_devices(&a, &err) != 0)
         fprintf(stderr, "kwb eval: %s\n", err.msg);
-    else {
+    else if (start_builds(&a, resume_dir ? resume_dir : a.solution_dir, d, &cand, &baseline),
+             phase_note("preflight", "start"), check_workloads(&a, d, &set, &ref, &err) != 0) {
+        phase_note("preflight", "end");
+        fprintf(stderr, "kwb eval: %s\n", err.msg);
+    } else {
+        phase_note("preflight", "end");
         wl_result *res = xcalloc((size_t)set.count, sizeof *res);
         eval_outcome out = {0};
-        int rc = run_eval(&a, resume_dir ? resume_dir : a.solution_dir, d, &set, &ref, res, rec, &out, &err);
+        int rc = run_eval(&a, &cand, &baseline, d, &set, &ref, res, rec, &out, &err);
         kwb_error rerr = {{0}}; /* a result not recorded (a full disk): the table still shows what ran */
         int unrecorded = rc == 0 && rec && evalrec_finish(rec, res, set.count, &rerr) != 0;
         if (rc != 0)
@@ -968,7 +1110,7 @@ int cmd_eval(int argc, char **argv)
             if (!out.environment)
                 out.environment = trace_environment(NULL, a.device);
             if (a.json)
-                results_print_json(stdout, d, res, set.count, out.policy);
+                results_print_json(stdout, d, res, set.count, out.policy, out.input_check);
             else
                 results_print_table(stdout, d, res, set.count);
             results_summary s = results_summarize(res, set.count);
@@ -994,6 +1136,8 @@ int cmd_eval(int argc, char **argv)
         json_decref(out.environment);
         free(out.solution_name);
     }
+    bg_build_drop(&cand); /* joined by run_eval, unless the preflight stopped the evaluation */
+    bg_build_drop(&baseline);
     if (rec)
         evalrec_close(rec);
     if (resume_dir)

@@ -23,7 +23,7 @@ double proc_now(void)
 
 proc_io proc_io_default(void)
 {
-    proc_io io = {-1, -1, -1, {-1, -1}, 0, NULL};
+    proc_io io = {-1, -1, -1, {-1, -1, -1}, 0, NULL};
     return io;
 }
 
@@ -31,13 +31,17 @@ proc_io proc_io_default(void)
 static void child_setup_fds(const proc_io *io, int keep_fd)
 {
     int devnull = open("/dev/null", O_RDWR);
-    int src[5] = {io->stdin_fd >= 0 ? io->stdin_fd : devnull, io->stdout_fd, io->stderr_fd,
-                  io->nextra > 0 ? io->extra_fd[0] : -1, io->nextra > 1 ? io->extra_fd[1] : -1};
-    int tmp[5];
+    int src[6] = {io->stdin_fd >= 0 ? io->stdin_fd : devnull,
+                  io->stdout_fd,
+                  io->stderr_fd,
+                  io->nextra > 0 ? io->extra_fd[0] : -1,
+                  io->nextra > 1 ? io->extra_fd[1] : -1,
+                  io->nextra > 2 ? io->extra_fd[2] : -1};
+    int tmp[6];
     /* Duplicate above 10 first, so that placing one cannot clobber another. */
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         tmp[i] = src[i] >= 0 ? fcntl(src[i], F_DUPFD, 10) : -1;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         if (tmp[i] >= 0)
             dup2(tmp[i], i);
     int first = 3 + io->nextra;

@@ -13,7 +13,7 @@ typedef struct proc_io {
     int stdin_fd;
     int stdout_fd;
     int stderr_fd;
-    int extra_fd[2];
+    int extra_fd[3];
     int nextra;
     const char *cwd; /* NULL: the parent's */
 } proc_io;

@@ -82,6 +82,8 @@ char *protocol_job_encode(const runner_job *job)
         json_object_set_new(o, "scratch", json_string(job->scratch));
     if (job->cpu_limit_s > 0)
         json_object_set_new(o, "cpu_limit_s", json_real(job->cpu_limit_s));
+    if (job->ref_fd > 0)
+        json_object_set_new(o, "ref_fd", json_integer(job->ref_fd));
     if (job->probe_reference)
         json_object_set_new(o, "probe_reference", json_true());
     if (job->dump_dir) {
@@ -198,6 +200,8 @@ int protocol_job_decode(const char *line, runner_job *job, kwb_error *err)
         job->scratch = xstrdup(json_string_value(json_object_get(o, "scratch")));
         job->cpu_limit_s = json_number_value(json_object_get(o, "cpu_limit_s"));
         job->probe_reference = json_is_true(json_object_get(o, "probe_reference"));
+        json_int_t ref_fd = json_integer_value(json_object_get(o, "ref_fd"));
+        job->ref_fd = ref_fd > 2 && ref_fd < 1024 ? (int)ref_fd : 0;
         rc = solutions_decode(sols, job, err);
     }
     if (rc == 0)
@@ -280,8 +284,8 @@ int protocol_write_line(int fd, json_t *obj)
 
 static event_type event_type_of(const char *name)
 {
-    static const char *const names[] = {"hello",        "workload-start", "check", "timing",
-                                        "workload-end", "error",          "bye",   "reference-probe"};
+    static const char *const names[] = {"hello", "workload-start",  "check",    "timing", "workload-end", "error",
+                                        "bye",   "reference-probe", "ref-want", "ref-out"};
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
         if (strcmp(name, names[i]) == 0)
             return (event_type)i;

@@ -9,13 +9,17 @@
  *            built solution, used instead of one compiled into the runner), "cache":DIR, "dump_dir":DIR,
  * "dump_trial":N, "key":HEX (events sealed with it, see channel.h), "no_defences":bool (timed calls unchecked),
  *            "sandbox":bool (default true), "scratch":DIR, "cpu_limit_s":S,
- *            "probe_reference":bool (a reference-probe event before each workload's trials)}
+ *            "probe_reference":bool (a reference-probe event before each workload's trials),
+ *            "ref_fd":N (kwb serves the reference cache: ref-want is answered on descriptor N)}
  *           With "dump_dir" the job is a dump (kwb dump): per workload, the inputs of trial
  *           "dump_trial" (default 0) and the reference's outputs go to DIR/UUID.safetensors;
  *           no solution is loaded or timed, and workload-end carries "dump":PATH.
  *   events: hello, workload-start, reference-probe (with "probe_reference": "ms", one reference
  *           call's wall time), check (per solution and trial), timing (per role),
- *           workload-end (status), error (job-level), bye.  Every event carries "proto":1.
+ *           workload-end (status), error (job-level), bye; with "ref_fd": ref-want ("trial": the
+ *           reference's outputs of that trial of the workload in flight, answered "hit SHA256\n"
+ *           with the file at SCRATCH/ref-in.bin, or "miss\n") and ref-out ("trial", "file": a
+ *           ref-out-N.bin in SCRATCH the runner wrote, "sha256": its hash).  Every event carries "proto":1.
  */
 #ifndef KWB_PROTOCOL_H
 #define KWB_PROTOCOL_H
@@ -85,6 +89,8 @@ typedef struct runner_job {
     char *scratch;       /* "scratch": the folder the candidate may write in; NULL: the runner makes one */
     double cpu_limit_s;  /* "cpu_limit_s": the runner's CPU time limit; 0: none */
     int probe_reference; /* "probe_reference": time one reference call before each workload's trials */
+    int ref_fd;          /* "ref_fd": > 0: kwb serves the reference cache, answering ref-want on this
+                          * descriptor (refserve.h); 0: the runner uses the cache folder itself */
 } runner_job;
 
 typedef enum event_type {
@@ -96,6 +102,8 @@ typedef enum event_type {
     EV_ERROR,
     EV_BYE,
     EV_PROBE,
+    EV_REF_WANT,
+    EV_REF_OUT,
     EV_UNKNOWN
 } event_type;
 

@@ -231,7 +231,8 @@ static json_t *result_json(const definition *d, const wl_result *r)
     return o;
 }
 
-void results_print_json(FILE *f, const definition *d, const wl_result *r, int n, const char *policy)
+void results_print_json(FILE *f, const definition *d, const wl_result *r, int n, const char *policy,
+                        const char *input_check)
 {
     json_t *arr = json_array();
     for (int i = 0; i < n; i++)
@@ -246,6 +247,8 @@ void results_print_json(FILE *f, const definition *d, const wl_result *r, int n,
                             "geomean_speedup", s.geomean_speedup, "skipped", s.skipped);
     if (policy && policy[0])
         json_object_set_new(doc, "policy", json_string(policy));
+    if (input_check)
+        json_object_set_new(doc, "input_check", json_string(input_check));
     json_dumpf(doc, f, JSON_INDENT(2));
     fputc('\n', f);
     json_decref(doc);

@@ -70,8 +70,10 @@ void results_print_table(FILE *f, const definition *d, const wl_result *r, int n
 /* One line about one finished workload: uuid, axes, status, latency with its precision,
  * and the comparison with the baseline or the reference (no newline), into BUF. */
 void results_line(char *buf, size_t cap, const definition *d, const wl_result *r);
-/* Prints the results as one JSON document to F, with the timing POLICY in words (may be NULL). */
-void results_print_json(FILE *f, const definition *d, const wl_result *r, int n, const char *policy);
+/* Prints the results as one JSON document to F, with the timing POLICY in words and how the
+ * runner saw inputs unchanged after each call, INPUT_CHECK (each may be NULL: left out). */
+void results_print_json(FILE *f, const definition *d, const wl_result *r, int n, const char *policy,
+                        const char *input_check);
 /* Frees what r owns. */
 void results_free(wl_result *r);
 

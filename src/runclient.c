@@ -16,6 +16,7 @@
 #include "paths.h"
 #include "ship.h"
 #include "proc.h"
+#include "refserve.h"
 #include "runner/timing.h"
 #include "stats.h"
 #include "strbuf.h"
@@ -49,6 +50,7 @@ typedef struct launch {
     int forged;                    /* the channel carried a line the runner did not seal */
     char *scratch;                 /* the runner's scratch folder, removed after it */
     double limit_s;                /* the workload in flight's time limit */
+    refserve refs;                 /* local: the reference cache served to it (fd -1: none) */
 } launch;
 
 /* Until the reference's probe arrives, a workload (its inputs and one reference call) has this
@@ -366,6 +368,12 @@ static int on_event(runclient *rc, launch *l, const workload_set *set, wl_result
                 results_set_status(&results[k], ST_RUNTIME_ERROR, ev->message);
         }
         break;
+    case EV_REF_WANT: refserve_want(&l->refs, i >= 0 ? &set->items[i] : NULL, ev->trial); break;
+    case EV_REF_OUT:
+        if (i >= 0)
+            refserve_got(&l->refs, &set->items[i], ev->trial, json_string_value(json_object_get(ev->json, "file")),
+                         json_string_value(json_object_get(ev->json, "sha256")));
+        break;
     case EV_BYE: l->saw_bye = 1; break;
     default:
         if (rc->remote && strcmp(json_string_value(json_object_get(ev->json, "event")), "exit") == 0) {
@@ -439,7 +447,7 @@ static int ship_files(runclient *rc, launch *l, const workload_set *set, int job
 
 static int start_runner(runclient *rc, launch *l, const workload_set *set, kwb_error *err)
 {
-    int jp[2], ep[2];
+    int jp[2], ep[2], rp[2] = {-1, -1};
     char log_name[] = "/tmp/kwb-runner-log-XXXXXX";
     l->log_fd = mkostemp(log_name, O_CLOEXEC);
     if (l->log_fd < 0)
@@ -449,14 +457,15 @@ static int start_runner(runclient *rc, launch *l, const workload_set *set, kwb_e
     l->scratch = xasprintf("%s/kwb-scratch-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(l->scratch))
         return kwb_error_set(err, "cannot make a scratch folder %s: %s", l->scratch, strerror(errno));
-    if (pipe2(jp, O_CLOEXEC) != 0 || pipe2(ep, O_CLOEXEC) != 0)
+    if (pipe2(jp, O_CLOEXEC) != 0 || pipe2(ep, O_CLOEXEC) != 0 || (!rc->remote && pipe2(rp, O_CLOEXEC) != 0))
         return kwb_error_set(err, "pipe: %s", strerror(errno));
     char *argv[] = {(char *)rc->runner_path, "--job-fd", "3", "--event-fd", "4", NULL};
     proc_io io = proc_io_default();
     io.stdout_fd = io.stderr_fd = l->log_fd;
     io.extra_fd[0] = jp[0];
     io.extra_fd[1] = ep[1];
-    io.nextra = 2;
+    io.extra_fd[2] = rp[0]; /* descriptor 5: kwb's answers to ref-want (refserve.h) */
+    io.nextra = 3;
     if (rc->remote) { /* one stream each way: the transport's stdin and stdout */
         io.stdin_fd = jp[0];
         io.stdout_fd = ep[1];
@@ -466,11 +475,17 @@ static int start_runner(runclient *rc, launch *l, const workload_set *set, kwb_e
     l->pid = proc_spawn(rc->remote ? rc->remote->argv : argv, &io, err);
     close(jp[0]);
     close(ep[1]);
+    if (rp[0] >= 0)
+        close(rp[0]);
     l->ev_fd = ep[0];
     if (l->pid < 0) {
         close(jp[1]);
+        if (rp[1] >= 0)
+            close(rp[1]);
         return -1;
     }
+    if (rp[1] >= 0 && refserve_open(&l->refs, rc->job, rc->runner_path, l->scratch, rp[1]))
+        rc->job->ref_fd = 5;
     rc->runners_started++;
     json_t *saved = rc->job->workloads, *arr = json_array();
     for (int i = l->next; i < set->count; i++)
@@ -493,6 +508,7 @@ static int start_runner(runclient *rc, launch *l, const workload_set *set, kwb_e
     char *line = protocol_job_encode(rc->job);
     rc->job->channel_key = NULL;
     rc->job->scratch = NULL;
+    rc->job->ref_fd = 0;
     rc->job->workloads = saved;
     json_decref(arr);
     strbuf sb;
@@ -635,12 +651,14 @@ static int one_launch(runclient *rc, const workload_set *set, wl_result *results
     launch l = {0};
     l.current = -1;
     l.job_fd = -1;
+    l.refs.fd = -1;
     l.next = *next;
     l.limit_s = rc->timeout_s > 0 ? rc->timeout_s : PROBE_WAIT_S; /* start-up and setup */
     l.deadline = proc_now() + l.limit_s;
     strbuf_init(&l.pending);
     *lost = -1;
     if (start_runner(rc, &l, set, err) != 0) {
+        refserve_close(&l.refs);
         strbuf_free(&l.pending);
         if (l.log_fd >= 0)
             close(l.log_fd);
@@ -656,6 +674,7 @@ static int one_launch(runclient *rc, const workload_set *set, wl_result *results
         close(l.job_fd);
     if (timed_out || pr < 0 || pr >= 2 || proc_wait(l.pid, 5.0, &status) == 1)
         stop_runner(rc, l.pid, &status);
+    refserve_close(&l.refs);
     paths_remove_tree(l.scratch);
     free(l.scratch);
     if (rc->remote && !timed_out && pr >= 0 && pr != 2 && !l.saw_bye && !l.saw_exit) {

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,7 @@ typedef struct runner_ctx {
     int ref_fresh;            /* reference calls on the timed calls' fresh inputs */
     char sandbox[768];        /* the sandbox in force, in words (the hello's "sandbox") */
     char *own_scratch;        /* the scratch folder this runner made (no "scratch" in the job) */
+    int ref_out_seq;          /* ref-out files written so far (each gets a name of its own) */
 } runner_ctx;
 
 /* The supervision set up by lifetime_split (the hello's "lifetime"). */
@@ -285,16 +287,95 @@ static void finish_check(runner_ctx *r, callee *c, int trial)
     emit(r, ev);
 }
 
+/* How long the runner waits for kwb's answer to a ref-want (kwb answers at once; a kwb that does
+ * not is treated as a miss, and no more is asked). */
+#define REF_REPLY_WAIT_MS 60000
+
+/* One line of kwb's answer on the job's ref_fd into LINE (no newline). Returns 0, or -1. */
+static int read_reply(int fd, char *line, size_t cap)
+{
+    size_t n = 0;
+    for (;;) {
+        struct pollfd p = {fd, POLLIN, 0};
+        int pr = poll(&p, 1, REF_REPLY_WAIT_MS);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        char c;
+        ssize_t got = pr > 0 ? read(fd, &c, 1) : -1;
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got != 1 || n + 1 >= cap)
+            return -1;
+        if (c == '\n')
+            break;
+        line[n++] = c;
+    }
+    line[n] = '\0';
+    return 0;
+}
+
+static const char *scratch_dir(const runner_ctx *r)
+{
+    return r->job.scratch ? r->job.scratch : r->own_scratch;
+}
+
+/* The reference's outputs of TRIAL from the cache kwb serves (the job's ref_fd; the runner
+ * itself cannot reach the cache under the sandbox): asked for after the candidate's call, like
+ * computing them; kwb copies the file into the scratch folder and answers with its SHA-256,
+ * checked here before the file is read (whatever else writes there cannot slip an answer in).
+ * Returns 1 when the outputs were filled. */
+static int served_load(runner_ctx *r, int trial)
+{
+    json_t *ev = protocol_event_new("ref-want");
+    json_object_set_new(ev, "trial", json_integer(trial));
+    emit(r, ev);
+    char line[128], hex[65];
+    if (read_reply(r->job.ref_fd, line, sizeof line) != 0) {
+        r->job.ref_fd = 0; /* no answer: compute from now on */
+        return 0;
+    }
+    if (strncmp(line, "hit ", 4) != 0)
+        return 0;
+    char *path = xasprintf("%s/ref-in.bin", scratch_dir(r));
+    int ok = refcache_file_sha256(path, hex) == 0 && strcmp(hex, line + 4) == 0 && refcache_read(path, &r->ref.out);
+    unlink(path);
+    free(path);
+    return ok;
+}
+
+/* Hands kwb the reference's outputs of TRIAL, computed in COMPUTE_S seconds, to keep when they
+ * are worth it: a file in the scratch folder and a ref-out event with its SHA-256. */
+static void served_store(runner_ctx *r, int trial, double compute_s)
+{
+    if (!refcache_worth(&r->refs, &r->ref.out, compute_s))
+        return;
+    char *name = xasprintf("ref-out-%d.bin", ++r->ref_out_seq), *path = xasprintf("%s/%s", scratch_dir(r), name);
+    char hex[65];
+    if (refcache_write(path, &r->ref.out, hex) == 0) {
+        json_t *ev = protocol_event_new("ref-out");
+        json_object_set_new(ev, "trial", json_integer(trial));
+        json_object_set_new(ev, "file", json_string(name));
+        json_object_set_new(ev, "sha256", json_string(hex));
+        emit(r, ev);
+    }
+    free(name);
+    free(path);
+}
+
 /* Trials from here on (the timed calls' fresh inputs) are many and seen once: their reference
  * outputs are not cached. */
 enum { FIRST_UNCACHED_TRIAL = 1000 };
 
 /* The reference's outputs of this trial's inputs in its outputs' host copies: from the cache
- * when it has them, else computed on the device (and cached when worth it). */
+ * when it has them (served by kwb, or the runner's own cache folder when nobody serves it), else
+ * computed on the device (and cached when worth it). */
 static int run_reference(runner_ctx *r, int trial, kwb_error *err)
 {
-    char *path = trial < FIRST_UNCACHED_TRIAL ? refcache_path(&r->refs, r->def->name, r->wl, r->job.seed, trial) : NULL;
-    if (path && refcache_load(&r->refs, path, &r->ref.out)) {
+    int served = trial < FIRST_UNCACHED_TRIAL && r->job.ref_fd > 0 && scratch_dir(r);
+    char *path = trial < FIRST_UNCACHED_TRIAL && !served
+                     ? refcache_path(&r->refs, r->def->name, r->wl, r->job.seed, trial)
+                     : NULL;
+    if (served ? served_load(r, trial) : path && refcache_load(&r->refs, path, &r->ref.out)) {
         r->ref_cached++;
         free(path);
         return 0;
@@ -319,7 +400,9 @@ static int run_reference(runner_ctx *r, int trial, kwb_error *err)
         return -1;
     }
     int g = outputs_fetch(&r->ref.out, r->dev, key, &which, &off, err);
-    if (g == 0)
+    if (g == 0 && served)
+        served_store(r, trial, proc_now() - t0);
+    else if (g == 0)
         refcache_store(&r->refs, path, &r->ref.out, proc_now() - t0);
     free(path);
     if (g > 0)
@@ -1231,7 +1314,7 @@ static int setup(runner_ctx *r, kwb_error *err)
     if (load_reference(r, err) != 0)
         return -1;
     refcache_open(&r->refs, r->job.cache_dir, r->dev->ops->kind, r->job.reference.so_path, r->job.definition_path,
-                  r->job.dataset_root);
+                  r->job.dataset_root, NULL);
     r->nargs = r->def->ninputs + r->def->noutputs;
     r->args = xcalloc((size_t)r->nargs, sizeof *r->args);
     if (r->job.dump_dir) { /* a dump calls the reference alone */

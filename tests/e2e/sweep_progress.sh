@@ -6,9 +6,11 @@
 # - on a terminal (script(1) gives kwb a pty), each finished workload's row above a live line
 #   redrawn in place (carriage return, erase to end of line);
 # - the policy is recorded with the eval run in the store, and each row's JSON carries its
-#   median's CI half-width;
+#   median's CI half-width, and the document how inputs were seen unchanged (input_check);
+# - KWB_STOP_AFTER=S: no workload starts after S seconds, the rest are "not run";
 # - a second evaluation of the same workloads (another candidate) takes every checked trial's
-#   reference outputs from the cache: the runner's count of reference calls is zero there.
+#   reference outputs from the cache kwb serves, with the sandbox on: the runner's count of
+#   reference calls is zero there.
 . "$top_srcdir/tests/lib.sh"
 
 make_dataset "$TMP/ds" 1 2 3
@@ -50,12 +52,22 @@ sqlite3 "$TMP/ws/kwb.db" 'SELECT runner_version FROM eval_runs' >"$TMP/policy.tx
 expect_grep "^kwb-runner .*; warm; .*CI within \+-0\.5%" "$TMP/policy.txt" "the store keeps the policy with the eval run"
 expect_grep '"ci_rel": [0-9.e-]+' "$TMP/rec.json" "the JSON gives each median's CI half-width"
 expect_grep '"policy": "warm; .*CI within \+-0\.5%' "$TMP/rec.json" "the JSON names the policy"
+expect_grep '"input_check": "host-digest"' "$TMP/rec.json" "the JSON says how inputs were seen unchanged (cpu: host digest)"
 
-# The reference's outputs: computed by the first evaluation, read back by the second. The
-# sandbox's Landlock rules keep the runner out of the cache folder, so these run without it;
-# each workload's reference is called for 2 trials and once for the time limit's probe.
+# A bench's time box (KWB_STOP_AFTER, bench/sweep-speed): no workload starts after it; those that
+# finished keep their rows, the rest are "not run".
+KWB_STOP_AFTER=0.001 "$KWB" eval "${args[@]}" --solution "$KERNELS/baseline" --json --quiet >"$TMP/stop.json" 2>"$TMP/stop.err"
+expect_code 1 "$?" "stopped early: not every workload passed"
+[ "$(jq -r '[.workloads[] | .status + ":" + (.message // "" | .[0:7])] | join(",")' "$TMP/stop.json")" = \
+    "PASSED:,RUNTIME_ERROR:not run,RUNTIME_ERROR:not run" ] && pass "KWB_STOP_AFTER: the first row kept, the rest not run" ||
+    fail "KWB_STOP_AFTER: $(jq -c '[.workloads[] | .status]' "$TMP/stop.json")"
+expect_grep '^kwb eval: stopped after KWB_STOP_AFTER=0.001 s' "$TMP/stop.err" "KWB_STOP_AFTER: said on stderr"
+
+# The reference's outputs: computed by the first evaluation, read back by the second, with the
+# sandbox on (the default): Landlock keeps the runner out of the cache folder, so kwb keeps it and
+# serves it (ref-want / ref-out events, the files through the runner's scratch folder); each
+# workload's reference is called for 2 trials and once for the time limit's probe.
 export KWB_CACHE_DIR="$TMP/cache" KWB_REF_CACHE=always
-args+=(--sandbox off)
 runs() { # JSON -> "RUNS CACHED" summed over the workloads
     python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["workloads"]
 print(sum(x["cost"]["reference_runs"] for x in w), sum(x["cost"]["reference_cached"] for x in w))' "$1"
@@ -69,8 +81,16 @@ case "$(runs "$TMP/c1.json")" in
 esac
 "$KWB" eval "${args[@]}" --solution "$KERNELS/fast" --json --quiet >"$TMP/c2.json" 2>"$TMP/c2.err"
 expect_code 0 "$?" "second evaluation (another candidate)"
-[ "$(runs "$TMP/c2.json")" = "0 9" ] && pass "second: every trial's reference outputs from the cache" ||
+[ "$(runs "$TMP/c2.json")" = "0 9" ] && pass "second, sandbox on: every trial's reference outputs from the cache" ||
     fail "second: $(runs "$TMP/c2.json")"
+if "$KWB_RUNNER" --sandbox-info 2>&1 | grep -q 'file system (Landlock ABI'; then
+    pass "Landlock in force here: the runner alone could not have read the cache folder"
+else
+    echo "note: no Landlock on this kernel; the served cache is still what was used"
+fi
+"$KWB" eval "${args[@]}" --solution "$KERNELS/baseline" --json --quiet --sandbox off >"$TMP/c2off.json" 2>/dev/null
+[ "$(runs "$TMP/c2off.json")" = "0 9" ] && pass "sandbox off: the same cache, served the same way" ||
+    fail "sandbox off: $(runs "$TMP/c2off.json")"
 "$KWB" eval "${args[@]}" --solution "$KERNELS/fast" --json --quiet --seed 2 >"$TMP/c3.json" 2>/dev/null
 [ "$(runs "$TMP/c3.json" | cut -d' ' -f1)" -ge 8 ] && pass "another seed: other inputs, computed again" || fail "seed 2: $(runs "$TMP/c3.json")"
 KWB_REF_CACHE=off "$KWB" eval "${args[@]}" --solution "$KERNELS/fast" --json --quiet >"$TMP/c4.json" 2>/dev/null
