@@ -3,7 +3,7 @@
  * Decode is memory-bound: per (sequence, value head) a 128x128 float32 state (64 KiB) is read
  * and written once. The state stays in its k-last layout [V][K]; its rows are independent once
  * g, beta, k and v are known, so each head's 128 rows are split over several blocks to fill
- * the GPU at small batch. A block is WARPS warps; each warp owns RPW consecutive rows and each
+ * the GPU at small batch. A block is SMALL_WARPS or LARGE_WARPS warps; each warp owns RPW consecutive rows and each
  * lane 4 contiguous K elements of every row (one 16-byte access per row, a warp covers a 512 B
  * row). All RPW row loads of a thread are issued before any is used (RPW x 16 B in flight per
  * thread), with a no-L1-allocate hint; new_state goes out with streaming stores. Per row:
@@ -23,18 +23,11 @@
 #define NQ 4          /* q and k heads */
 #define NV 8          /* value heads */
 #define D 128         /* head size (K = V = 128) */
-#define WARPS 4       /* warps per block */
+#define SMALL_WARPS 8 /* kwb:tune SMALL_WARPS {4,8,16} */
+#define LARGE_WARPS 8 /* kwb:tune LARGE_WARPS {4,8} */
 #define SMALL_RPW 1   /* kwb:tune SMALL_RPW {1,2,4} */
 #define LARGE_RPW 4   /* kwb:tune LARGE_RPW {2,4,8} */
 #define SMALL_BATCH 8 /* kwb:tune SMALL_BATCH {4,8,16} */
-
-/* Sum over the 32 lanes of a warp; every lane gets the total. */
-static __device__ __forceinline__ float warp_sum(float x)
-{
-    for (int o = 16; o > 0; o >>= 1)
-        x += __shfl_xor_sync(0xffffffffu, x, o);
-    return x;
-}
 
 /* Four bf16 values (8 bytes) widened to float. */
 static __device__ __forceinline__ float4 load_bf16x4(const __nv_bfloat16 *p)
@@ -60,16 +53,16 @@ static __device__ __forceinline__ float softplus(float x)
     return x > 20.0f ? x : log1pf(expf(x));
 }
 
-/* Block = WARPS warps over WARPS * RPW consecutive rows of one (sequence, head) pair. */
-template <int RPW>
-__global__ void __launch_bounds__(WARPS * 32)
+/* Block = NW warps over NW * RPW consecutive rows of one (sequence, head) pair. */
+template <int RPW, int NW>
+__global__ void __launch_bounds__(NW * 32)
     gdn_decode_kernel(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,
                       const __nv_bfloat16 *__restrict__ v, const float *__restrict__ state,
                       const float *__restrict__ a_log, const __nv_bfloat16 *__restrict__ a,
                       const float *__restrict__ dt_bias, const __nv_bfloat16 *__restrict__ b, float scale,
                       __nv_bfloat16 *__restrict__ out, float *__restrict__ new_state)
 {
-    constexpr int BLOCK_ROWS = WARPS * RPW;
+    constexpr int BLOCK_ROWS = NW * RPW;
     constexpr int PARTS = D / BLOCK_ROWS;
     const int pair = blockIdx.x / PARTS; /* sequence * NV + head */
     const int part = blockIdx.x % PARTS;
@@ -145,10 +138,10 @@ static int misaligned(const void *p, uintptr_t n)
     return ((uintptr_t)p % n) != 0;
 }
 
-template <int RPW> static void launch(int64_t batch, const kwb_arg *args, float scale, cudaStream_t stream)
+template <int RPW, int NW> static void launch(int64_t batch, const kwb_arg *args, float scale, cudaStream_t stream)
 {
-    const unsigned blocks = (unsigned)(batch * NV * (D / (WARPS * RPW)));
-    gdn_decode_kernel<RPW><<<blocks, WARPS * 32, 0, stream>>>(
+    const unsigned blocks = (unsigned)(batch * NV * (D / (NW * RPW)));
+    gdn_decode_kernel<RPW, NW><<<blocks, NW * 32, 0, stream>>>(
         (const __nv_bfloat16 *)args[0].data, (const __nv_bfloat16 *)args[1].data, (const __nv_bfloat16 *)args[2].data,
         (const float *)args[3].data, (const float *)args[4].data, (const __nv_bfloat16 *)args[5].data,
         (const float *)args[6].data, (const __nv_bfloat16 *)args[7].data, scale, (__nv_bfloat16 *)args[9].data,
@@ -173,8 +166,8 @@ int kwb_entry(const kwb_arg *args, int nargs, kwb_stream stream)
     if (scale == 0.0f)
         scale = 0.08838834764831845f; /* 1 / sqrt(128) */
     if (batch <= SMALL_BATCH)
-        launch<SMALL_RPW>(batch, args, scale, (cudaStream_t)stream);
+        launch<SMALL_RPW, SMALL_WARPS>(batch, args, scale, (cudaStream_t)stream);
     else
-        launch<LARGE_RPW>(batch, args, scale, (cudaStream_t)stream);
+        launch<LARGE_RPW, LARGE_WARPS>(batch, args, scale, (cudaStream_t)stream);
     return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }

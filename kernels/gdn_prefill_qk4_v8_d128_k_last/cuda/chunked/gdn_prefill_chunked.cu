@@ -1,4 +1,5 @@
-/* gdn_prefill_chunked.cu - chunked CUDA solution of gdn_prefill_qk4_v8_d128_k_last (kwb ABI).
+/* gdn_prefill_chunked.cu - chunked CUDA solution of gdn_prefill_qk4_v8_d128_k_last (kwb ABI), with a
+ * recurrent path for calls of at most SHORT_TOTAL tokens (gdn_short, below the chunked kernels).
  *
  * The recurrence per (sequence, value head), state S in its k-last layout [V][K]:
  *   S_t = g_t S_{t-1} + d_t k_t^T,  d_t = beta_t (v_t - g_t S_{t-1} k_t),  o_t = scale S_t q_t
@@ -549,6 +550,172 @@ __global__ void __launch_bounds__(NW * 32)
     }
 }
 
+/* ---- the short path: recurrent, one state row per warp, one reduction per token ---- */
+
+/* Calls of at most SHORT_TOTAL tokens run the recurrence directly. Each (sequence, head) is split
+ * over SR_SPLIT blocks of SR_WARPS warps; a warp holds one state row in registers, 4 K elements
+ * per lane (many warps per SM hide each other's latency). Per token S_{t-1} k_t and S_{t-1} q_t
+ * are reduced together, and the output needs no second reduction:
+ *   o_t = scale (g_t S_{t-1} q_t + d_t (k_t . q_t)),  d_t = beta_t (v_t - g_t S_{t-1} k_t).
+ * Tokens are staged SR_TILE at a time in shared memory (bf16 as given) with the gates and
+ * k_t . q_t; the next tile is loaded into registers while the current one is walked, and the
+ * next token's k and q are read from shared memory before the current one's reduction.
+ * Outputs are gathered in shared memory and written per tile (16 bytes per token and block). */
+#define SHORT_TOTAL 192 /* kwb:tune SHORT_TOTAL {128,192,256,384,512} */
+#define SR_WARPS 8      /* warps per block, one state row each */
+#define SR_SPLIT (D / SR_WARPS)
+#define SR_TILE 32 /* tokens staged at a time */
+#define SR_THREADS (SR_WARPS * 32)
+
+struct short_tile {
+    __align__(16) u16 k[SR_TILE * D];
+    __align__(16) u16 q[SR_TILE * D];
+    float v[SR_TILE * SR_WARPS], g[SR_TILE], beta[SR_TILE], kq[SR_TILE];
+};
+
+/* What one thread carries of the next tile between its load and its store to shared memory. */
+struct short_regs {
+    uint4 k[2], q[2];
+    float v, a, b;
+};
+
+/* Loads this thread's share of tile T0 (LEN tokens) into registers. */
+static __device__ __forceinline__ void
+short_load(short_regs &r, const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,
+           const __nv_bfloat16 *__restrict__ v, const __nv_bfloat16 *__restrict__ a,
+           const __nv_bfloat16 *__restrict__ b, int64_t t0, int len, int h, int part)
+{
+    const int tid = threadIdx.x, hq = h / (NV / NQ);
+#pragma unroll
+    for (int j = 0; j < 2; j++) {
+        const int i = tid + j * SR_THREADS, tok = i / 16, c8 = (i % 16) * 8;
+        r.k[j] = r.q[j] = make_uint4(0, 0, 0, 0);
+        if (tok < len) {
+            const size_t off = ((size_t)(t0 + tok) * NQ + hq) * D + c8;
+            r.k[j] = __ldg(reinterpret_cast<const uint4 *>(k + off));
+            r.q[j] = __ldg(reinterpret_cast<const uint4 *>(q + off));
+        }
+    }
+    const int tok = tid / SR_WARPS, c = tid % SR_WARPS;
+    r.v = tok < len ? __bfloat162float(v[((size_t)(t0 + tok) * NV + h) * D + part * SR_WARPS + c]) : 0.0f;
+    r.a = r.b = 0.0f;
+    if (tid < len) {
+        r.a = __bfloat162float(a[(size_t)(t0 + tid) * NV + h]);
+        r.b = __bfloat162float(b[(size_t)(t0 + tid) * NV + h]);
+    }
+}
+
+/* Dot product of two rows of 8 bf16 (packed in 16 bytes). */
+static __device__ __forceinline__ float dot_bf16x8(uint4 x, uint4 y)
+{
+    const uint32_t xs[4] = {x.x, x.y, x.z, x.w}, ys[4] = {y.x, y.y, y.z, y.w};
+    float acc = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        acc += bf2f((u16)(xs[i] & 0xffff)) * bf2f((u16)(ys[i] & 0xffff));
+        acc += bf2f((u16)(xs[i] >> 16)) * bf2f((u16)(ys[i] >> 16));
+    }
+    return acc;
+}
+
+/* Stores this thread's share into tile T with the gates and k . q of every token. */
+static __device__ __forceinline__ void short_store(short_tile &t, const short_regs &r, float decay, float bias)
+{
+    const int tid = threadIdx.x;
+#pragma unroll
+    for (int j = 0; j < 2; j++) {
+        const int i = tid + j * SR_THREADS, tok = i / 16, c8 = (i % 16) * 8;
+        *reinterpret_cast<uint4 *>(&t.k[tok * D + c8]) = r.k[j];
+        *reinterpret_cast<uint4 *>(&t.q[tok * D + c8]) = r.q[j];
+        float kq = dot_bf16x8(r.k[j], r.q[j]); /* the 16 lanes of a token hold its 128 elements */
+#pragma unroll
+        for (int o = 8; o > 0; o >>= 1)
+            kq += __shfl_xor_sync(0xffffffffu, kq, o);
+        if (i % 16 == 0)
+            t.kq[tok] = kq;
+    }
+    t.v[tid] = r.v;
+    if (tid < SR_TILE) {
+        t.g[tid] = expf(-decay * softplus(r.a + bias));
+        t.beta[tid] = 1.0f / (1.0f + expf(-r.b));
+    }
+}
+
+static __device__ __forceinline__ float4 smem_bf16x4(const u16 *p)
+{
+    const uint2 raw = *reinterpret_cast<const uint2 *>(p);
+    return make_float4(bf2f((u16)(raw.x & 0xffff)), bf2f((u16)(raw.x >> 16)), bf2f((u16)(raw.y & 0xffff)),
+                       bf2f((u16)(raw.y >> 16)));
+}
+
+__global__ void __launch_bounds__(SR_THREADS)
+    gdn_short(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,
+              const __nv_bfloat16 *__restrict__ v, const float *__restrict__ state, const float *__restrict__ a_log,
+              const __nv_bfloat16 *__restrict__ a, const float *__restrict__ dt_bias,
+              const __nv_bfloat16 *__restrict__ b, const int64_t *__restrict__ cu, int64_t total, float scale,
+              __nv_bfloat16 *__restrict__ out, float *__restrict__ new_state)
+{
+    __shared__ short_tile tiles[2];
+    __shared__ __align__(16) u16 so[SR_TILE * SR_WARPS];
+    const int n = blockIdx.x / (NV * SR_SPLIT), h = (blockIdx.x / SR_SPLIT) % NV, part = blockIdx.x % SR_SPLIT;
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int64_t s0 = max(min(cu[n], total), (int64_t)0), e0 = max(min(cu[n + 1], total), s0);
+    const size_t base = (((size_t)n * NV + h) * D + part * SR_WARPS + warp) * D + 4 * lane;
+
+    float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (state && e0 > s0)
+        s = __ldg(reinterpret_cast<const float4 *>(state + base));
+    const float decay = expf(__ldg(a_log + h)), bias = __ldg(dt_bias + h);
+    short_regs next;
+    if (e0 > s0) {
+        short_load(next, q, k, v, a, b, s0, (int)min((int64_t)SR_TILE, e0 - s0), h, part);
+        short_store(tiles[0], next, decay, bias);
+    }
+    __syncthreads();
+    int cur = 0;
+    for (int64_t t0 = s0; t0 < e0; t0 += SR_TILE) {
+        const int len = (int)min((int64_t)SR_TILE, e0 - t0);
+        const bool more = t0 + SR_TILE < e0;
+        if (more)
+            short_load(next, q, k, v, a, b, t0 + SR_TILE, (int)min((int64_t)SR_TILE, e0 - t0 - SR_TILE), h, part);
+        const short_tile &t = tiles[cur];
+        float4 kv = smem_bf16x4(&t.k[4 * lane]), qv = smem_bf16x4(&t.q[4 * lane]);
+        for (int r = 0; r < len; r++) {
+            float4 kn = kv, qn = qv;
+            if (r + 1 < len) {
+                kn = smem_bf16x4(&t.k[(r + 1) * D + 4 * lane]);
+                qn = smem_bf16x4(&t.q[(r + 1) * D + 4 * lane]);
+            }
+            float pk = s.x * kv.x + s.y * kv.y + (s.z * kv.z + s.w * kv.w);
+            float pq = s.x * qv.x + s.y * qv.y + (s.z * qv.z + s.w * qv.w);
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) {
+                pk += __shfl_xor_sync(0xffffffffu, pk, o);
+                pq += __shfl_xor_sync(0xffffffffu, pq, o);
+            }
+            const float g = t.g[r];
+            const float d = t.beta[r] * (t.v[r * SR_WARPS + warp] - g * pk);
+            s.x = g * s.x + d * kv.x;
+            s.y = g * s.y + d * kv.y;
+            s.z = g * s.z + d * kv.z;
+            s.w = g * s.w + d * kv.w;
+            if (lane == 0)
+                so[r * SR_WARPS + warp] = __bfloat16_as_ushort(__float2bfloat16_rn(scale * (g * pq + d * t.kq[r])));
+            kv = kn;
+            qv = qn;
+        }
+        __syncthreads(); /* the tile is consumed and its outputs gathered */
+        if (tid < len)
+            *reinterpret_cast<uint4 *>(out + ((size_t)(t0 + tid) * NV + h) * D + part * SR_WARPS) =
+                *reinterpret_cast<const uint4 *>(&so[tid * SR_WARPS]);
+        if (more)
+            short_store(tiles[cur ^ 1], next, decay, bias);
+        __syncthreads();
+        cur ^= 1;
+    }
+    __stcs(reinterpret_cast<float4 *>(new_state + base), s);
+}
+
 /* ---- host ---- */
 
 /* Nonzero when P is not a multiple of N bytes. */
@@ -618,6 +785,14 @@ int kwb_entry(const kwb_arg *args, int nargs, kwb_stream stream)
     if (seqs == 0)
         return 0;
     cudaStream_t st = (cudaStream_t)stream;
+    if (total <= SHORT_TOTAL) {
+        gdn_short<<<(unsigned)(seqs * NV * SR_SPLIT), SR_THREADS, 0, st>>>(
+            (const __nv_bfloat16 *)args[0].data, (const __nv_bfloat16 *)args[1].data,
+            (const __nv_bfloat16 *)args[2].data, (const float *)args[3].data, (const float *)args[4].data,
+            (const __nv_bfloat16 *)args[5].data, (const float *)args[6].data, (const __nv_bfloat16 *)args[7].data,
+            (const int64_t *)args[8].data, total, scale, (__nv_bfloat16 *)args[10].data, (float *)args[11].data);
+        return cudaGetLastError() == cudaSuccess ? 0 : -1;
+    }
     const size_t chunks = (size_t)((total + C - 1) / C + seqs); /* at most ceil(len / C) per sequence */
     if (scratch_reserve(chunks * NV) != 0)
         return -1;
