@@ -888,7 +888,9 @@ static int check_workloads(const eval_args *a, const definition *d, const worklo
     build_options bo;
     build_options_default(&bo);
     bo.quiet = a->quiet;
-    int rc = refsel_prepare(a->reference, d, a->devices ? "cuda" : a->device, &bo, ref, err);
+    /* --devices cpu,cpu deals to cpu runners: the cpu reference; all or cuda:N, the CUDA one */
+    const char *kind = !a->devices ? a->device : strncmp(a->devices, "cpu", 3) == 0 ? "cpu" : "cuda";
+    int rc = refsel_prepare(a->reference, d, kind, &bo, ref, err);
     build_options_free(&bo);
     if (rc != 0)
         return -1;

@@ -110,6 +110,11 @@ char *paths_torch_reference(void)
                   KWB_INSTALL_DATADIR "/torch-reference");
 }
 
+char *paths_kernels(void)
+{
+    return locate("KWB_KERNELS", "../kernels", "bench_copy_f32", KWB_INSTALL_DATADIR "/kernels");
+}
+
 char *paths_themes(void)
 {
     return locate("KWB_THEMES_DIR", "../themes", "mono.theme", KWB_INSTALL_DATADIR "/themes");

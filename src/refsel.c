@@ -4,23 +4,39 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "paths.h"
 #include "xalloc.h"
 
-/* The folder of the definition's kwb.reference for DEVICE, relative to the definition's own
- * folder; NULL when it names none. */
-static char *declared_dir(const definition *d, const char *device)
+/* Folder REL of D's kwb member: an absolute path as it is; else beside the definition when that
+ * folder exists, else in kwb's kernels folder (a definition copied elsewhere still finds the
+ * shipped references). */
+static char *declared_folder(const definition *d, const char *rel)
 {
-    const char *rel = d->reference_dir[strncmp(device, "cuda", 4) == 0 ? DEF_REF_CUDA : DEF_REF_CPU];
-    if (!rel)
-        return NULL;
     if (rel[0] == '/')
         return xstrdup(rel);
     char *copy = xstrdup(d->path);
     char *dir = xasprintf("%s/%s", dirname(copy), rel);
     free(copy);
+    if (access(dir, F_OK) == 0)
+        return dir;
+    char *kernels = paths_kernels();
+    char *shipped = xasprintf("%s/%s", kernels, rel);
+    free(kernels);
+    if (access(shipped, F_OK) == 0) {
+        free(dir);
+        return shipped;
+    }
+    free(shipped);
     return dir;
+}
+
+/* The folder of the definition's kwb.reference for DEVICE; NULL when it names none. */
+static char *declared_dir(const definition *d, const char *device)
+{
+    const char *rel = d->reference_dir[strncmp(device, "cuda", 4) == 0 ? DEF_REF_CUDA : DEF_REF_CPU];
+    return rel ? declared_folder(d, rel) : NULL;
 }
 
 /* The environment the torch bridge reads in the runner: the program, the definition, the device. */
@@ -59,7 +75,17 @@ int refsel_prepare(const char *choice, const definition *d, const char *device, 
     if (!torch && strcmp(out->sol->definition, d->name) != 0)
         return kwb_error_set(err, "reference %s: solution is for '%s', not '%s'", out->sol->json_path,
                              out->sol->definition, d->name);
-    if (build_solution(out->sol, bo, &out->br, err) != 0)
+    build_options with = *bo; /* the definition's header folders: -I, hashed with the build */
+    char **inc = xcalloc((size_t)d->nreference_include + 1, sizeof *inc);
+    for (int i = 0; i < d->nreference_include; i++)
+        inc[i] = declared_folder(d, d->reference_include[i]);
+    with.extra_include = inc;
+    with.nextra_include = d->nreference_include;
+    int rc = build_solution(out->sol, &with, &out->br, err);
+    for (int i = 0; i < d->nreference_include; i++)
+        free(inc[i]);
+    free(inc);
+    if (rc != 0)
         return kwb_error_prefix(err, "reference");
     if (!out->br.ok)
         return kwb_error_set(err, "reference %s (%s) did not compile:\n%s", out->sol->name, out->dir, out->br.log);

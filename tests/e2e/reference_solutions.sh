@@ -1,0 +1,67 @@
+#!/bin/bash
+# The shipped definitions' references are solution folders (kernels/DEF/reference/cpu, cuda)
+# named in each definition's "kwb": {"reference": ...}: each builds on its own, as kwb builds it
+# (its sources, -I kwb's include folder and the include folders the definition names), and
+# exports its entry point and everything its definition declares it brings: kwb_cost_values for
+# kwb.cost.from_inputs, kwb_check where kwb.check.method is "reference", a generator for inputs
+# declared {"reference": true} (on cuda the device's and the host twin). The CUDA ones are built
+# with nvcc when there is one (else said, not failed).
+. "$top_srcdir/tests/lib.sh"
+
+nvcc=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
+defs=$(grep -l '"reference": {"cpu"' "$top_srcdir"/workloads/definitions/*/*.json)
+[ "$(echo "$defs" | wc -l)" -eq 5 ] && pass "the five shipped definitions name their references" ||
+    fail "definitions naming a reference: $(echo "$defs" | wc -l)"
+
+# needs DEF.json DEVICE: the entry symbol, source folder, include flags and the symbols the
+# reference must export, one per line (python3 reads the JSON; the tests' helper only).
+needs() {
+    python3 - "$1" "$2" "$top_srcdir/kernels" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); dev = sys.argv[2]; kernels = sys.argv[3]
+k = d["kwb"]; ref = k["reference"]
+folder = f"{kernels}/{ref[dev]}"
+sol = json.load(open(f"{folder}/solution.json"))
+print(folder)
+print(" ".join(s["path"] for s in sol["sources"] if s["path"].endswith((".c", ".cu"))))
+print(" ".join(f"-I{kernels}/{i}" for i in ref.get("include", [])))
+print(sol["spec"]["entry_point"].split("::")[1])
+if k.get("cost", {}).get("from_inputs"):
+    print("kwb_cost_values")
+if k.get("check", {}).get("method") == "reference":
+    print("kwb_check")
+if any(g.get("reference") for g in k.get("inputs", {}).values()):
+    print("kwb_generate_host" if dev == "cpu" else "kwb_generate\nkwb_generate_host")
+PY
+}
+
+for def in $defs; do
+    name=$(basename "$def" .json)
+    for dev in cpu cuda; do
+        mapfile -t n < <(needs "$def" "$dev")
+        folder=${n[0]} srcs=${n[1]} incs=${n[2]}
+        so="$TMP/$name-$dev.so"
+        if [ "$dev" = cpu ]; then
+            (cd "$folder" && cc -std=gnu11 -O2 -shared -fPIC -Wall -Werror -I"$top_srcdir/include" $incs $srcs \
+                -o "$so" -lm) >"$TMP/build.log" 2>&1
+        elif [ -n "$nvcc" ]; then
+            (cd "$folder" && "$nvcc" -O3 -shared -Xcompiler=-fPIC -cudart=shared \
+                -gencode=arch=compute_90a,code=sm_90a -I"$top_srcdir/include" $incs $srcs -o "$so") >"$TMP/build.log" 2>&1
+        else
+            pass "$name/$dev: no nvcc here, not built"
+            continue
+        fi
+        expect_code 0 "$?" "$name/$dev builds as a solution"
+        [ -f "$so" ] || { sed 's/^/    /' "$TMP/build.log" >&2; continue; }
+        nm -D --defined-only "$so" | awk '{print $3}' >"$TMP/syms"
+        for sym in "${n[@]:3}"; do
+            grep -qx "$sym" "$TMP/syms" && pass "$name/$dev exports $sym" || fail "$name/$dev lacks $sym"
+        done
+    done
+done
+
+# The declarations are what decides: without the top-k's declared check and generator, its
+# reference's exports are there but unused (a check of this test's own reading of them).
+mapfile -t n < <(needs "$top_srcdir/workloads/definitions/gdn/gdn_decode_qk4_v8_d128_k_last.json" cpu)
+[ "${#n[@]}" -eq 4 ] && pass "GDN decode declares nothing beyond its entry point" || fail "GDN decode needs: ${n[*]:3}"
+finish
