@@ -21,6 +21,7 @@
 #include "preflight.h"
 #include "proc.h"
 #include "refsel.h"
+#include "store.h"
 #include "strbuf.h"
 #include "runclient.h"
 #include "sweepprog.h"
@@ -47,6 +48,7 @@ typedef struct eval_args {
     const char *parent;
     const char *name;
     const char *direction;
+    const char *origin;    /* --origin: who wrote the candidate (human, tuner, llm, command) */
     const char *candidate; /* --candidate: another eval run of this existing candidate */
     const char *reference; /* --reference DIR|torch; NULL: the definition's kwb.reference or the runner's */
     int resume;
@@ -110,7 +112,8 @@ static void eval_usage(FILE *f)
           "                [--json] [--traces FILE] [--scan warn|block|off] [--held-out] [--no-defences]\n"
           "                [--sandbox on|off] [--keep-going]\n"
           "                [--quiet] [--workspace DIR] [--session NAME [--parent CAND] [--name NAME]\n"
-          "                [--direction TEXT] | --session NAME --candidate NAME | --session NAME --resume]\n"
+          "                [--direction TEXT] [--origin human|tuner|llm|command]\n"
+          "                | --session NAME --candidate NAME | --session NAME --resume]\n"
           "       (--against DIR is --baseline DIR: paired timing with a verdict per workload)\n",
           f);
 }
@@ -156,6 +159,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         {"parent", required_argument, NULL, 'P'},
         {"name", required_argument, NULL, 'N'},
         {"direction", required_argument, NULL, 'R'},
+        {"origin", required_argument, NULL, 'I'},
         {"resume", no_argument, NULL, 'U'},
         {"candidate", required_argument, NULL, 'C'},
         {"workloads", required_argument, NULL, 'w'},
@@ -203,6 +207,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         case 'P': a->parent = optarg; break;
         case 'N': a->name = optarg; break;
         case 'R': a->direction = optarg; break;
+        case 'I': a->origin = optarg; break;
         case 'U': a->resume = 1; break;
         case 'C': a->candidate = optarg; break;
         case 'o': a->traces = optarg; break;
@@ -300,6 +305,12 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
     executor_stop(&ex);
     if (batch && !a->session) {
         fprintf(stderr, "kwb eval: --executor ...,batch=yes needs --session NAME (the batch job records there)\n");
+        return -1;
+    }
+    if (a->origin && (!store_writer_known(a->origin) || !a->session || a->candidate || a->resume)) {
+        fprintf(stderr, "kwb eval: --origin %s: %s\n", a->origin,
+                !store_writer_known(a->origin) ? "who wrote the candidate is human, tuner, llm or command"
+                                               : "it goes with --session NAME and a new candidate");
         return -1;
     }
     if ((a->resume || a->candidate) && !a->session) {
@@ -678,8 +689,9 @@ static int record_start(const eval_args *a, eval_recorder *rec, const solution *
 {
     if (!rec)
         return 0;
-    if (a->candidate ? evalrec_existing(rec, a->candidate, br, err) != 0
-                     : !a->resume && evalrec_candidate(rec, sol, a->parent, a->name, a->direction, br, err) != 0)
+    if (a->candidate
+            ? evalrec_existing(rec, a->candidate, br, err) != 0
+            : !a->resume && evalrec_candidate(rec, sol, a->parent, a->name, a->origin, a->direction, br, err) != 0)
         return -1;
     if (a->resume)
         return 0;
