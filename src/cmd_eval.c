@@ -50,7 +50,7 @@ typedef struct eval_args {
     const char *direction;
     const char *origin;    /* --origin: who wrote the candidate (human, tuner, llm, command) */
     const char *candidate; /* --candidate: another eval run of this existing candidate */
-    const char *reference; /* --reference DIR|torch; NULL: the definition's kwb.reference or the runner's */
+    const char *reference; /* --reference DIR|torch; NULL: the definition's kwb.reference */
     int resume;
     int hot;
     int trials;
@@ -396,7 +396,7 @@ static void mark_compile_error(wl_result *res, const workload_set *set, const bu
 
 static job_solution job_entry(const char *role, const solution *s, const build_result *br)
 {
-    job_solution j = {(char *)role, s->name, br->so_path, s->entry_symbol, s->dir};
+    job_solution j = {(char *)role, s->name, br->so_path, s->entry_symbol, s->dir, NULL};
     return j;
 }
 
@@ -707,6 +707,7 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
     build_options bo;
     build_options_default(&bo);
     bo.quiet = a->quiet;
+    refsel_includes(d, &bo); /* the headers the definition's solutions may include */
     solution *sol = NULL, *base = NULL;
     build_result br = {0}, bbr = {0};
     int rc = cmd_eval_prepare_solution("eval", solution_dir, d->name, &bo, &sol, &br, err);
@@ -747,6 +748,7 @@ static int run_eval(const eval_args *a, const char *solution_dir, const definiti
     solution_free(base);
     build_result_free(&br);
     build_result_free(&bbr);
+    refsel_includes_free(&bo);
     build_options_free(&bo);
     return rc < 0 ? -1 : 0;
 }

@@ -180,9 +180,11 @@ static char *receive_shipped(const char *cache, const char *manifest)
                 json_object_set(sol, "so", c);
         }
         json_t *ref = json_object_get(j, "reference");
-        const char *ref_so = json_string_value(json_object_get(ref, "so"));
-        if (ref_so && (c = json_object_get(copies, ref_so)) != NULL)
-            json_object_set(ref, "so", c);
+        for (int k = 0; k < 2; k++) { /* its library and its helpers' */
+            const char *key = k ? "helpers" : "so", *lib = json_string_value(json_object_get(ref, key));
+            if (lib && (c = json_object_get(copies, lib)) != NULL)
+                json_object_set(ref, key, c);
+        }
         json_object_set_new(j, "dataset", json_string(root));
         json_object_set_new(j, "cache", json_string(cache));
         job = json_dumps(j, JSON_COMPACT);

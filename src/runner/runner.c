@@ -65,6 +65,7 @@ typedef struct runner_ctx {
     int event_fd;
     void *handles[2];
     void *ref_handle;               /* the job's reference solution, when it names one */
+    void *helpers_handle;           /* its helpers (protocol.h), when the job names them */
     const char *(*ref_error)(void); /* its optional kwb_reference_error(): why its last call failed */
     output_check_fn ref_check;      /* its optional kwb_check (kwb/reference.h) */
     cost_values_fn ref_cost;        /* its optional kwb_cost_values */
@@ -1070,6 +1071,14 @@ static int load_solutions(runner_ctx *r, kwb_error *err)
     return 0;
 }
 
+/* Export NAME of the reference, else of its helpers (the definition's own reference when the job
+ * runs another), else NULL. */
+static void *ref_export(runner_ctx *r, const char *name)
+{
+    void *p = dlsym(r->ref_handle, name);
+    return p || !r->helpers_handle ? p : dlsym(r->helpers_handle, name);
+}
+
 /* The reference: the job's built reference solution (the runner has none of its own); with its
  * optional exports: the check the definition may choose, cost values, input generators. */
 static int load_reference(runner_ctx *r, kwb_error *err)
@@ -1086,10 +1095,12 @@ static int load_reference(runner_ctx *r, kwb_error *err)
         return kwb_error_set(err, "reference %s: cannot load: %s", js->name, dlerror());
     r->ref.fn = (entry_fn)dlsym(r->ref_handle, js->symbol);
     r->ref_error = (const char *(*)(void))dlsym(r->ref_handle, "kwb_reference_error");
-    r->ref_check = (output_check_fn)dlsym(r->ref_handle, "kwb_check");
-    r->ref_cost = (cost_values_fn)dlsym(r->ref_handle, "kwb_cost_values");
-    inputs_set_reference_generators((input_gen_fn)dlsym(r->ref_handle, "kwb_generate"),
-                                    (input_gen_fn)dlsym(r->ref_handle, "kwb_generate_host"));
+    if (js->helpers && !(r->helpers_handle = dlopen(js->helpers, RTLD_NOW | RTLD_LOCAL)))
+        return kwb_error_set(err, "reference %s: its helpers cannot load: %s", js->name, dlerror());
+    r->ref_check = (output_check_fn)ref_export(r, "kwb_check");
+    r->ref_cost = (cost_values_fn)ref_export(r, "kwb_cost_values");
+    inputs_set_reference_generators((input_gen_fn)ref_export(r, "kwb_generate"),
+                                    (input_gen_fn)ref_export(r, "kwb_generate_host"));
     if (!r->ref.fn)
         return kwb_error_set(err, "reference %s: no symbol '%s' in %s", js->name, js->symbol, js->so_path);
     if (r->def->check.by_reference && !r->ref_check)
@@ -1261,6 +1272,8 @@ static void teardown(runner_ctx *r)
             dlclose(r->handles[s]);
     if (r->ref_handle)
         dlclose(r->ref_handle);
+    if (r->helpers_handle)
+        dlclose(r->helpers_handle);
     if (r->dev)
         r->dev->ops->close(r->dev);
     definition_free(r->def);

@@ -35,8 +35,9 @@ expect_grep 'COMPILE_ERROR' "$TMP/5.err" "broken source: COMPILE_ERROR"
 [ "$(ls "$KWB_CACHE_DIR/builds" | wc -l)" -eq 5 ] && pass "failed build cached nothing" || fail "failed build left an entry"
 ls "$KWB_CACHE_DIR/builds" | grep -q tmp && fail "temporary build folder left" || pass "no temporary folder left"
 
-# A header of the reference's include folders (kwb's kernels folder, $KWB_KERNELS, here a copy)
-# is part of its build's hash: changed, the reference builds again; unchanged, it does not.
+# A header of the definition's include folders (kwb's kernels folder, $KWB_KERNELS, here a copy)
+# is part of the hash of every build for it: changed, the reference and the candidate build again;
+# unchanged, nothing does.
 mkdir -p "$TMP/kernels"
 cp -r "$top_srcdir/kernels/$DEF" "$top_srcdir/kernels/include" "$TMP/kernels/"
 export KWB_KERNELS="$TMP/kernels" KWB_CACHE_DIR="$TMP/cache2"
@@ -47,6 +48,7 @@ make_candidate "$TMP/d" cachetest2 ''
 echo '/* a comment in a header the reference includes */' >>"$TMP/kernels/include/gdn_common.h"
 "$KWB" eval "${args[@]}" --solution "$TMP/d" >/dev/null 2>"$TMP/8.err"
 expect_code 0 "$?" "eval with the changed header"
-[ "$(ls "$KWB_CACHE_DIR/builds" | wc -l)" -eq 3 ] && pass "a changed include header builds the reference again" ||
-    fail "include header not in the reference's hash: $(ls "$KWB_CACHE_DIR/builds" | wc -l) entries"
+[ "$(ls "$KWB_CACHE_DIR/builds" | wc -l)" -eq 4 ] &&
+    pass "a changed include header builds the reference and the candidate (which may include it) again" ||
+    fail "include header not in the builds' hash: $(ls "$KWB_CACHE_DIR/builds" | wc -l) entries"
 finish
