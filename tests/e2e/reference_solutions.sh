@@ -60,6 +60,20 @@ for def in $defs; do
     done
 done
 
+# A kwb copied elsewhere (as onto a GPU box, beside no kernels/ folder) finds the references
+# beside the dataset it is given; given one with no kernels/ beside it, it says what it missed.
+mkdir -p "$TMP/bin" && cp "$KWB" "$TMP/bin/kwb"
+(unset KWB_KERNELS && "$TMP/bin/kwb" eval --definition "$DEF" --solution "$KERNELS/baseline" --workloads 901e5104 \
+    --trials 1 --max-time 0.01 --quiet >"$TMP/copied.out" 2>&1)
+expect_code 0 "$?" "a copied kwb: the references beside the dataset"
+mkdir -p "$TMP/ds2/definitions" "$TMP/ds2/workloads"
+cp "$top_srcdir/workloads/definitions/gdn/$DEF.json" "$TMP/ds2/definitions/"
+sed -n 1p "$top_srcdir/workloads/workloads/gdn/$DEF.jsonl" >"$TMP/ds2/workloads/$DEF.jsonl"
+(unset KWB_KERNELS && KWB_DATASET="$TMP/ds2" "$TMP/bin/kwb" eval --definition "$DEF" --solution "$KERNELS/baseline" \
+    --trials 1 --max-time 0.01 --quiet >"$TMP/lost.out" 2>&1)
+expect_code 2 "$?" "a copied kwb with no kernels beside its dataset: refused"
+expect_grep "ds2/definitions/$DEF/reference/cpu/solution.json: cannot read" "$TMP/lost.out" "the folder it looked for is named"
+
 # The declarations are what decides: without the top-k's declared check and generator, its
 # reference's exports are there but unused (a check of this test's own reading of them).
 mapfile -t n < <(needs "$top_srcdir/workloads/definitions/gdn/gdn_decode_qk4_v8_d128_k_last.json" cpu)
