@@ -597,3 +597,17 @@ int agentcfg_load_default(const char *name, agent_config *cfg, kwb_error *err)
     }
     return agentcfg_load(path, name, cfg, err);
 }
+
+const char *agentcfg_writer(const char *name)
+{
+    if (!name || strcmp(name, "tuner") == 0)
+        return "tuner";
+    agent_config cfg;
+    kwb_error err = {{0}};
+    const char *writer = strcmp(name, "command") == 0 ? "command" : "llm";
+    if (agentcfg_load_default(name, &cfg, &err) == 0) {
+        writer = strcmp(cfg.provider, "command") == 0 ? "command" : "llm";
+        agentcfg_free(&cfg);
+    }
+    return writer;
+}

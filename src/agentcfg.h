@@ -82,6 +82,10 @@ int agentcfg_load(const char *path, const char *name, agent_config *cfg, kwb_err
  * does not exist. 0, or -1 with *err set. */
 int agentcfg_load_default(const char *name, agent_config *cfg, kwb_error *err);
 
+/* Who writes a candidate with agent NAME, as the store records it (kwb eval --origin): "tuner"
+ * for the built-in tuner (or NULL), "command" for a command agent (its provider), else "llm". */
+const char *agentcfg_writer(const char *name);
+
 /* Writes the default file's path into BUF: $KWB_AGENT_CONFIG, else $XDG_CONFIG_HOME/kwb/agents.conf,
  * else $HOME/.config/kwb/agents.conf. Returns BUF. */
 char *agentcfg_default_path(char *buf, size_t cap);

@@ -73,6 +73,8 @@ static int compiler_argv(const solution *s, const build_options *opt, char **arg
         argv[n++] = xstrdup("-Wall");
     }
     argv[n++] = xasprintf("-I%s", opt->include_dir);
+    for (int i = 0; i < opt->nextra_include && n < 15; i++)
+        argv[n++] = xasprintf("-I%s", opt->extra_include[i]);
     *argc = n;
     return 0;
 }
@@ -92,20 +94,57 @@ static char *join_argv(char **argv, int argc)
     return strbuf_detach(&sb);
 }
 
-/* Hash of the command, the ABI header and every source path and content. */
-static void build_hash(const solution *s, const char *command, const char *include_dir, char hex[65])
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Adds every regular file directly in DIR (name and bytes, in name order) to CTX: the headers
+ * a build may include from there. */
+static void hash_folder(sha256_ctx *ctx, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    char **names = NULL;
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        char *path = xasprintf("%s/%s", dir, e->d_name);
+        struct stat st;
+        if (e->d_name[0] != '.' && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+            names = xrealloc(names, (n + 1) * sizeof *names);
+            names[n++] = path;
+        } else
+            free(path);
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, by_name);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = 0;
+        char *text = strbuf_read_file(names[i], &len);
+        const char *base = strrchr(names[i], '/') + 1;
+        sha256_update(ctx, base, strlen(base) + 1);
+        sha256_update(ctx, text ? text : "", len);
+        free(text);
+        free(names[i]);
+    }
+    free(names);
+}
+
+/* Hash of the command, the headers a source may include (INCLUDE/kwb and the extra folders) and
+ * every source path and content. */
+static void build_hash(const solution *s, const char *command, const build_options *opt, char hex[65])
 {
     sha256_ctx ctx;
     sha256_init(&ctx);
-    sha256_update(&ctx, "kwb-build-1\n", 12);
+    sha256_update(&ctx, "kwb-build-2\n", 12);
     sha256_update(&ctx, command, strlen(command) + 1);
     sha256_update(&ctx, s->entry_symbol, strlen(s->entry_symbol) + 1);
-    char *hdr_path = xasprintf("%s/kwb/kernel.h", include_dir);
-    size_t hlen = 0;
-    char *hdr = strbuf_read_file(hdr_path, &hlen);
-    sha256_update(&ctx, hdr ? hdr : "", hlen);
-    free(hdr);
-    free(hdr_path);
+    char *kwb_headers = xasprintf("%s/kwb", opt->include_dir);
+    hash_folder(&ctx, kwb_headers);
+    free(kwb_headers);
+    for (int i = 0; i < opt->nextra_include; i++)
+        hash_folder(&ctx, opt->extra_include[i]);
     for (int i = 0; i < s->nsources; i++) {
         char lenbuf[32];
         snprintf(lenbuf, sizeof lenbuf, "\n%zu\n", s->sources[i].len);
@@ -173,7 +212,7 @@ int build_solution(const solution *s, const build_options *opt, build_result *r,
         return -1;
     r->command = join_argv(base, nbase);
     char hex[65];
-    build_hash(s, r->command, opt->include_dir, hex);
+    build_hash(s, r->command, opt, hex);
     r->hash = xstrdup(hex);
     char *dir = xasprintf("%s/builds/%s", opt->cache_dir, hex);
     r->so_path = xasprintf("%s/lib.so", dir);

@@ -1,5 +1,6 @@
 /* build.h - building a solution into a shared object, cached by a hash of everything
- * that goes into it (sources, entry, flags, compiler, ABI header). */
+ * that goes into it (sources, entry, flags, compiler, the headers of INCLUDE/kwb and of the
+ * extra include folders). */
 #ifndef KWB_BUILD_H
 #define KWB_BUILD_H
 
@@ -14,6 +15,8 @@ typedef struct build_options {
     const char *cuda_arch;   /* e.g. "sm_90a"; NULL: sm_90a */
     double timeout_s;        /* compiler time limit */
     int quiet;               /* callers say nothing of a build that succeeded (--quiet) */
+    char **extra_include;    /* more folders of headers (-I), each file in them hashed; NULL: none */
+    int nextra_include;      /* (a reference's kwb.reference.include); owned by the caller */
 } build_options;
 
 typedef struct build_result {

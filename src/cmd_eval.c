@@ -21,6 +21,7 @@
 #include "preflight.h"
 #include "proc.h"
 #include "refsel.h"
+#include "store.h"
 #include "strbuf.h"
 #include "runclient.h"
 #include "sweepprog.h"
@@ -47,8 +48,9 @@ typedef struct eval_args {
     const char *parent;
     const char *name;
     const char *direction;
+    const char *origin;    /* --origin: who wrote the candidate (human, tuner, llm, command) */
     const char *candidate; /* --candidate: another eval run of this existing candidate */
-    const char *reference; /* --reference DIR|torch; NULL: the definition's kwb.reference or the runner's */
+    const char *reference; /* --reference DIR|torch; NULL: the definition's kwb.reference */
     int resume;
     int hot;
     int trials;
@@ -110,7 +112,8 @@ static void eval_usage(FILE *f)
           "                [--json] [--traces FILE] [--scan warn|block|off] [--held-out] [--no-defences]\n"
           "                [--sandbox on|off] [--keep-going]\n"
           "                [--quiet] [--workspace DIR] [--session NAME [--parent CAND] [--name NAME]\n"
-          "                [--direction TEXT] | --session NAME --candidate NAME | --session NAME --resume]\n"
+          "                [--direction TEXT] [--origin human|tuner|llm|command]\n"
+          "                | --session NAME --candidate NAME | --session NAME --resume]\n"
           "       (--against DIR is --baseline DIR: paired timing with a verdict per workload)\n",
           f);
 }
@@ -156,6 +159,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         {"parent", required_argument, NULL, 'P'},
         {"name", required_argument, NULL, 'N'},
         {"direction", required_argument, NULL, 'R'},
+        {"origin", required_argument, NULL, 'I'},
         {"resume", no_argument, NULL, 'U'},
         {"candidate", required_argument, NULL, 'C'},
         {"workloads", required_argument, NULL, 'w'},
@@ -203,6 +207,7 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         case 'P': a->parent = optarg; break;
         case 'N': a->name = optarg; break;
         case 'R': a->direction = optarg; break;
+        case 'I': a->origin = optarg; break;
         case 'U': a->resume = 1; break;
         case 'C': a->candidate = optarg; break;
         case 'o': a->traces = optarg; break;
@@ -300,6 +305,12 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
     executor_stop(&ex);
     if (batch && !a->session) {
         fprintf(stderr, "kwb eval: --executor ...,batch=yes needs --session NAME (the batch job records there)\n");
+        return -1;
+    }
+    if (a->origin && (!store_writer_known(a->origin) || !a->session || a->candidate || a->resume)) {
+        fprintf(stderr, "kwb eval: --origin %s: %s\n", a->origin,
+                !store_writer_known(a->origin) ? "who wrote the candidate is human, tuner, llm or command"
+                                               : "it goes with --session NAME and a new candidate");
         return -1;
     }
     if ((a->resume || a->candidate) && !a->session) {
@@ -403,7 +414,7 @@ static void mark_compile_error(wl_result *res, const workload_set *set, const bu
 
 static job_solution job_entry(const char *role, const solution *s, const build_result *br)
 {
-    job_solution j = {(char *)role, s->name, br->so_path, s->entry_symbol, s->dir};
+    job_solution j = {(char *)role, s->name, br->so_path, s->entry_symbol, s->dir, NULL};
     return j;
 }
 
@@ -716,8 +727,9 @@ static int record_start(const eval_args *a, eval_recorder *rec, const solution *
 {
     if (!rec)
         return 0;
-    if (a->candidate ? evalrec_existing(rec, a->candidate, br, err) != 0
-                     : !a->resume && evalrec_candidate(rec, sol, a->parent, a->name, a->direction, br, err) != 0)
+    if (a->candidate
+            ? evalrec_existing(rec, a->candidate, br, err) != 0
+            : !a->resume && evalrec_candidate(rec, sol, a->parent, a->name, a->origin, a->direction, br, err) != 0)
         return -1;
     if (a->resume)
         return 0;
@@ -748,6 +760,7 @@ typedef struct bg_build {
     int started;
     const char *what; /* "candidate" or "baseline", for phase_note */
     const char *dir, *def_name;
+    const definition *def; /* for the include folders its solutions may use */
     int quiet;
     solution *sol;
     build_result br;
@@ -761,21 +774,24 @@ static void *bg_build_main(void *p)
     build_options bo;
     build_options_default(&bo);
     bo.quiet = b->quiet;
+    if (b->def)
+        refsel_includes(b->def, &bo); /* the headers the definition's solutions may include */
     char what[32];
     snprintf(what, sizeof what, "%s-build", b->what);
     phase_note(what, "start");
     b->rc = prepare_silently(b->dir, b->def_name, &bo, &b->sol, &b->br, &b->err); /* said when taken */
     phase_note(what, "end");
+    refsel_includes_free(&bo);
     build_options_free(&bo);
     return NULL;
 }
 
-static void bg_build_start(bg_build *b, const char *what, const char *dir, const char *def_name, int quiet)
+static void bg_build_start(bg_build *b, const char *what, const char *dir, const definition *d, int quiet)
 {
     memset(b, 0, sizeof *b);
     if (!dir)
         return;
-    b->what = what, b->dir = dir, b->def_name = def_name, b->quiet = quiet;
+    b->what = what, b->dir = dir, b->def_name = d->name, b->def = d, b->quiet = quiet;
     b->started = pthread_create(&b->thread, NULL, bg_build_main, b) == 0;
 }
 
@@ -1015,7 +1031,9 @@ static int check_workloads(const eval_args *a, const definition *d, const worklo
     build_options bo;
     build_options_default(&bo);
     bo.quiet = a->quiet;
-    int rc = refsel_prepare(a->reference, d, a->devices ? "cuda" : a->device, &bo, ref, err);
+    /* --devices cpu,cpu deals to cpu runners: the cpu reference; all or cuda:N, the CUDA one */
+    const char *kind = !a->devices ? a->device : strncmp(a->devices, "cpu", 3) == 0 ? "cpu" : "cuda";
+    int rc = refsel_prepare(a->reference, d, kind, &bo, ref, err);
     build_options_free(&bo);
     if (rc != 0)
         return -1;
@@ -1034,8 +1052,8 @@ static int check_workloads(const eval_args *a, const definition *d, const worklo
  * a build's failure is reported when run_eval takes it). */
 static void start_builds(const eval_args *a, const char *dir, const definition *d, bg_build *cand, bg_build *baseline)
 {
-    bg_build_start(cand, "candidate", dir, d->name, a->quiet);
-    bg_build_start(baseline, "baseline", a->baseline_dir, d->name, a->quiet);
+    bg_build_start(cand, "candidate", dir, d, a->quiet);
+    bg_build_start(baseline, "baseline", a->baseline_dir, d, a->quiet);
 }
 
 int cmd_eval(int argc, char **argv)

@@ -13,12 +13,14 @@
 #include "executor.h"
 #include "judge.h"
 #include "paths.h"
+#include "store.h"
 #include "wsopen.h"
 #include "xalloc.h"
 #include "suggest.h"
 
 typedef struct judge_args {
     const char *definition, *session, *workspace, *solution, *name, *direction;
+    const char *origin; /* who wrote the candidate: human (default), tuner, llm, command */
     const char *device, *filter, *max_time, *dataset;
     int json, quiet, again, replay_on_gate;
 } judge_args;
@@ -26,6 +28,7 @@ typedef struct judge_args {
 static void judge_usage(FILE *f)
 {
     fputs("usage: kwb judge --session NAME --solution DIR --name NAME [--direction TEXT]\n"
+          "                 [--origin human|tuner|llm|command]\n"
           "                 [--definition NAME] [--device cpu|cuda[:N]] [--workloads FILTER]\n"
           "                 [--max-time S] [--replay-on all|gate] [--dataset DIR] [--again] [--json]\n"
           "                 [--quiet] [--workspace DIR] [--executor local|ssh:HOSTS|slurm[:OPTIONS]]\n",
@@ -41,6 +44,7 @@ static int parse_judge_args(int argc, char **argv, judge_args *a)
         {"solution", required_argument, NULL, 's'},
         {"name", required_argument, NULL, 'N'},
         {"direction", required_argument, NULL, 'R'},
+        {"origin", required_argument, NULL, 'I'},
         {"device", required_argument, NULL, 'v'},
         {"workloads", required_argument, NULL, 'w'},
         {"max-time", required_argument, NULL, 'm'},
@@ -65,6 +69,7 @@ static int parse_judge_args(int argc, char **argv, judge_args *a)
         case 's': a->solution = optarg; break;
         case 'N': a->name = optarg; break;
         case 'R': a->direction = optarg; break;
+        case 'I': a->origin = optarg; break;
         case 'v': a->device = optarg; break;
         case 'w': a->filter = optarg; break;
         case 'm': a->max_time = optarg; break;
@@ -94,6 +99,10 @@ static int parse_judge_args(int argc, char **argv, judge_args *a)
         fprintf(stderr, "kwb judge: %s\n",
                 optind < argc ? "unexpected argument" : "--session, --solution and --name are required");
         judge_usage(stderr);
+        return -1;
+    }
+    if (a->origin && !store_writer_known(a->origin)) {
+        fprintf(stderr, "kwb judge: --origin %s: who wrote the candidate is human, tuner, llm or command\n", a->origin);
         return -1;
     }
     return 0;
@@ -170,6 +179,7 @@ int cmd_judge(int argc, char **argv)
         .name = a.name,
         .dir = a.solution,
         .direction = a.direction,
+        .origin = a.origin,
         .best_name = have_best ? best.name : NULL,
         .best_dir = have_best ? best.solution_dir : NULL,
         .st = h.st,

@@ -19,6 +19,7 @@
 #include "paths.h"
 #include "proc.h"
 #include "profile.h"
+#include "refsel.h"
 #include "roofline.h"
 #include "strbuf.h"
 #include "traceset.h"
@@ -582,6 +583,7 @@ static int profile_solution(const profile_args *a, const definition *d, const ch
 {
     build_options bo;
     build_options_default(&bo);
+    refsel_includes(d, &bo); /* as kwb eval builds it */
     solution *sol = NULL;
     build_result br = {0};
     kwb_error err = {{0}};
@@ -612,6 +614,7 @@ static int profile_solution(const profile_args *a, const definition *d, const ch
     free(j.self);
     solution_free(sol);
     build_result_free(&br);
+    refsel_includes_free(&bo);
     build_options_free(&bo);
     return code;
 }

@@ -546,7 +546,10 @@ int cmd_run(int argc, char **argv)
         r.have_cfg = 1;
     }
     int code = 0;
-    if (round_open(&r.e, &r.h, r.a.session, r.a.definition, r.a.workspace, &err) != 0 || start(&r, &err) != 0) {
+    int opened = round_open(&r.e, &r.h, r.a.session, r.a.definition, r.a.workspace, &err) == 0;
+    if (opened) /* the agent's candidates are recorded as its kind's (the tuner's knob changes: tuner) */
+        r.e.writer = agentcfg_writer(r.a.agent);
+    if (!opened || start(&r, &err) != 0) {
         fprintf(stderr, "kwb run: %s\n", err.msg);
         code = 2;
     }

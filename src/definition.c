@@ -256,11 +256,12 @@ static int parse_section_number(json_t *obj, const char *section, const char *ke
     return 0;
 }
 
-/* {"check": {"atol": X, "rtol": X, "matched_ratio": R, "order": "any"|"exact"}}: tolerances >= 0,
- * a ratio from 0 to 1; "any": rows compare as multisets. */
+/* {"check": {"atol": X, "rtol": X, "matched_ratio": R, "order": "any"|"exact",
+ * "method": "tolerance"|"reference"}}: tolerances >= 0, a ratio from 0 to 1; "any": rows compare
+ * as multisets; "reference": the reference solution's kwb_check decides. */
 static int parse_check(definition *d, json_t *check, const def_ctx *c)
 {
-    static const char *const known[] = {"atol", "rtol", "matched_ratio", "order", NULL};
+    static const char *const known[] = {"atol", "rtol", "matched_ratio", "order", "method", NULL};
     if (!check)
         return 0;
     if (expect_object(check, "kwb.check", known, c) != 0)
@@ -270,6 +271,11 @@ static int parse_check(definition *d, json_t *check, const def_ctx *c)
     if (order && (!o || (strcmp(o, "any") != 0 && strcmp(o, "exact") != 0)))
         return def_fail(c, "/kwb/check/order", "kwb check 'order' must be \"any\" or \"exact\"");
     d->check.any_order = o && strcmp(o, "any") == 0;
+    json_t *method = json_object_get(check, "method");
+    const char *m = json_string_value(method);
+    if (method && (!m || (strcmp(m, "tolerance") != 0 && strcmp(m, "reference") != 0)))
+        return def_fail(c, "/kwb/check/method", "kwb check 'method' must be \"tolerance\" or \"reference\"");
+    d->check.by_reference = m && strcmp(m, "reference") == 0;
     if (parse_section_number(check, "check", "atol", 0, INFINITY, &d->check.atol, c) != 0 ||
         parse_section_number(check, "check", "rtol", 0, INFINITY, &d->check.rtol, c) != 0)
         return -1;
@@ -349,18 +355,29 @@ static costexpr *axis_expr(const definition *d, json_t *v, const char *pointer, 
     return x;
 }
 
-/* One input's generator {"range": [LO, HI]} | {"offsets": TOTAL} | {"permutation": true}. */
+/* One input's generator {"range": [LO, HI]} | {"offsets": TOTAL} | {"permutation": true} |
+ * {"reference": true}. */
 static int parse_input_gen(definition *d, int i, json_t *spec, const char *pointer, const def_ctx *c)
 {
-    static const char *const known[] = {"range", "offsets", "permutation", NULL};
+    static const char *const known[] = {"range", "offsets", "permutation", "reference", NULL};
     char path[160], at[200];
     snprintf(path, sizeof path, "kwb.inputs.%s", d->inputs[i].name);
     if (expect_object(spec, path, known, c) != 0)
         return -1;
     if (json_object_size(spec) != 1)
-        return def_fail(c, pointer, "kwb inputs '%s': give one of range, offsets, permutation", d->inputs[i].name);
+        return def_fail(c, pointer, "kwb inputs '%s': give one of range, offsets, permutation, reference",
+                        d->inputs[i].name);
     def_input_gen *g = &d->input_gen[i];
     json_t *range = json_object_get(spec, "range"), *off = json_object_get(spec, "offsets");
+    json_t *by_ref = json_object_get(spec, "reference");
+    if (by_ref) {
+        if (!json_is_true(by_ref))
+            return def_fail(c, pointer, "kwb inputs '%s': reference must be true", d->inputs[i].name);
+        g->kind = DEF_GEN_REFERENCE;
+        return 0;
+    }
+    if (dtype_is_float(d->inputs[i].dtype) || d->inputs[i].dtype == KWB_BOOL)
+        return def_fail(c, pointer, "kwb inputs: '%s' is not an integer tensor input", d->inputs[i].name);
     if (range) {
         snprintf(at, sizeof at, "%s/range", pointer);
         if (!json_is_array(range) || json_array_size(range) != 2)
@@ -382,7 +399,7 @@ static int parse_input_gen(definition *d, int i, json_t *spec, const char *point
     return 0;
 }
 
-/* {"inputs": {NAME: GENERATOR}}: integer tensor inputs of the definition only. */
+/* {"inputs": {NAME: GENERATOR}}: tensor inputs of the definition (integer ones but for "reference"). */
 static int parse_inputs(definition *d, json_t *inputs, const def_ctx *c)
 {
     if (!inputs)
@@ -397,24 +414,36 @@ static int parse_inputs(definition *d, json_t *inputs, const def_ctx *c)
         char pointer[160];
         snprintf(pointer, sizeof pointer, "/kwb/inputs/%s", key);
         int i = input_index(d, key);
-        if (i == d->ninputs || d->inputs[i].rank < 1 || dtype_is_float(d->inputs[i].dtype) ||
-            d->inputs[i].dtype == KWB_BOOL)
-            return def_fail(c, pointer, "kwb inputs: '%s' is not an integer tensor input", key);
+        if (i == d->ninputs || d->inputs[i].rank < 1)
+            return def_fail(c, pointer, "kwb inputs: '%s' is not a tensor input", key);
         if (parse_input_gen(d, i, v, pointer, c) != 0)
             return -1;
     }
     return 0;
 }
 
-/* {"reference": {"cpu": DIR, "cuda": DIR}}: non-empty folder names, either may be left out. */
+/* {"reference": {"cpu": DIR, "cuda": DIR, "include": [DIR, ...]}}: non-empty folder names, any
+ * may be left out. */
 static int parse_reference(definition *d, json_t *ref, const def_ctx *c)
 {
-    static const char *const known[] = {"cpu", "cuda", NULL};
+    static const char *const known[] = {"cpu", "cuda", "include", NULL};
     if (!ref)
         return 0;
     if (expect_object(ref, "kwb.reference", known, c) != 0)
         return -1;
-    for (int k = 0; known[k]; k++) {
+    json_t *inc = json_object_get(ref, "include");
+    if (inc && !json_is_array(inc))
+        return def_fail(c, "/kwb/reference/include", "kwb reference 'include' must be an array of folder names");
+    d->reference_include = xcalloc(json_array_size(inc) + 1, sizeof *d->reference_include);
+    for (size_t k = 0; k < json_array_size(inc); k++) {
+        json_t *v = json_array_get(inc, k);
+        char pointer[64];
+        snprintf(pointer, sizeof pointer, "/kwb/reference/include/%zu", k);
+        if (!json_is_string(v) || json_string_length(v) == 0)
+            return def_fail(c, pointer, "kwb reference 'include' must name folders");
+        d->reference_include[d->nreference_include++] = xstrdup(json_string_value(v));
+    }
+    for (int k = 0; k < 2; k++) {
         json_t *v = json_object_get(ref, known[k]);
         char pointer[64];
         snprintf(pointer, sizeof pointer, "/kwb/reference/%s", known[k]);
@@ -475,7 +504,7 @@ definition *definition_parse(const char *text, size_t len, const char *label, kw
     }
     definition *d = xcalloc(1, sizeof *d);
     d->path = xstrdup(label);
-    d->check = (def_check){NAN, NAN, NAN, 0};
+    d->check = (def_check){NAN, NAN, NAN, 0, 0};
     d->replay = (def_replay){NAN, NAN};
     def_ctx c = {label, text, len, err};
     int rc = parse_root(d, root, &c);
@@ -528,6 +557,9 @@ void definition_free(definition *d)
     free(d->input_gen);
     free(d->reference_dir[DEF_REF_CPU]);
     free(d->reference_dir[DEF_REF_CUDA]);
+    for (int i = 0; i < d->nreference_include; i++)
+        free(d->reference_include[i]);
+    free(d->reference_include);
     costexpr_free(d->cost.bytes);
     costexpr_free(d->cost.flops);
     free(d->cost.compute);

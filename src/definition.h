@@ -26,8 +26,8 @@ typedef struct def_tensor {
 
 /* The cost model from kwb's own "kwb": {"cost": {...}} extension of the definition:
  * bytes that must move and FLOPs that must be done, over the axes and the values named in
- * "from_inputs" (computed per call from the inputs by the runner: runner/references.h,
- * cost_values_fn). Absent parts are NULL. */
+ * "from_inputs" (computed per call from the inputs by the reference solution's kwb_cost_values,
+ * kwb/reference.h). Absent parts are NULL. */
 typedef struct def_cost {
     costexpr *bytes;
     costexpr *flops;
@@ -43,17 +43,21 @@ typedef struct def_check {
     double atol;
     double rtol;
     double matched_ratio;
-    int any_order; /* "order": "any": each row (last dimension) of an output compares as a multiset
-                    * (top-k indices, sets of choices); 0: element by element */
+    int any_order;    /* "order": "any": each row (last dimension) of an output compares as a multiset
+                       * (top-k indices, sets of choices); 0: element by element */
+    int by_reference; /* "method": "reference": the reference solution's own kwb_check (kwb/reference.h)
+                       * decides, not the tolerance rule (the DSA top-k's score equivalence) */
 } def_check;
 
 /* A declared generator of an integer input, "kwb": {"inputs": {NAME: {...}}}: values that index
  * something (page tables, sequence offsets, routing), where the dtype's random draw would not. */
 typedef enum def_gen_kind {
     DEF_GEN_NONE,
-    DEF_GEN_RANGE,      /* {"range": [LO, HI]}: uniform integers in [LO, HI] */
-    DEF_GEN_OFFSETS,    /* {"offsets": TOTAL}: 0, sorted random cuts, TOTAL (cu_seqlens, indptr) */
-    DEF_GEN_PERMUTATION /* {"permutation": true}: 0..numel-1 shuffled (distinct page ids) */
+    DEF_GEN_RANGE,       /* {"range": [LO, HI]}: uniform integers in [LO, HI] */
+    DEF_GEN_OFFSETS,     /* {"offsets": TOTAL}: 0, sorted random cuts, TOTAL (cu_seqlens, indptr) */
+    DEF_GEN_PERMUTATION, /* {"permutation": true}: 0..numel-1 shuffled (distinct page ids) */
+    DEF_GEN_REFERENCE    /* {"reference": true}: made by the reference solution's kwb_generate
+                          * (kwb/reference.h), any tensor input (a quantized cache in its layout) */
 } def_gen_kind;
 
 typedef struct def_input_gen {
@@ -89,7 +93,10 @@ typedef struct definition {
     def_input_gen *input_gen; /* per input, "kwb": {"inputs": {...}}; NULL when none is declared */
     char *reference_dir[2];   /* "kwb": {"reference": {"cpu": DIR, "cuda": DIR}}: the reference as a
                                * solution folder per device kind (DEF_REF_CPU, DEF_REF_CUDA), relative to
-                               * the definition's folder as written; NULL: none given */
+                               * the definition's folder, else to kwb's kernels folder; NULL: none given */
+    char **reference_include; /* "kwb": {"reference": {"include": [DIR, ...]}}: folders of headers the
+                               * reference's sources include (-I, hashed with the build), resolved so */
+    int nreference_include;
 } definition;
 
 enum { DEF_REF_CPU, DEF_REF_CUDA };

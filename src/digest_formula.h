@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dtype_bits.h" /* KWB_HD */
+#include "kwb/dtype_bits.h" /* KWB_HD */
 
 /* SplitMix64's finalizer: every input bit reaches every output bit. */
 static inline KWB_HD uint64_t digest_mix(uint64_t z)

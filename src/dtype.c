@@ -7,7 +7,7 @@
  * code includes too, so host and device convert identically. */
 #include "dtype.h"
 
-#include "dtype_bits.h"
+#include "kwb/dtype_bits.h"
 
 #include <math.h>
 #include <string.h>

@@ -94,7 +94,7 @@ static char *unique_name(eval_recorder *r, const char *name, kwb_error *err)
 }
 
 int evalrec_candidate(eval_recorder *r, const solution *sol, const char *parent_ref, const char *name,
-                      const char *title, const build_result *br, kwb_error *err)
+                      const char *origin, const char *title, const build_result *br, kwb_error *err)
 {
     int64_t parent = 0;
     char *pcommit = NULL, oid[41];
@@ -121,7 +121,7 @@ int evalrec_candidate(eval_recorder *r, const solution *sol, const char *parent_
     free(pcommit);
     if (rc != 0)
         kwb_error_prefix(err, "archive");
-    const char *origin = parent ? "human" : "baseline";
+    origin = !parent ? "baseline" : origin ? origin : "human";
     char *dir = realpath(sol->dir, NULL); /* absolute: later commands run from anywhere */
     if (rc == 0 && store_candidate_add(r->h.st, r->session, parent, origin, cname, dir ? dir : sol->dir, oid,
                                        &r->candidate, err) != 0) {

@@ -36,10 +36,11 @@ typedef struct eval_recorder {
  * candidates the store never recorded (r->pruned says how many). */
 int evalrec_open(eval_recorder *r, const char *ws_dir, const char *name, const char *def_name, kwb_error *err);
 /* Archives SOL (a commit whose parent is PARENT_REF's, else the session's current
- * candidate's), records it as a candidate named NAME (NULL: the solution's name), opens a
- * round titled TITLE (NULL: "evaluate NAME") and records the build BR. */
+ * candidate's), records it as a candidate named NAME (NULL: the solution's name) written by
+ * ORIGIN ("human", "tuner", "llm", "command"; NULL: human; the session's first is the
+ * baseline), opens a round titled TITLE (NULL: "evaluate NAME") and records the build BR. */
 int evalrec_candidate(eval_recorder *r, const solution *sol, const char *parent_ref, const char *name,
-                      const char *title, const build_result *br, kwb_error *err);
+                      const char *origin, const char *title, const build_result *br, kwb_error *err);
 /* Starts the eval run: N workloads on DEVICE, with OPTIONS (JSON text, NULL: none) recorded
  * for --resume. */
 int evalrec_begin(eval_recorder *r, const char *device, int n, const char *options, kwb_error *err);

@@ -208,8 +208,10 @@ static int step_eval(const judge_request *q, const char *step, const char *const
  * first eval run). 1 passed, 0 failed (V's reason says why), -1 on error. */
 static int gate_step(const judge_request *q, judge_verdict *v, kwb_error *err)
 {
-    const char *first[] = {"--name",    q->name,     "--direction", q->direction,   "--parent", q->best_name,
-                           "--against", q->best_dir, "--workloads", v->gate_filter, NULL};
+    const char *first[] = {"--name",      q->name,        "--direction", q->direction,
+                           "--parent",    q->best_name,   "--against",   q->best_dir,
+                           "--workloads", v->gate_filter, "--origin",    q->origin ? q->origin : "human",
+                           NULL};
     const char *again[] = {"--candidate", q->name, "--against", q->best_dir, "--workloads", v->gate_filter, NULL};
     const char **extra = q->again ? again : first;
     char why[512];
@@ -234,6 +236,7 @@ static int sweep_step(const judge_request *q, judge_verdict *v, kwb_error *err)
         extra[n++] = "--candidate", extra[n++] = q->name;
     } else {
         extra[n++] = "--name", extra[n++] = q->name, extra[n++] = "--direction", extra[n++] = q->direction;
+        extra[n++] = "--origin", extra[n++] = q->origin ? q->origin : "human";
         if (q->best_name)
             extra[n++] = "--parent", extra[n++] = q->best_name;
     }

@@ -49,6 +49,7 @@ typedef struct judge_request {
     const char *session, *workspace;        /* workspace NULL: found as usual */
     const char *device, *filter, *max_time; /* passed to every eval; filter, max_time may be NULL */
     const char *name, *dir, *direction;     /* the candidate: its name, folder, direction text */
+    const char *origin;                     /* who wrote it (kwb eval --origin); NULL: a human */
     const char *best_name, *best_dir;       /* the best it must beat; NULL: none (sweep only) */
     store *st;                              /* for the best's latencies (regime weights); may be NULL */
     int64_t best_id;                        /* the best's candidate id in ST; 0: equal weights */

@@ -110,6 +110,21 @@ char *paths_torch_reference(void)
                   KWB_INSTALL_DATADIR "/torch-reference");
 }
 
+char *paths_kernels(void)
+{
+    char *dir = locate("KWB_KERNELS", "../kernels", "bench_copy_f32", KWB_INSTALL_DATADIR "/kernels");
+    const char *ds = getenv("KWB_DATASET");
+    if (access(dir, F_OK) != 0 && ds && *ds) { /* a copied kwb: beside the dataset it was given */
+        char *beside = xasprintf("%s/../kernels", ds);
+        if (access(beside, F_OK) == 0) {
+            free(dir);
+            return beside;
+        }
+        free(beside);
+    }
+    return dir;
+}
+
 char *paths_themes(void)
 {
     return locate("KWB_THEMES_DIR", "../themes", "mono.theme", KWB_INSTALL_DATADIR "/themes");

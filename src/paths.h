@@ -24,6 +24,10 @@ char *paths_themes(void);
 /* The PyTorch reference's bridge (a solution folder with kwb-torch-reference.py beside):
  * $KWB_TORCH_REFERENCE, else ../libexec/torch-reference from the executable, else the installed
  * data folder's torch-reference. */
+/* The shipped kernels folder (solution folders and the references' headers), $KWB_KERNELS or
+ * beside kwb (../kernels) or the installed data folder's, else beside $KWB_DATASET (a copied kwb):
+ * where a definition's kwb.reference names are looked up when they are not beside the definition. */
+char *paths_kernels(void);
 char *paths_torch_reference(void);
 /* Build cache folder: $KWB_CACHE_DIR, else $XDG_CACHE_HOME/kwb, else ~/.cache/kwb, else
  * /tmp/kwb-cache-UID. Created when missing. The caller frees the result. */

@@ -43,7 +43,7 @@ static char *marker_path(const definition *d, const workload *w, const char *dev
     struct stat st = {0};
     stat(runner, &st);
     char *extra = xasprintf("%s\n%s\n%lld %lld\n%s\n", device, runner, (long long)st.st_size, (long long)st.st_mtime,
-                            ref && ref->so_path ? ref->so_path : "runner's own");
+                            ref && ref->so_path ? ref->so_path : "none");
     sha256_update(&c, text, text ? len : 0);
     sha256_update(&c, wl, wl ? strlen(wl) : 0);
     sha256_update(&c, extra, strlen(extra));

@@ -68,8 +68,9 @@ char *protocol_job_encode(const runner_job *job)
                   (json_int_t)job->seed, "samples", job->want_samples);
     if (job->reference.so_path)
         json_object_set_new(o, "reference",
-                            json_pack("{s:s, s:s, s:s}", "name", job->reference.name, "so", job->reference.so_path,
-                                      "symbol", job->reference.symbol));
+                            json_pack("{s:s, s:s, s:s, s:s*}", "name", job->reference.name, "so",
+                                      job->reference.so_path, "symbol", job->reference.symbol, "helpers",
+                                      job->reference.helpers));
     if (job->cache_dir)
         json_object_set_new(o, "cache", json_string(job->cache_dir));
     if (job->channel_key)
@@ -135,14 +136,18 @@ static int solutions_decode(json_t *arr, runner_job *job, kwb_error *err)
 static int reference_decode(json_t *o, runner_job *job, kwb_error *err)
 {
     json_t *ref = json_object_get(o, "reference");
-    const char *name, *so, *symbol;
+    const char *name, *so, *symbol, *helpers = NULL;
     json_error_t jerr;
     if (!ref)
         return 0;
-    if (json_unpack_ex(ref, &jerr, 0, "{s:s, s:s, s:s}", "name", &name, "so", &so, "symbol", &symbol) != 0)
+    if (json_unpack_ex(ref, &jerr, 0, "{s:s, s:s, s:s, s?s}", "name", &name, "so", &so, "symbol", &symbol, "helpers",
+                       &helpers) != 0)
         return kwb_error_set(err, "job: reference: %s", jerr.text);
-    job->reference = (job_solution){
-        .role = xstrdup("reference"), .name = xstrdup(name), .so_path = xstrdup(so), .symbol = xstrdup(symbol)};
+    job->reference = (job_solution){.role = xstrdup("reference"),
+                                    .name = xstrdup(name),
+                                    .so_path = xstrdup(so),
+                                    .symbol = xstrdup(symbol),
+                                    .helpers = xstrdup(helpers)};
     return 0;
 }
 
@@ -230,6 +235,7 @@ void protocol_job_free(runner_job *job)
     free(job->reference.name);
     free(job->reference.so_path);
     free(job->reference.symbol);
+    free(job->reference.helpers);
     for (int i = 0; i < job->nsolutions; i++) {
         free(job->solutions[i].role);
         free(job->solutions[i].name);

@@ -5,12 +5,13 @@
  *            "workloads":[workload objects], "solutions":[{"role","name","so","symbol","dir"?}],
  *            "check":{"trials","atol","rtol","matched_ratio"},
  *            "timing":{policy}, "reference_timing":{policy}, "seed":N, "samples":bool,
- *            optional: "reference":{"name","so","symbol"} (the definition's reference as a
- *            built solution, used instead of one compiled into the runner), "cache":DIR, "dump_dir":DIR,
- * "dump_trial":N, "key":HEX (events sealed with it, see channel.h), "no_defences":bool (timed calls unchecked),
- *            "sandbox":bool (default true), "scratch":DIR, "cpu_limit_s":S,
- *            "probe_reference":bool (a reference-probe event before each workload's trials),
- *            "ref_fd":N (kwb serves the reference cache: ref-want is answered on descriptor N)}
+ *            optional: "reference":{"name","so","symbol","helpers"?} (the definition's reference as a
+ *            built solution, the runner having none; "helpers": a built solution whose kwb_check,
+ *            kwb_cost_values and kwb_generate(_host) stand in for ones the reference lacks), "cache":DIR,
+ *            "dump_dir":DIR, "dump_trial":N, "key":HEX (events sealed with it, see channel.h),
+ *            "no_defences":bool (timed calls unchecked), "sandbox":bool (default true), "scratch":DIR,
+ *            "cpu_limit_s":S, "probe_reference":bool (a reference-probe event before each workload's
+ *            trials), "ref_fd":N (kwb serves the reference cache: ref-want is answered on descriptor N)}
  *           With "dump_dir" the job is a dump (kwb dump): per workload, the inputs of trial
  *           "dump_trial" (default 0) and the reference's outputs go to DIR/UUID.safetensors;
  *           no solution is loaded or timed, and workload-end carries "dump":PATH.
@@ -63,7 +64,9 @@ typedef struct job_solution {
     char *name;
     char *so_path;
     char *symbol;
-    char *dir; /* optional "dir": the solution's folder (readable under the sandbox) */
+    char *dir;     /* optional "dir": the solution's folder (readable under the sandbox) */
+    char *helpers; /* the reference's only: the library of the definition's own reference when another
+                    * (torch, --reference DIR) is chosen, for the code the definition declares it brings */
 } job_solution;
 
 typedef struct runner_job {
@@ -73,7 +76,7 @@ typedef struct runner_job {
     json_t *workloads; /* array of workload objects (owned) */
     job_solution solutions[2];
     int nsolutions;
-    job_solution reference; /* "reference": so_path NULL when the runner's own is meant */
+    job_solution reference; /* "reference": so_path NULL when the job names none (refused) */
     int trials;
     check_policy check;
     timing_policy timing;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "dtype.h"
-#include "rng_formula.h"
+#include "kwb/rng_formula.h"
 
 uint64_t rng_bits(uint64_t k, uint64_t i)
 {

@@ -113,6 +113,7 @@ static void set_candidate(round_engine *e, const char *name, const char *dir, co
     snprintf(e->title, sizeof e->title, "%s", title);
     e->verdict_reason[0] = e->verdict_stage[0] = '\0';
     e->verdict_promote = 0;
+    e->origin[0] = '\0';
 }
 
 /* 1 when candidate NAME is recorded in the session. */
@@ -217,6 +218,10 @@ int round_choose(round_engine *e, const char *skill, const char *id, const char 
     round_candidate_name(e->number, id, name, sizeof name);
     snprintf(dir, sizeof dir, "%s/%s", e->folder, name);
     set_candidate(e, name, dir, skill && *skill ? skill : "tuner", id, title ? title : id);
+    snprintf(e->origin, sizeof e->origin, "%s",
+             strcmp(e->skill, "tuner") == 0 ? "tuner"
+             : e->writer                    ? e->writer
+                                            : "human");
     e->again = recorded(e, name);
     paths_remove_tree(e->part_dir);
     if (store_direction_add(e->h->st, e->session, 0, e->skill, id, e->title, &e->direction_row, err) != 0)
@@ -285,6 +290,7 @@ void round_judge_request(round_engine *e, judge_request *q, const char *device, 
         .name = e->cand_name,
         .dir = e->cand_dir,
         .direction = e->direction,
+        .origin = e->origin[0] ? e->origin : NULL,
         .best_name = start ? NULL : e->best_name,
         .best_dir = start ? NULL : e->best_dir,
         .st = e->h->st,

@@ -60,7 +60,10 @@ typedef struct round_engine {
     char skill[64], direction[160], title[200];
     int64_t direction_row; /* its directions row; 0 for the start */
     char cand_name[192], cand_dir[1300], part_dir[1310];
-    int again; /* the candidate is already in the store: judge it again */
+    const char *writer; /* who writes a skill direction's candidate: "llm", "command" (the front
+                         * end's agent; NULL: "human"); the tuner writes its knob changes */
+    char origin[16];    /* who wrote the candidate in play (kwb eval --origin) */
+    int again;          /* the candidate is already in the store: judge it again */
     /* the verdict */
     int verdict_promote;
     char verdict_stage[16];

@@ -47,6 +47,10 @@ int ship_manifest_make(const runner_job *job, const workload_set *set, int from,
     int rc = add_file(m, arr, job->definition_path, NULL, err);
     for (int s = 0; rc == 0 && s < job->nsolutions; s++)
         rc = add_file(m, arr, job->solutions[s].so_path, NULL, err);
+    if (rc == 0 && job->reference.so_path) /* the reference is a built solution too, and its helpers */
+        rc = add_file(m, arr, job->reference.so_path, NULL, err);
+    if (rc == 0 && job->reference.helpers)
+        rc = add_file(m, arr, job->reference.helpers, NULL, err);
     for (int w = from; rc == 0 && w < set->count; w++)
         for (int i = 0; rc == 0 && i < set->items[w].ninputs; i++) {
             const wl_input *in = &set->items[w].inputs[i];

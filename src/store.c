@@ -198,12 +198,31 @@ static const char *const migrations[] = {
     /* 2 -> 3: each eval run's options and planned workloads (JSON), for --resume. */
     "ALTER TABLE eval_runs ADD COLUMN options TEXT;"
     "PRAGMA user_version = 3;",
+    /* 3 -> 4: who wrote each candidate (origin could not tell a tuner's, an LLM's, a command
+     * agent's and a human's apart: every candidate but the start was recorded 'human'). Earlier
+     * candidates are told by what the store kept of their rounds: the direction decided in the
+     * candidate's round ('tuner' for knob changes; a skill's direction was an agent's, a command
+     * agent's when every agent call of the session was one). origin stays, read by older kwb. */
+    "ALTER TABLE candidates ADD COLUMN writer TEXT"
+    "  CHECK (writer IN ('baseline', 'human', 'tuner', 'llm', 'command'));"
+    "UPDATE candidates SET writer = CASE origin WHEN 'agent' THEN 'llm' ELSE origin END;"
+    "UPDATE candidates SET writer = CASE"
+    "    WHEN EXISTS (SELECT 1 FROM rounds r JOIN directions d ON d.round_id = r.id"
+    "                 WHERE r.candidate_id = candidates.id AND d.skill = 'tuner') THEN 'tuner'"
+    "    WHEN EXISTS (SELECT 1 FROM agent_calls a WHERE a.session_id = candidates.session_id)"
+    "         AND NOT EXISTS (SELECT 1 FROM agent_calls a WHERE a.session_id = candidates.session_id"
+    "                         AND a.provider <> 'command') THEN 'command'"
+    "    ELSE 'llm' END"
+    "  WHERE writer = 'human' AND EXISTS (SELECT 1 FROM rounds r JOIN directions d ON d.round_id = r.id"
+    "                                    WHERE r.candidate_id = candidates.id);"
+    "PRAGMA user_version = 4;",
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 
 /* ---- statements --------------------------------------------------------------------------- */
 
-#define CAND_COLS "id, session_id, parent_id, origin, state, name, solution_dir, commit_oid, created_at"
+#define CAND_COLS                                                                                                      \
+    "id, session_id, parent_id, coalesce(writer, origin), state, name, solution_dir, commit_oid, created_at"
 #define RUN_COLS                                                                                                       \
     "id, session_id, candidate_id, round_id, device, runner_version, state, n_workloads, n_done, "                     \
     "n_passed, mean_latency_ms, started_at, ended_at"
@@ -261,8 +280,8 @@ static const char *const migrations[] = {
                 " (SELECT reason FROM decisions WHERE direction_id = d.id ORDER BY id DESC LIMIT 1),"                  \
                 " d.created_at FROM directions d"                                                                      \
                 " WHERE d.session_id = ?1 AND (?2 IS NULL OR d.round_id = ?2) ORDER BY d.id")                          \
-    X(CAND_ADD, "INSERT INTO candidates (session_id, parent_id, origin, name, solution_dir, commit_oid,"               \
-                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")                                                           \
+    X(CAND_ADD, "INSERT INTO candidates (session_id, parent_id, origin, writer, name, solution_dir, commit_oid,"       \
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")                                                        \
     X(CAND_STATE, "UPDATE candidates SET state = ? WHERE id = ?")                                                      \
     X(CAND_EVALUATED, "UPDATE candidates SET state = 'evaluated' WHERE id = ? AND state = 'new'")                      \
     X(CAND_DECISION, "INSERT INTO decisions (session_id, candidate_id, decision, reason, decided_at)"                  \
@@ -1317,9 +1336,17 @@ void store_direction_list_free(store_direction *d, int n)
 
 /* ---- candidates -------------------------------------------------------------------------- */
 
-static const char *const origins[] = {"baseline", "human", "agent", "tuner", NULL};
+static const char *const origins[] = {"baseline", "human", "tuner", "llm", "command", NULL};
 static const char *const cand_states[] = {"new", "evaluated", "promoted", "rejected", NULL};
 static const char *const cand_decisions[] = {"promoted", "rejected", NULL};
+
+int store_writer_known(const char *origin)
+{
+    for (int i = 1; origin && origins[i]; i++) /* origins[0] is the start's */
+        if (strcmp(origins[i], origin) == 0)
+            return 1;
+    return 0;
+}
 
 static void read_candidate(sqlite3_stmt *s, void *out)
 {
@@ -1341,7 +1368,10 @@ int store_candidate_add(store *st, int64_t session, int64_t parent, const char *
     int64_t cid = 0;
     if (one_of(origin, origins, "origin", err) || tx_begin(st, err))
         return tx_fail(st, err, "recording candidate '%s'", name ? name : "(null)");
-    if (insert(st, err, &cid, Q_CAND_ADD, "iottttd", session, parent, origin, name, dir, commit, now())) {
+    /* origin keeps schema 3's values for an older kwb reading the store: an LLM's or a command
+     * agent's candidate is an 'agent' one there; writer tells them apart */
+    const char *legacy = strcmp(origin, "llm") == 0 || strcmp(origin, "command") == 0 ? "agent" : origin;
+    if (insert(st, err, &cid, Q_CAND_ADD, "iotttttd", session, parent, legacy, origin, name, dir, commit, now())) {
         if (st->last_rc == SQLITE_CONSTRAINT_UNIQUE)
             kwb_error_set(err, "the session already has a candidate of that name");
         return tx_fail(st, err, "recording candidate '%s'", name ? name : "(null)");

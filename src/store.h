@@ -134,7 +134,7 @@ typedef struct store_candidate {
     int64_t id;
     int64_t session;
     int64_t parent;  /* 0 when none */
-    char origin[16]; /* baseline, human, agent, tuner */
+    char origin[16]; /* who wrote it: baseline (the start), human, tuner, llm, command */
     char state[16];  /* new, evaluated, promoted, rejected */
     char *name;
     char *solution_dir; /* may be NULL */
@@ -142,10 +142,14 @@ typedef struct store_candidate {
     double created;
 } store_candidate;
 
-/* Adds candidate NAME (unique in SESSION) with PARENT (0: none), ORIGIN ("baseline",
- * "human", "agent", "tuner"), its solution folder DIR and git COMMIT (either may be NULL). */
+/* Adds candidate NAME (unique in SESSION) with PARENT (0: none), ORIGIN (who wrote it:
+ * "baseline", "human", "tuner", "llm", "command"), its solution folder DIR and git COMMIT
+ * (either may be NULL). */
 int store_candidate_add(store *st, int64_t session, int64_t parent, const char *origin, const char *name,
                         const char *dir, const char *commit, int64_t *id, kwb_error *err);
+/* 1 when ORIGIN names who may write a candidate besides the start: "human", "tuner", "llm",
+ * "command" (kwb eval --origin, kwb judge --origin); else 0. */
+int store_writer_known(const char *origin);
 /* Sets candidate ID's state: "new", "evaluated", "promoted" or "rejected". */
 int store_candidate_set_state(store *st, int64_t id, const char *state, kwb_error *err);
 /* Decides candidate ID: DECISION "promoted" or "rejected" (sets its state too), with REASON

@@ -4,12 +4,22 @@
  * A definition's reference can be a solution folder (kwb eval --reference DIR, or the
  * definition's "kwb": {"reference": {...}}). Besides its entry point it may export:
  *   kwb_check            its own output check, used instead of the element-wise tolerance rule
- *                        (a top-k whose ties may fall either way, a sampler checked by support);
+ *                        where the definition chooses it ("kwb": {"check": {"method":
+ *                        "reference"}}: a top-k whose ties may fall either way, a sampler
+ *                        checked by support);
  *   kwb_cost_values      the values its definition's cost model names in "from_inputs";
+ *   kwb_generate         the inputs its definition declares {"reference": true} in "kwb":
+ *                        {"inputs": ...} (a quantized cache in its own layout), made where the
+ *                        reference runs; kwb_generate_host the same bytes on the host (the
+ *                        cpu device's generator when kwb_generate is absent, and the twin
+ *                        KWB_CHECK_RNG compares a device's with);
  *   kwb_reference_error  why its last call failed, for the runner's message;
  *   kwb_reference_init   set-up run once before the runner's sandbox is applied (a reference
  *                        that starts a helper process, as the PyTorch bridge does, starts it here).
- * So a definition that needs such code brings it with its reference: kwb is not rebuilt.
+ * So a definition that needs such code brings it with its reference: kwb is not rebuilt, and
+ * kwb-runner holds no code of any definition. Besides kernel.h, a reference may include
+ * kwb/argspec.h, kwb/dtype_bits.h and kwb/rng_formula.h, and the headers of the folders its
+ * definition names in "kwb": {"reference": {"include": [...]}}.
  */
 #ifndef KWB_REFERENCE_H
 #define KWB_REFERENCE_H
@@ -50,6 +60,12 @@ int kwb_check(const kwb_arg *args, int nargs, const kwb_arg *want, const kwb_che
 /* VALUES[i] for NAMES[i] (i < N) from one call's INPUTS (NINPUTS, host memory, scalars by
  * value). Returns 0, or -1 when a name is not one it knows. */
 int kwb_cost_values(const kwb_arg *inputs, int ninputs, const char *const *names, int n, int64_t *values);
+
+/* Fills input ARG (its name, dtype and shape in ARG; device memory on STREAM on cuda, without
+ * waiting) from KEY. Returns 0, or -1 when ARG is not an input it makes. */
+int kwb_generate(const kwb_arg *arg, uint64_t key, kwb_stream stream);
+/* The same bytes in host memory (STREAM is NULL). */
+int kwb_generate_host(const kwb_arg *arg, uint64_t key, kwb_stream stream);
 
 /* Set-up before the sandbox: returns 0, or non-zero with kwb_reference_error saying why. */
 int kwb_reference_init(void);

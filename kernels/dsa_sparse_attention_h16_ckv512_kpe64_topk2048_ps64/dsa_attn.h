@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "../kwb_argspec.h"
+#include "kwb/argspec.h"
 
 enum {
     DSA_HEADS = 16,   /* num_qo_heads */

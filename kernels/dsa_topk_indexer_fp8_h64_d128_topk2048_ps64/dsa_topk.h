@@ -11,9 +11,9 @@
 
 #include <stdint.h>
 
-#include "../kwb_argspec.h"
-#include "dtype_bits.h"
-#include "rng_formula.h"
+#include "kwb/argspec.h"
+#include "kwb/dtype_bits.h"
+#include "kwb/rng_formula.h"
 
 enum {
     DSA_H = 64,    /* index heads */

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "../gdn_common.h"
+#include "gdn_common.h"
 
 /* Argument positions: the inputs, then the outputs, in definition order. */
 enum {

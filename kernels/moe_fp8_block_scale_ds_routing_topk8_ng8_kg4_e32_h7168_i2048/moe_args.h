@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "../kwb_argspec.h"
+#include "kwb/argspec.h"
 #include "kwb/kernel.h"
 #include "moe_routing.h"
 

@@ -7,7 +7,7 @@
 #include <cuda_runtime.h>
 
 #include "kwb/kernel.h"
-#include "rng_formula.h"
+#include "kwb/rng_formula.h"
 #include "runner/cuda_rng.h"
 
 enum { CUDA_RNG_THREADS = 256, CUDA_RNG_MAX_BLOCKS = 4096 };

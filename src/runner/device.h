@@ -11,7 +11,6 @@
 
 #include "error.h"
 #include "kwb/kernel.h"
-#include "runner/references.h"
 
 typedef struct device device;
 
@@ -58,8 +57,6 @@ typedef struct device_ops {
     int (*broken)(device *d);
     /* The stream handed to kernels (NULL on the cpu). */
     kwb_stream (*stream)(device *d);
-    /* The device's reference for DEFINITION, or NULL. */
-    reference_fn (*reference)(device *d, const char *definition);
     /* The digest (digest_formula.h) of N bytes of device memory at P under KEY into *OUT.
      * Returns 0, 1 when the device has none to offer (the caller reads the bytes back
      * instead), or -1 with *err set. */

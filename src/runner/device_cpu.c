@@ -1,4 +1,4 @@
-/* device_cpu.c - the cpu device: host memory, host references, clock_gettime timing. */
+/* device_cpu.c - the cpu device: host memory, clock_gettime timing. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,11 +249,6 @@ static kwb_stream cpu_stream(device *d)
     return NULL;
 }
 
-static reference_fn cpu_reference(device *d, const char *definition)
-{
-    return references_find_cpu(definition);
-}
-
 static void cpu_flush(device *d)
 {
     cpu_priv *p = d->priv;
@@ -367,7 +362,6 @@ static const device_ops cpu_ops = {
     .timer = cpu_timer,
     .broken = cpu_broken,
     .stream = cpu_stream,
-    .reference = cpu_reference,
     .digest = cpu_digest,
     .flush = cpu_flush,
     .describe = cpu_describe,

@@ -1,4 +1,4 @@
-/* device_cuda.c - the cuda device: device memory, CUDA references, inputs generated on the
+/* device_cuda.c - the cuda device: device memory, inputs generated on the
  * GPU, and timing by CUPTI spans with held-stream events beside them (DESIGN.md section 7). */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
@@ -316,11 +316,6 @@ static kwb_stream cuda_stream(device *d)
     return priv(d)->stream;
 }
 
-static reference_fn cuda_reference(device *d, const char *definition)
-{
-    return references_find_cuda(definition);
-}
-
 static void cuda_describe(device *d, json_t *hello)
 {
     cuda_priv *p = priv(d);
@@ -440,7 +435,6 @@ static const device_ops cuda_ops = {
     .timer = cuda_timer,
     .broken = cuda_broken,
     .stream = cuda_stream,
-    .reference = cuda_reference,
     .digest = cuda_digest,
     .flush = cuda_flush,
     .describe = cuda_describe,

@@ -9,7 +9,7 @@
 #include "costexpr.h"
 #include "dtype.h"
 #include "rng.h"
-#include "rng_formula.h"
+#include "kwb/rng_formula.h"
 #include "safetensors.h"
 #include "traceset.h"
 #include "xalloc.h"
@@ -87,8 +87,33 @@ static void make_scalar(kwb_arg *arg, const def_tensor *t, const wl_input *in, u
     }
 }
 
-/* Fills the N elements of input ARG on DEV from KEY: with its definition's own generator GEN
- * (references_find_generator), or the dtype's random draw when GEN is NULL. */
+static input_gen_fn reference_gen, reference_host_gen;
+
+void inputs_set_reference_generators(input_gen_fn gen, input_gen_fn host_gen)
+{
+    reference_gen = gen;
+    reference_host_gen = host_gen;
+}
+
+/* The generator of input I of D on DEV: the reference's where the definition declares it made
+ * so (kwb_generate; on the cpu kwb_generate_host will do), else NULL (the dtype's random draw);
+ * -1 with *err set when the reference has none. */
+static int generator_of(const device *dev, const definition *d, int i, input_gen_fn *gen, kwb_error *err)
+{
+    *gen = NULL;
+    if (!d->input_gen || d->input_gen[i].kind != DEF_GEN_REFERENCE)
+        return 0;
+    *gen = reference_gen;
+    if (!*gen && strcmp(dev->ops->kind, "cpu") == 0)
+        *gen = reference_host_gen;
+    if (!*gen)
+        return kwb_error_set(err, "the definition declares it made by the reference (kwb.inputs), but the reference "
+                                  "exports no kwb_generate");
+    return 0;
+}
+
+/* Fills the N elements of input ARG on DEV from KEY: with the reference's generator GEN
+ * (generator_of), or the dtype's random draw when GEN is NULL. */
 static int fill_input(device *dev, const kwb_arg *arg, input_gen_fn gen, size_t n, uint64_t key, kwb_error *err)
 {
     if (!gen)
@@ -164,7 +189,7 @@ static int make_declared(tensor_buf *b, device *dev, const definition *d, int i,
                          kwb_error *err)
 {
     const def_input_gen *g = d->input_gen ? &d->input_gen[i] : NULL;
-    if (!g || g->kind == DEF_GEN_NONE || w->inputs[i].kind == WL_SAFETENSORS)
+    if (!g || g->kind == DEF_GEN_NONE || g->kind == DEF_GEN_REFERENCE || w->inputs[i].kind == WL_SAFETENSORS)
         return 0;
     kwb_dtype t = d->inputs[i].dtype;
     if (declared_fill(b->host, t, b->nbytes / dtype_size(t), g, w, key, err) != 0 ||
@@ -203,12 +228,16 @@ static int make_input(trial_inputs *in, int i, device *dev, const definition *d,
         return declared < 0 ? -1 : 0;
     /* Generated where it lives; the host keeps the pristine copy the checks compare with. */
     size_t n = b->nbytes / dtype_size(t->dtype);
-    input_gen_fn gen = references_find_generator(dev->ops->kind, d->name, t->name);
-    if (fill_input(dev, arg, gen, n, key, err) != 0 || dev->ops->download(dev, b->host, b->dev, b->nbytes, err) != 0)
+    input_gen_fn gen;
+    if (generator_of(dev, d, i, &gen, err) != 0 || fill_input(dev, arg, gen, n, key, err) != 0 ||
+        dev->ops->download(dev, b->host, b->dev, b->nbytes, err) != 0)
         return -1;
     if (!getenv("KWB_CHECK_RNG"))
         return 0;
-    return check_generator(b->host, arg, n, key, gen ? references_find_generator("cpu", d->name, t->name) : NULL, err);
+    input_gen_fn host_gen = strcmp(dev->ops->kind, "cpu") == 0 ? gen : reference_host_gen;
+    if (gen && !host_gen)
+        return 0; /* no host twin to compare with */
+    return check_generator(b->host, arg, n, key, host_gen, err);
 }
 
 int inputs_seal(trial_inputs *in, device *dev, kwb_error *err)
@@ -269,8 +298,8 @@ int inputs_refill(trial_inputs *in, device *dev, const definition *d, const work
         if (declared)
             continue;
         size_t n = b->nbytes / dtype_size(arg->dtype);
-        input_gen_fn gen = references_find_generator(dev->ops->kind, d->name, d->inputs[i].name);
-        if (fill_input(dev, arg, gen, n, key, err) != 0 ||
+        input_gen_fn gen;
+        if (generator_of(dev, d, i, &gen, err) != 0 || fill_input(dev, arg, gen, n, key, err) != 0 ||
             dev->ops->download(dev, b->host, b->dev, b->nbytes, err) != 0) {
             kwb_error_prefix(err, "input '%s'", d->inputs[i].name);
             return -1;

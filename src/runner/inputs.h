@@ -39,6 +39,14 @@ typedef struct trial_inputs {
 
 /* Makes the inputs of TRIAL of W (seeded by SEED), reading safetensors under ROOT, and
  * uploads them to DEV. Returns 0, or -1 with *err set (a missing blob, a shape mismatch). */
+/* A generator of one input (kwb/reference.h's kwb_generate): fills ARG's tensor (device memory on
+ * cuda, host memory when STREAM is NULL on the host twin) from KEY; 0, or -1 when ARG is not an
+ * input it makes. */
+typedef int (*input_gen_fn)(const kwb_arg *arg, uint64_t key, kwb_stream stream);
+/* The reference's generators for the inputs its definition declares {"reference": true}: GEN
+ * where the inputs live, HOST_GEN the same bytes on the host (KWB_CHECK_RNG; may be NULL). */
+void inputs_set_reference_generators(input_gen_fn gen, input_gen_fn host_gen);
+
 int inputs_make(trial_inputs *in, device *dev, const definition *d, const workload *w, const char *root, uint64_t seed,
                 int trial, kwb_error *err);
 /* Makes the values of TRIAL anew in in's existing buffers (generated inputs only; blobs and

@@ -179,6 +179,12 @@ static char *receive_shipped(const char *cache, const char *manifest)
             if (so && (c = json_object_get(copies, so)) != NULL)
                 json_object_set(sol, "so", c);
         }
+        json_t *ref = json_object_get(j, "reference");
+        for (int k = 0; k < 2; k++) { /* its library and its helpers' */
+            const char *key = k ? "helpers" : "so", *lib = json_string_value(json_object_get(ref, key));
+            if (lib && (c = json_object_get(copies, lib)) != NULL)
+                json_object_set(ref, key, c);
+        }
         json_object_set_new(j, "dataset", json_string(root));
         json_object_set_new(j, "cache", json_string(cache));
         job = json_dumps(j, JSON_COMPACT);

@@ -37,6 +37,11 @@
 #include "xalloc.h"
 
 typedef int (*entry_fn)(const kwb_arg *args, int nargs, kwb_stream stream);
+/* A reference solution's optional exports (kwb/reference.h): its output check, chosen by the
+ * definition's "kwb": {"check": {"method": "reference"}}, and its cost values. */
+typedef int (*output_check_fn)(const kwb_arg *args, int nargs, const kwb_arg *want, const check_policy *p,
+                               check_stats *st, char *msg, size_t cap);
+typedef int (*cost_values_fn)(const kwb_arg *inputs, int ninputs, const char *const *names, int n, int64_t *values);
 
 /* Something the runner calls: the reference or a loaded solution. */
 typedef struct callee {
@@ -61,6 +66,7 @@ typedef struct runner_ctx {
     int event_fd;
     void *handles[2];
     void *ref_handle;               /* the job's reference solution, when it names one */
+    void *helpers_handle;           /* its helpers (protocol.h), when the job names them */
     const char *(*ref_error)(void); /* its optional kwb_reference_error(): why its last call failed */
     output_check_fn ref_check;      /* its optional kwb_check (kwb/reference.h) */
     cost_values_fn ref_cost;        /* its optional kwb_cost_values */
@@ -197,9 +203,8 @@ static void compare_own(runner_ctx *r, callee *c, output_check_fn check, check_s
 static void compare_outputs(runner_ctx *r, callee *c, check_stats *trial_stats)
 {
     memset(trial_stats, 0, sizeof *trial_stats);
-    output_check_fn own = r->ref_check ? r->ref_check : references_find_check(r->def->name);
-    if (own) {
-        compare_own(r, c, own, trial_stats);
+    if (r->def->check.by_reference) {
+        compare_own(r, c, r->ref_check, trial_stats);
         return;
     }
     for (int o = 0; o < r->def->noutputs; o++) {
@@ -710,7 +715,7 @@ static int64_t *cost_values(runner_ctx *r)
     memcpy(v, r->wl->axis_value, sizeof *v * (size_t)d->naxes);
     if (d->cost.nfrom_inputs == 0)
         return v;
-    cost_values_fn fn = r->ref_cost ? r->ref_cost : references_find_cost_values(d->name);
+    cost_values_fn fn = r->ref_cost;
     kwb_arg *host = host_args(r, &r->ref); /* the inputs come first */
     int rc = fn ? fn(host, r->in.n, (const char *const *)d->cost.from_inputs, d->cost.nfrom_inputs, v + d->naxes) : -1;
     free(host);
@@ -1149,29 +1154,43 @@ static int load_solutions(runner_ctx *r, kwb_error *err)
     return 0;
 }
 
-/* The reference: the job's built reference solution, else the one compiled into the runner. */
+/* Export NAME of the reference, else of its helpers (the definition's own reference when the job
+ * runs another), else NULL. */
+static void *ref_export(runner_ctx *r, const char *name)
+{
+    void *p = dlsym(r->ref_handle, name);
+    return p || !r->helpers_handle ? p : dlsym(r->helpers_handle, name);
+}
+
+/* The reference: the job's built reference solution (the runner has none of its own); with its
+ * optional exports: the check the definition may choose, cost values, input generators. */
 static int load_reference(runner_ctx *r, kwb_error *err)
 {
     const job_solution *js = &r->job.reference;
     r->ref.role = "reference";
-    if (!js->so_path) {
-        r->ref.fn = (entry_fn)r->dev->ops->reference(r->dev, r->def->name);
-        if (!r->ref.fn)
-            return kwb_error_set(err,
-                                 "no %s reference for definition '%s' in this runner (give one as a solution "
-                                 "folder: --reference DIR or the definition's kwb.reference)",
-                                 r->job.device, r->def->name);
-        return 0;
-    }
+    if (!js->so_path)
+        return kwb_error_set(err,
+                             "the job names no reference for definition '%s' (give one as a solution folder: "
+                             "--reference DIR or the definition's kwb.reference; or --reference torch)",
+                             r->def->name);
     r->ref_handle = dlopen(js->so_path, RTLD_NOW | RTLD_LOCAL);
     if (!r->ref_handle)
         return kwb_error_set(err, "reference %s: cannot load: %s", js->name, dlerror());
     r->ref.fn = (entry_fn)dlsym(r->ref_handle, js->symbol);
     r->ref_error = (const char *(*)(void))dlsym(r->ref_handle, "kwb_reference_error");
-    r->ref_check = (output_check_fn)dlsym(r->ref_handle, "kwb_check");
-    r->ref_cost = (cost_values_fn)dlsym(r->ref_handle, "kwb_cost_values");
+    if (js->helpers && !(r->helpers_handle = dlopen(js->helpers, RTLD_NOW | RTLD_LOCAL)))
+        return kwb_error_set(err, "reference %s: its helpers cannot load: %s", js->name, dlerror());
+    r->ref_check = (output_check_fn)ref_export(r, "kwb_check");
+    r->ref_cost = (cost_values_fn)ref_export(r, "kwb_cost_values");
+    inputs_set_reference_generators((input_gen_fn)ref_export(r, "kwb_generate"),
+                                    (input_gen_fn)ref_export(r, "kwb_generate_host"));
     if (!r->ref.fn)
         return kwb_error_set(err, "reference %s: no symbol '%s' in %s", js->name, js->symbol, js->so_path);
+    if (r->def->check.by_reference && !r->ref_check)
+        return kwb_error_set(err,
+                             "reference %s exports no kwb_check, and definition '%s' checks by its reference's "
+                             "(kwb.check.method)",
+                             js->name, r->def->name);
     int (*init)(void) = (int (*)(void))dlsym(r->ref_handle, "kwb_reference_init");
     if (init && init() != 0) {
         const char *why = r->ref_error ? r->ref_error() : NULL;
@@ -1336,6 +1355,8 @@ static void teardown(runner_ctx *r)
             dlclose(r->handles[s]);
     if (r->ref_handle)
         dlclose(r->ref_handle);
+    if (r->helpers_handle)
+        dlclose(r->helpers_handle);
     if (r->dev)
         r->dev->ops->close(r->dev);
     definition_free(r->def);
@@ -1380,7 +1401,7 @@ static void runner_usage(FILE *f)
 {
     fputs("usage: kwb-runner [--job-fd N] [--event-fd N]\n"
           "       kwb-runner --stdio [--heartbeat S] [--ship-cache DIR]\n"
-          "       kwb-runner --version | --help | --list-references | --list-devices\n"
+          "       kwb-runner --version | --help | --list-devices\n"
           "       kwb-runner --sandbox-info [--device cpu|cuda[:N]]\n"
           "Reads one job (a JSON line) from descriptor N (default 3) and writes protocol\n"
           "events to descriptor N (default 4); with --stdio, the job from stdin and the events\n"
@@ -1396,7 +1417,6 @@ int runner_main(int argc, char **argv)
         {"event-fd", required_argument, NULL, 'e'},
         {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},
-        {"list-references", no_argument, NULL, 'l'},
         {"list-devices", no_argument, NULL, 'L'},
         {"stdio", no_argument, NULL, 's'},
         {"heartbeat", required_argument, NULL, 'b'},
@@ -1415,10 +1435,6 @@ int runner_main(int argc, char **argv)
         case 'e': event_fd = atoi(optarg); break;
         case 'V': printf("kwb-runner %s (protocol %d)\n", KWB_RUNNER_VERSION, KWB_PROTO); return 0;
         case 'h': runner_usage(stdout); return 0;
-        case 'l':
-            for (int i = 0; i < references_count(); i++)
-                printf("%s\t%s\n", references_name(i), references_devices(i));
-            return 0;
         case 'L': device_list(stdout); return 0;
         case 's': stdio = 1; break;
         case 'c': ship_cache = optarg; break;

@@ -12,7 +12,7 @@
 int runner_run(int job_fd, int event_fd);
 
 /* kwb-runner's command line: [--job-fd N] [--event-fd N] | --version | --help |
- * --list-references. Returns the exit code. */
+ * --list-devices | --sandbox-info. Returns the exit code. */
 int runner_main(int argc, char **argv);
 
 #endif

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agentcfg.h"
 #include "ftree.h"
 #include "paths.h"
 #include "proc.h"
@@ -81,6 +82,7 @@ int flow_begin(tui_app *a, kwb_error *err)
         a->opt.session = "demo"; /* a fresh workspace: the session kwb tui's headless fallback names too */
     if (round_open(&a->eng, &a->h, a->opt.session, a->opt.definition, a->opt.workspace, err) != 0)
         return -1;
+    a->eng.writer = agentcfg_writer(a->opt.agent); /* who writes this session's skill directions */
     int resumed = round_resume(&a->eng, err);
     if (resumed < 0)
         return -1;
@@ -371,6 +373,8 @@ static void evaluate(tui_app *a)
     round_judge_request(&a->eng, &q, a->opt.device ? a->opt.device : "cpu", a->opt.workloads, a->opt.max_time);
     const char *args[40] = {"judge", "--solution", q.dir, "--name", q.name, "--direction", q.direction};
     int n = 7;
+    if (q.origin)
+        args[n++] = "--origin", args[n++] = q.origin;
     eval_options(a, args, &n);
     if (q.again)
         args[n++] = "--again";

@@ -32,6 +32,12 @@ expect_grep 'round 10: r10-agenttest-[a-z]+: measured' "$err" "round 10: a new h
 expect_grep '^\+\+\+ b/lanes\.h' "$err" "round 10: the new file is in the diff"
 expect_grep '^kwb run: [0-9]+ candidate\(s\) promoted' "$err" "the session goes on to its end"
 # the sleeping agent (60 s) is killed at its 2 s limit: no recorded call lasts anywhere near 60 s
+# the command agent's candidates are recorded as its, and the HTML report says so
+[ "$(sqlite3 "$TMP/ws/kwb.db" "SELECT group_concat(DISTINCT coalesce(writer, origin)) FROM candidates WHERE name LIKE 'r%-agenttest-%'")" = command ] &&
+    pass "store: the command agent's candidates are 'command'" || fail "store: origins $(sqlite3 "$TMP/ws/kwb.db" "SELECT name, writer FROM candidates")"
+"$KWB" report cmd --format html --output "$TMP/cmd.html" >/dev/null 2>&1
+expect_grep '<td>r2-agenttest-[a-z]+</td><td class="num">[0-9]+</td><td>command</td>' "$TMP/cmd.html" \
+    "report: a command agent's candidate is named so"
 longest=$(sqlite3 "$TMP/ws/kwb.db" "SELECT max(duration_s) FROM agent_calls")
 awk -v d="$longest" 'BEGIN { exit !(d != "" && d < 10) }' && pass "the hanging agent did not hold the run (longest call $longest s)" ||
     fail "the hanging agent held the run: longest call ${longest:-none} s"

@@ -50,6 +50,8 @@ expect_grep '^kwb run: [0-9]+ candidate\(s\) promoted' "$err" "the run ends norm
     pass "store: cost per call" || fail "store: cost"
 [ "$(sql "SELECT count(*) FROM notes WHERE text LIKE 'agent reconnaissance: % consulted: %/refs%'")" = 2 ] &&
     pass "store: each round notes the references it consulted" || fail "store: reconnaissance notes"
+[ "$(sql "SELECT group_concat(DISTINCT writer) FROM candidates c JOIN sessions s ON s.id = c.session_id WHERE s.name = 'oa' AND c.parent_id IS NOT NULL")" = llm ] &&
+    pass "store: the model's candidates are 'llm'" || fail "store: origins $(sql 'SELECT name, writer FROM candidates')"
 [ "$(sql "SELECT count(*) FROM directions WHERE skill = 'agenttest' AND state != 'proposed'")" -ge 2 ] &&
     pass "store: the skill directions are decided" || fail "store: directions"
 

@@ -1,6 +1,8 @@
 #!/bin/bash
 # Builds are cached by a hash of sources and flags: a second eval compiles nothing, a
-# changed source builds anew, and a failed build leaves no cache entry behind.
+# changed source builds anew, and a failed build leaves no cache entry behind. The definition's
+# reference is a solution folder built into the same cache, its hash covering the headers of the
+# folders its kwb.reference includes.
 . "$top_srcdir/tests/lib.sh"
 export KWB_CACHE_DIR="$TMP/cache"
 args=(--definition "$DEF" --workloads 901e5104 --trials 1 --max-time 0.01)
@@ -9,8 +11,9 @@ make_candidate "$TMP/c" cachetest ''
 "$KWB" eval "${args[@]}" --solution "$TMP/c" >/dev/null 2>"$TMP/1.err"
 expect_grep '^kwb eval: cachetest: built [0-9a-f]{12} in ' "$TMP/1.err" "first eval builds"
 n=$(ls "$KWB_CACHE_DIR/builds" | wc -l)
-[ "$n" -eq 1 ] && pass "one cache entry" || fail "cache entries: $n"
-entry=$(ls "$KWB_CACHE_DIR/builds")
+[ "$n" -eq 2 ] && pass "two cache entries: the candidate and the reference" || fail "cache entries: $n"
+entry=$(basename "$(dirname "$(dirname "$(ls "$KWB_CACHE_DIR"/builds/*/src/cand.c)")")")
+[ -f "$KWB_CACHE_DIR"/builds/*/src/reference.c ] && pass "the reference built as a solution" || fail "no reference build"
 [ -f "$KWB_CACHE_DIR/builds/$entry/lib.so" ] && pass "entry holds lib.so" || fail "no lib.so"
 expect_grep '^cc .*-shared -fPIC' "$KWB_CACHE_DIR/builds/$entry/command" "flags recorded with the build"
 
@@ -20,7 +23,7 @@ expect_grep "^kwb eval: cachetest: cached build ${entry:0:12}" "$TMP/2.err" "sec
 echo '/* a comment changes the hash */' >>"$TMP/c/cand.c"
 "$KWB" eval "${args[@]}" --solution "$TMP/c" >/dev/null 2>"$TMP/3.err"
 expect_grep '^kwb eval: cachetest: built ' "$TMP/3.err" "a changed source builds again"
-[ "$(ls "$KWB_CACHE_DIR/builds" | wc -l)" -eq 2 ] && pass "two entries" || fail "two entries"
+[ "$(ls "$KWB_CACHE_DIR/builds" | wc -l)" -eq 3 ] && pass "one more entry" || fail "one more entry"
 
 CC="cc -DKWB_TEST_FLAG" "$KWB" eval "${args[@]}" --solution "$TMP/c" >/dev/null 2>"$TMP/4.err"
 expect_grep '^kwb eval: cachetest: built ' "$TMP/4.err" "another compiler command builds again"
@@ -28,6 +31,24 @@ expect_grep '^kwb eval: cachetest: built ' "$TMP/4.err" "another compiler comman
 echo 'this is not C' >>"$TMP/c/cand.c"
 "$KWB" eval "${args[@]}" --solution "$TMP/c" >/dev/null 2>"$TMP/5.err"
 expect_grep 'COMPILE_ERROR' "$TMP/5.err" "broken source: COMPILE_ERROR"
-[ "$(ls "$KWB_CACHE_DIR/builds" | wc -l)" -eq 3 ] && pass "failed build cached nothing" || fail "failed build left an entry"
+# (the other compiler built the candidate and the reference again: 5 entries)
+[ "$(ls "$KWB_CACHE_DIR/builds" | wc -l)" -eq 5 ] && pass "failed build cached nothing" || fail "failed build left an entry"
 ls "$KWB_CACHE_DIR/builds" | grep -q tmp && fail "temporary build folder left" || pass "no temporary folder left"
+
+# A header of the definition's include folders (kwb's kernels folder, $KWB_KERNELS, here a copy)
+# is part of the hash of every build for it: changed, the reference and the candidate build again;
+# unchanged, nothing does.
+mkdir -p "$TMP/kernels"
+cp -r "$top_srcdir/kernels/$DEF" "$top_srcdir/kernels/include" "$TMP/kernels/"
+export KWB_KERNELS="$TMP/kernels" KWB_CACHE_DIR="$TMP/cache2"
+make_candidate "$TMP/d" cachetest2 ''
+"$KWB" eval "${args[@]}" --solution "$TMP/d" >/dev/null 2>"$TMP/6.err"
+"$KWB" eval "${args[@]}" --solution "$TMP/d" >/dev/null 2>"$TMP/7.err"
+[ "$(ls "$KWB_CACHE_DIR/builds" | wc -l)" -eq 2 ] && pass "the reference's build is cached" || fail "reference built twice"
+echo '/* a comment in a header the reference includes */' >>"$TMP/kernels/include/gdn_common.h"
+"$KWB" eval "${args[@]}" --solution "$TMP/d" >/dev/null 2>"$TMP/8.err"
+expect_code 0 "$?" "eval with the changed header"
+[ "$(ls "$KWB_CACHE_DIR/builds" | wc -l)" -eq 4 ] &&
+    pass "a changed include header builds the reference and the candidate (which may include it) again" ||
+    fail "include header not in the builds' hash: $(ls "$KWB_CACHE_DIR/builds" | wc -l) entries"
 finish

@@ -79,6 +79,24 @@ expect_grep '^3 workloads: 3 PASSED' "$TMP/tk.out" "top-k: 3 PASSED"
 expect_code 0 "$?" "attention cpu baseline"
 expect_grep '^2 workloads: 2 PASSED' "$TMP/sa.out" "attention: 2 PASSED"
 
+# Another reference than the definition's own (--reference DIR here; torch on a GPU box) that
+# brings only the top-k itself: the check the definition chooses and the K cache it declares made
+# by the reference come from the definition's own (built as the reference's helpers). Without
+# them the check could not run (the runner refuses a chosen check the reference lacks).
+cp -r "$top_srcdir/kernels/$TK/reference/cpu" "$TMP/bare"
+printf '#include "topk_scores.c"\n' >"$TMP/bare/host.c"
+sed -i 's/"name": "[^"]*"/"name": "dsa_topk_bare_reference"/' "$TMP/bare/solution.json"
+"$KWB" eval --dataset "$TMP/ds" --definition $TK --solution "$TKDIR" --reference "$TMP/bare" --max-time 0.01 \
+    --trials 1 --quiet >"$TMP/bare.out" 2>&1
+expect_code 0 "$?" "a reference without the definition's check and generator, helped by its own"
+expect_grep '^3 workloads: 3 PASSED' "$TMP/bare.out" "helped: 3 PASSED"
+mkdir -p "$TMP/k2" && cp -r "$top_srcdir/kernels/$TK" "$top_srcdir/kernels/include" "$TMP/k2/"
+rm -r "$TMP/k2/$TK/reference" # the headers the bare reference includes, not the definition's own reference
+KWB_KERNELS="$TMP/k2" "$KWB" eval --dataset "$TMP/ds" --definition $TK --solution "$TKDIR" \
+    --reference "$TMP/bare" --max-time 0.01 --trials 1 --quiet >"$TMP/unhelped.out" 2>&1
+expect_code 2 "$?" "without the definition's own reference to help: refused"
+expect_grep "the definition's own reference, for its declared code" "$TMP/unhelped.out" "unhelped: the reason"
+
 # planted NAME SED: the top-k baseline with SED applied, as solution NAME.
 planted() {
     mkdir -p "$TMP/$1"

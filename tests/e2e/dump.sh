@@ -122,11 +122,11 @@ expect_grep '2 of 3 workload\(s\) dumped' "$TMP/e7.err" "the others are dumped"
 # A job the runner refuses as a whole (a definition it has no reference for): each workload's
 # reason is still named, not only "0 of 1 dumped".
 mkdir -p "$TMP/noref/definitions" "$TMP/noref/workloads"
-sed 's/"name": "[^"]*"/"name": "no_reference_def"/' "$top_srcdir/workloads/definitions/gdn/$DEF.json" \
-    >"$TMP/noref/definitions/no_reference_def.json"
+sed -e 's/"name": "[^"]*"/"name": "no_reference_def"/' -e '/"reference": {"cpu"/d' \
+    "$top_srcdir/workloads/definitions/gdn/$DEF.json" >"$TMP/noref/definitions/no_reference_def.json"
 sed "s/$DEF/no_reference_def/" "$TMP/ds/workloads/$DEF.jsonl" | head -n 1 >"$TMP/noref/workloads/no_reference_def.jsonl"
 "$KWB" dump --definition no_reference_def --dataset "$TMP/noref" --out "$TMP/e8" >"$TMP/e8.out" 2>"$TMP/e8.err"
 expect_code 1 "$?" "a definition without a reference"
-expect_grep "kwb dump: w0-b1: not dumped: RUNTIME_ERROR: no cpu reference for definition 'no_reference_def'" "$TMP/e8.err" \
+expect_grep "kwb dump: w0-b1: not dumped: RUNTIME_ERROR: the job names no reference for definition 'no_reference_def'" "$TMP/e8.err" \
     "the reason of a refused job is named per workload"
 finish

@@ -24,7 +24,7 @@ squeue -h -j "$job" 2>/dev/null | grep -q . && fail "allocation $job still there
 "$KWB" eval --dataset "$TMP/ds" --definition "$DEF" --solution "$KERNELS/fast" --trials 1 --max-time 0.01 --scan off \
     --quiet --executor "$EXE,files=ship,ship_cache=$TMP/shipped" >"$TMP/ship.out" 2>"$TMP/ship.err"
 expect_code 0 "$?" "files=ship over Slurm steps"
-expect_grep 'files=ship: [0-2] of 2 file\(s\) sent' "$TMP/ship.err" "the library and the definition went to the node"
+expect_grep 'files=ship: [0-3] of 3 file\(s\) sent' "$TMP/ship.err" "the library, the reference's and the definition went to the node"
 ls "$TMP"/shipped/files/*/lib.so >/dev/null 2>&1 && pass "into its cache" || fail "nothing in $TMP/shipped/files"
 
 # A worker's step killed mid-sweep (its relay, the step's task).

@@ -34,8 +34,9 @@ KWB_EXECUTOR=slurm:workers=0 "$KWB" eval --dataset "$TMP/ds" --definition "$DEF"
 expect_code 2 "$?" "a bad \$KWB_EXECUTOR"
 expect_grep "^kwb eval: \\\$KWB_EXECUTOR: --executor slurm:workers=0: workers='0' is not a whole number" "$TMP/bad.out" "is refused, naming it"
 
-# files=ship: the library, the definition and the workloads' blobs go through the channel into a
-# cache on the worker's host (by SHA-256), sent once; the worker runs the copies.
+# files=ship: the library, the reference's library, the definition and the workloads' blobs go
+# through the channel into a cache on the worker's host (by SHA-256), sent once; the worker runs
+# the copies.
 shipc="$TMP/shipped"
 ship_eval() {
     "$KWB" eval --definition "$2" --solution "$3" --workloads "$4" --trials 1 --max-time 0.01 --scan off --quiet \
@@ -44,14 +45,17 @@ ship_eval() {
 PDEF=gdn_prefill_qk4_v8_d128_k_last
 ship_eval ship1 "$PDEF" "$top_srcdir/kernels/$PDEF/cpu/baseline" 77daf91d
 expect_code 0 "$?" "files=ship: a workload with a blob input passes"
-expect_grep 'files=ship: 3 of 3 file\(s\) sent' "$TMP/ship1.err" "the definition, the library and the blob sent"
+expect_grep 'files=ship: 4 of 4 file\(s\) sent' "$TMP/ship1.err" "the definition, the libraries and the blob sent"
+refso=$(dirname "$(grep -l "kwb_ref_$PDEF" "${KWB_CACHE_DIR:-$HOME/.cache/kwb}"/builds/*/src/reference.c | head -1)")/../lib.so
+[ -f "$shipc/files/$(sha256sum <"$refso" | cut -d' ' -f1)/lib.so" ] && pass "the reference's library shipped too" ||
+    fail "the reference's library ($refso) is not in $shipc/files"
 lib=$(ls "$shipc"/files/*/lib.so | head -1)
 [ -n "$lib" ] && [ "$(sha256sum <"$lib" | cut -d' ' -f1)" = "$(basename "$(dirname "$lib")")" ] &&
     pass "stored under their SHA-256" || fail "no lib.so under its SHA-256 in $shipc/files"
 ls "$shipc"/roots/*/blob/workloads/gdn/$PDEF/*.safetensors >/dev/null 2>&1 && pass "the blob at its place under a root" ||
     fail "no blob under $shipc/roots"
 ship_eval ship2 "$PDEF" "$top_srcdir/kernels/$PDEF/cpu/baseline" 77daf91d
-expect_grep 'files=ship: 0 of 3 file\(s\) sent' "$TMP/ship2.err" "the second time nothing is sent: the host's cache has it"
+expect_grep 'files=ship: 0 of 4 file\(s\) sent' "$TMP/ship2.err" "the second time nothing is sent: the host's cache has it"
 echo corrupted >"$lib"
 ship_eval ship3 "$PDEF" "$top_srcdir/kernels/$PDEF/cpu/baseline" 77daf91d
 expect_code 1 "$?" "a corrupted copy in the worker's cache"

@@ -22,22 +22,40 @@ expect_grep '^2 workloads: 2 PASSED' "$TMP/rms.out" "rmsnorm: both workloads pas
 code=$(ev gemm gemm_n128_k2048 "$SOL/gemm_blocked" '6ba7c7de|91e43228' --reference "$SOL/gemm_ref")
 expect_code 0 "$code" "gemm_n128_k2048 against its C reference"
 expect_grep '^2 workloads: 2 PASSED' "$TMP/gemm.out" "gemm: both workloads pass"
-code=$(ev samp top_k_sampling_from_probs_v129280 "$SOL/sampling_radix" kwb --reference "$SOL/sampling_ref")
+# The sampling reference brings its own check (kwb/reference.h's kwb_check: the sample must be a
+# token the top-k filter keeps), chosen by the definition's "kwb": {"check": {"method":
+# "reference"}} (here added to a copy: the fixture is FlashInfer-Bench's byte for byte): a sampler
+# drawing at random passes, one taking a dropped token fails; without the choice, the tolerance
+# rule holds the random draws to the reference's.
+SD=top_k_sampling_from_probs_v129280
+mkdir -p "$TMP/sds/definitions/sampling" "$TMP/sds/workloads"
+cp -r "$FIB/workloads/sampling" "$TMP/sds/workloads/"
+sed 's/^{/{"kwb": {"check": {"method": "reference"}},/' "$FIB/definitions/sampling/$SD.json" \
+    >"$TMP/sds/definitions/sampling/$SD.json"
+code=$(DS="$TMP/sds" ev samp $SD "$SOL/sampling_radix" kwb --reference "$SOL/sampling_ref")
 expect_code 0 "$code" "top_k_sampling_from_probs_v129280 against its C reference"
 expect_grep '^2 workloads: 2 PASSED' "$TMP/samp.out" "sampling: both workloads pass"
-# The sampling reference brings its own check (kwb/reference.h's kwb_check: the sample must be a
-# token the top-k filter keeps): a sampler drawing at random passes, one taking a dropped token fails.
-code=$(ev rand top_k_sampling_from_probs_v129280 "$SOL/sampling_random" kwb --reference "$SOL/sampling_ref")
+code=$(DS="$TMP/sds" ev rand $SD "$SOL/sampling_random" kwb --reference "$SOL/sampling_ref")
 expect_code 0 "$code" "a sampler with its own random draws"
 expect_grep '^2 workloads: 2 PASSED' "$TMP/rand.out" "random draws: checked by support, both pass"
+code=$(ev tol $SD "$SOL/sampling_random" kwb --reference "$SOL/sampling_ref")
+expect_code 1 "$code" "random draws without the reference's check chosen"
+expect_grep "output 'samples': .* outside atol" "$TMP/tol.out" "the tolerance rule checks them then"
 cp -r "$SOL/sampling_random" "$TMP/dropped"
 sed -i '1i #define PICK_DROPPED 1' "$TMP/dropped/sampling.c"
 sed -i 's/"top_k_sampling_v129280_random_draw"/"sampler_takes_dropped_tokens"/' "$TMP/dropped/solution.json"
-code=$(ev dropped top_k_sampling_from_probs_v129280 "$TMP/dropped" kwb --reference "$SOL/sampling_ref")
+code=$(DS="$TMP/sds" ev dropped $SD "$TMP/dropped" kwb --reference "$SOL/sampling_ref")
 expect_code 1 "$code" "a sampler taking dropped tokens"
 expect_grep "INCORRECT_NUMERICAL" "$TMP/dropped.out" "dropped tokens: INCORRECT_NUMERICAL"
 expect_grep "row 0: sample [0-9]+ is not a token the top-(-?[0-9]+) filter keeps" "$TMP/dropped.out" \
     "dropped tokens: the reference's check says why"
+# A definition that chooses its reference's check, and a reference without one: refused, said.
+cp -r "$SOL/sampling_ref" "$TMP/nocheck"
+sed -i 's/\bkwb_check\b/sampling_support_check/' "$TMP/nocheck/"*.c
+code=$(DS="$TMP/sds" ev nocheck $SD "$SOL/sampling_random" kwb --reference "$TMP/nocheck")
+expect_code 2 "$code" "the chosen check missing from the reference: refused"
+expect_grep "exports no kwb_check, and definition '$SD' checks by its reference's" "$TMP/nocheck.err" \
+    "the chosen check missing: said"
 
 # The reference is really what the candidate is checked against: one that forgets the weight fails.
 cp -r "$SOL/rmsnorm_fast" "$TMP/noweight"
@@ -60,7 +78,7 @@ expect_grep '^91e43228 .* PASSED' "$TMP/decl.out" "declared reference: PASSED"
 # No reference anywhere: refused before any candidate runs, with the reason and the remedy.
 code=$(ev none gemm_n128_k2048 "$SOL/gemm_blocked" '91e43228')
 expect_code 2 "$code" "no reference"
-expect_grep "kwb eval: .*the reference of .*gemm_n128_k2048.json fails on it.*no cpu reference for definition 'gemm_n128_k2048' in this runner \(give one as a solution folder" \
+expect_grep "kwb eval: .*the reference of .*gemm_n128_k2048.json fails on it.*the job names no reference for definition 'gemm_n128_k2048' \(give one as a solution folder" \
     "$TMP/none.err" "no reference: the reason and the remedy"
 # A reference for another definition: refused up front.
 code=$(ev other gemm_n128_k2048 "$SOL/gemm_blocked" '91e43228' --reference "$SOL/rmsnorm_ref")

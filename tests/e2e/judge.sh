@@ -73,6 +73,15 @@ expect_grep '^shapes: not promotable at the heldout: .*sweep: all 6 PASSED.*repl
     "$TMP/shapes.out" "shapes: caught by the held-out shapes (replay on the gate's representatives)"
 "$KWB" decide honest promote --session s --reason "judged" >/dev/null 2>&1 || fail "honest promoted"
 
+[ "$(sqlite3 "$db" "SELECT writer FROM candidates WHERE name = 'honest'")" = human ] &&
+    pass "a candidate judged by hand is the human's" || fail "honest: writer $(sqlite3 "$db" "SELECT writer FROM candidates WHERE name = 'honest'")"
+"$KWB" judge --session s --solution "$TMP/honest" --name z2 --origin llm "${common[@]}" >/dev/null 2>&1
+[ "$(sqlite3 "$db" "SELECT writer FROM candidates WHERE name = 'z2'")" = llm ] &&
+    pass "--origin llm is recorded" || fail "z2: writer $(sqlite3 "$db" "SELECT writer FROM candidates WHERE name = 'z2'")"
+"$KWB" judge --session s --solution "$TMP/honest" --name z3 --origin robot "${common[@]}" >/dev/null 2>"$TMP/bad5.err"
+expect_code 2 "$?" "an unknown origin: exit 2"
+expect_grep "kwb judge: --origin robot: who wrote the candidate is human, tuner, llm or command" "$TMP/bad5.err" \
+    "an unknown origin: said"
 "$KWB" judge --session s --solution "$TMP/honest" --name z --replay-on some >/dev/null 2>"$TMP/bad4.err"
 expect_code 2 "$?" "bad --replay-on: exit 2"
 expect_grep "kwb judge: --replay-on: expected all or gate, not 'some'" "$TMP/bad4.err" "bad --replay-on: said"

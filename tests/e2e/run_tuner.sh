@@ -32,6 +32,12 @@ expect_grep '^[2-6] +tune\.[A-Z_]+=[0-9]+ +done +(r[2-6]-tune-[A-Z_]+-[0-9]+) +\
 expect_code 0 "$?" "report"
 best=$(sed -n 's/^kwb run: .* promoted; best \(r[0-9]-tune-[A-Z_]*-[0-9]*\),.*/\1/p' "$TMP/auto.err")
 expect_grep "$best" "$TMP/report.md" "report: the trajectory names the promoted candidate"
+# Who wrote each candidate: the start is the baseline, every other the tuner's (the store records
+# it; the HTML report's candidates table shows it, not "human")
+"$KWB" report auto --format html --output "$TMP/report.html" >/dev/null 2>&1
+expect_grep '<td>start</td><td class="num">[^<]*</td><td>baseline</td>' "$TMP/report.html" "report: the start's origin is baseline"
+expect_grep "<td>$best</td><td class=\"num\">[0-9]+</td><td>tuner</td>" "$TMP/report.html" "report: the tuner's candidate is the tuner's"
+expect_no_grep '<td>(human|llm|command)</td>' "$TMP/report.html" "report: no candidate of the tuner's session named another origin"
 db="$TMP/ws/kwb.db"
 [ "$(sqlite3 "$db" "SELECT count(*) FROM directions")" -ge 5 ] && pass "store: directions" || fail "store: directions"
 promotions=$(grep -c '^kwb run: round [0-9]: r[0-9]-tune-[A-Z_]*-[0-9]* promoted' "$TMP/auto.err")

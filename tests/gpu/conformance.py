@@ -168,7 +168,7 @@ def topk_problems(dump, indices):
 
 def compare_topk(dump, got, want, args):
     """compare() for the DSA top-k's indices: score equivalence, not index equality (kwb's check,
-    kernels/dsa_topk_.../cpu/check.c): valid, reachable, unique indices whose sorted true scores
+    kernels/dsa_topk_.../topk_check.c): valid, reachable, unique indices whose sorted true scores
     match the sorted true scores of WANT's set, rank by rank, under the tolerance rule."""
     if tuple(got.shape) != tuple(want.shape):
         return False, float("nan"), float("nan"), 0.0, f"shape {tuple(got.shape)}, want {tuple(want.shape)}"

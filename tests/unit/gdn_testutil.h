@@ -12,6 +12,9 @@
 #include "dtype.h"
 #include "kwb/kernel.h"
 
+/* A reference or solution entry point (kwb_entry's type). */
+typedef int (*reference_fn)(const kwb_arg *args, int nargs, kwb_stream stream);
+
 /* ARG = a tensor NAME of DTYPE at DATA with the first RANK of the dims D0..D3 (rank -1: a scalar). */
 static inline void set_arg(kwb_arg *arg, const char *name, kwb_dtype dtype, void *data, int rank, int64_t d0,
                            int64_t d1, int64_t d2, int64_t d3)

@@ -313,15 +313,33 @@ static void test_cost_model(void **state)
 
 /* A one-axis definition (n; x -> y) whose "kwb" member is KWB (from line 2 on) must fail at LINE
  * with a message containing WANT. */
-static void expect_kwb_error(const char *kwb, int line, const char *want)
+/* A definition of one float input x and output y over axis n, with kwb member KWB, into TEXT. */
+static void kwb_def_text(char *text, size_t cap, const char *kwb)
 {
-    char text[512];
-    snprintf(text, sizeof text,
+    snprintf(text, cap,
              "{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}},\n \"inputs\": {\"x\": {\"shape\": [\"n\"], "
              "\"dtype\": \"float32\"}}, \"outputs\": {\"y\": {\"shape\": [\"n\"], \"dtype\": \"float32\"}}, "
              "\"kwb\": %s}",
              kwb);
+}
+
+static void expect_kwb_error(const char *kwb, int line, const char *want)
+{
+    char text[512];
+    kwb_def_text(text, sizeof text, kwb);
     expect_parse_error(text, line, want);
+}
+
+/* The definition of expect_kwb_error with kwb member KWB, which must parse. */
+static definition *parse_kwb_ok(const char *kwb)
+{
+    char text[512];
+    kwb_def_text(text, sizeof text, kwb);
+    kwb_error err = {{0}};
+    definition *d = definition_parse(text, strlen(text), "L", &err);
+    if (!d)
+        fail_msg("%s", err.msg);
+    return d;
 }
 
 static void test_cost_errors(void **state)
@@ -366,7 +384,7 @@ static void test_check_and_from_inputs_errors(void **state)
                      "kwb check 'matched_ratio' must be a number from 0 to 1");
     expect_kwb_error("{\"check\": {\"atol\": \"1\"}}", 2, "kwb check 'atol' must be a number");
     expect_kwb_error("\n{\"check\": {\"ratio\": 0.9}}", 3,
-                     "unknown key 'kwb.check.ratio' (known: atol, rtol, matched_ratio, order)");
+                     "unknown key 'kwb.check.ratio' (known: atol, rtol, matched_ratio, order, method)");
     expect_kwb_error("{\"check\": [1]}", 2, "'kwb.check' must be an object");
     expect_kwb_error("{\"replay\": {\"failure_rate\": 0.015}}", 2,
                      "kwb replay needs both 'failure_rate' and 'confidence'");
@@ -378,15 +396,48 @@ static void test_check_and_from_inputs_errors(void **state)
     expect_kwb_error("{\"cost\": {\"from_inputs\": [\"pairs\"],\n\"flops\": \"n * pair\"}}", 3,
                      "kwb cost 'flops': column 5: 'pair' is not an axis");
     /* a name from_inputs declares is usable */
-    const char *text =
-        "{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}}, \"inputs\": {\"x\": {\"shape\": [\"n\"], "
-        "\"dtype\": \"float32\"}}, \"outputs\": {\"y\": {\"shape\": [\"n\"], \"dtype\": \"float32\"}}, "
-        "\"kwb\": {\"cost\": {\"from_inputs\": [\"pairs\"], \"flops\": \"n * pairs\"}}}";
-    kwb_error err = {{0}};
-    definition *d = definition_parse(text, strlen(text), "L", &err);
-    assert_non_null(d);
+    definition *d = parse_kwb_ok("{\"cost\": {\"from_inputs\": [\"pairs\"], \"flops\": \"n * pairs\"}}");
     int64_t v[2] = {3, 5};
     assert_true(definition_cost_flops(d, v) == 15);
+    definition_free(d);
+}
+
+/* What a definition declares of its reference (the shipped five move their per-definition code
+ * there): the solution folders, the header folders, the checker, the inputs it makes. */
+static void test_reference_declarations(void **state)
+{
+    (void)state;
+    definition *d = load_ok(DEFS "/dsa_paged/dsa_topk_indexer_fp8_h64_d128_topk2048_ps64.json");
+    assert_true(d->check.by_reference);
+    assert_string_equal(d->reference_dir[DEF_REF_CPU], "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64/reference/cpu");
+    assert_string_equal(d->reference_dir[DEF_REF_CUDA], "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64/reference/cuda");
+    assert_int_equal(d->nreference_include, 2);
+    assert_string_equal(d->reference_include[1], "include");
+    int k = definition_input_index(d, "k_index_cache_fp8"), q = definition_input_index(d, "q_index_fp8");
+    assert_int_equal(d->input_gen[k].kind, DEF_GEN_REFERENCE);
+    assert_int_equal(d->input_gen[q].kind, DEF_GEN_NONE);
+    definition_free(d);
+    d = load_ok(DEFS "/gdn/" GDN_DECODE ".json"); /* the tolerance rule, the dtypes' draws */
+    assert_false(d->check.by_reference);
+    assert_null(d->input_gen);
+    assert_non_null(d->reference_dir[DEF_REF_CPU]);
+    definition_free(d);
+    static const struct {
+        const char *kwb, *want;
+        int line;
+    } bad[] = {
+        {"{\"check\": {\n\"method\": \"scores\"}}", "kwb check 'method' must be \"tolerance\" or \"reference\"", 3},
+        {"{\"reference\": {\"include\": \"x\"}}", "kwb reference 'include' must be an array of folder names", 2},
+        {"{\"reference\": {\"include\": [\"\"]}}", "kwb reference 'include' must name folders", 2},
+        {"{\"inputs\": {\"x\": {\"reference\": 1}}}", "kwb inputs 'x': reference must be true", 2},
+        {"{\"inputs\": {\"x\": {\"permutation\": true}}}", "'x' is not an integer tensor input", 2},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_kwb_error(bad[i].kwb, bad[i].line, bad[i].want);
+    /* a float input may be made by the reference */
+    d = parse_kwb_ok("{\"inputs\": {\"x\": {\"reference\": true}}, \"check\": {\"method\": \"tolerance\"}}");
+    assert_int_equal(d->input_gen[0].kind, DEF_GEN_REFERENCE);
+    assert_false(d->check.by_reference);
     definition_free(d);
 }
 
@@ -518,6 +569,7 @@ int main(void)
         cmocka_unit_test(test_cost_errors),
         cmocka_unit_test(test_moe_check_and_cost),
         cmocka_unit_test(test_check_and_from_inputs_errors),
+        cmocka_unit_test(test_reference_declarations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

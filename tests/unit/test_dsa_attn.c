@@ -12,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../kernels/dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64/dsa_attn.h"
+#include "dsa_attn.h"
 #include "dtype.h"
-#include "runner/references.h"
 #include "safetensors.h"
 #include "traceset.h"
+
+/* The C reference (its solution folder's entry point, compiled into this test). */
+int kwb_ref_dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64(const kwb_arg *args, int nargs, kwb_stream stream);
 
 #ifndef TOP_SRCDIR
 #error "TOP_SRCDIR must name the absolute source directory"

@@ -12,10 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../kernels/dsa_topk_indexer_fp8_h64_d128_topk2048_ps64/cpu/scores.h"
+#include "topk_scores.h"
 #include "dtype.h"
 #include "rng.h"
-#include "runner/references.h"
+#include "check.h"
+#include "kwb/reference.h"
+#include "trialbudget.h"
+
+/* The C reference (its solution folder's entry point, compiled into this test). */
+int kwb_ref_dsa_topk_indexer_fp8_h64_d128_topk2048_ps64(const kwb_arg *args, int nargs, kwb_stream stream);
 
 #define E4M3_ONE 0x38 /* 1.0 */
 
@@ -178,7 +183,7 @@ static void test_reference_generated(void **state)
     case_init(&c, 2, 34, 70);
     rng_fill(c.q, KWB_F8_E4M3, (size_t)(2 * DSA_H * DSA_D), rng_key(1, "gen", 0, 0));
     rng_fill(c.w, KWB_F32, 2 * DSA_H, rng_key(1, "gen", 0, 2));
-    assert_int_equal(kwb_gen_dsa_topk_kcache(&c.args[TK_KCACHE], rng_key(1, "gen", 0, 1), NULL), 0);
+    assert_int_equal(kwb_generate_host(&c.args[TK_KCACHE], rng_key(1, "gen", 0, 1), NULL), 0);
     int32_t pages[34];
     for (int b = 0; b < 2; b++) {
         for (int s = 0; s < 34; s++)
@@ -248,7 +253,7 @@ static void test_kcache(void **state)
     tk_case c;
     case_init(&c, 1, 1, 3);
     uint64_t key = rng_key(5, "kc", 0, 1);
-    assert_int_equal(kwb_gen_dsa_topk_kcache(&c.args[TK_KCACHE], key, NULL), 0);
+    assert_int_equal(kwb_generate_host(&c.args[TK_KCACHE], key, NULL), 0);
     for (int64_t g = 0; g < 3 * DSA_PAGE; g++) {
         const uint8_t *base = c.cache + (g / DSA_PAGE) * DSA_PAGE_BYTES;
         const uint8_t *codes = base + (g % DSA_PAGE) * DSA_D;
@@ -266,13 +271,13 @@ static void test_kcache(void **state)
     }
     uint8_t *again = malloc(3 * DSA_PAGE_BYTES);
     memcpy(again, c.cache, 3 * DSA_PAGE_BYTES);
-    assert_int_equal(kwb_gen_dsa_topk_kcache(&c.args[TK_KCACHE], key, NULL), 0);
+    assert_int_equal(kwb_generate_host(&c.args[TK_KCACHE], key, NULL), 0);
     assert_memory_equal(again, c.cache, 3 * DSA_PAGE_BYTES);
-    assert_int_equal(kwb_gen_dsa_topk_kcache(&c.args[TK_KCACHE], key + 1, NULL), 0);
+    assert_int_equal(kwb_generate_host(&c.args[TK_KCACHE], key + 1, NULL), 0);
     assert_memory_not_equal(again, c.cache, 3 * DSA_PAGE_BYTES);
     kwb_arg wrong = c.args[TK_KCACHE];
     wrong.shape[3] = 128;
-    assert_int_equal(kwb_gen_dsa_topk_kcache(&wrong, key, NULL), -1);
+    assert_int_equal(kwb_generate_host(&wrong, key, NULL), -1);
     free(again);
     case_free(&c);
 }
@@ -286,8 +291,7 @@ static int check_ratio(tk_case *c, double ratio, check_stats *st)
 {
     check_policy p = {1e-2, 1e-2, ratio};
     msg[0] = '\0';
-    return kwb_check_dsa_topk_indexer_fp8_h64_d128_topk2048_ps64(c->args, TK_NARGS, &c->want_arg, &p, st, msg,
-                                                                 sizeof msg);
+    return kwb_check(c->args, TK_NARGS, &c->want_arg, &p, st, msg, sizeof msg);
 }
 
 static int check(tk_case *c)
@@ -424,6 +428,36 @@ static void test_check_padding(void **state)
     restore(c);
     c->out[2000] = -1;
     expect_fail(c, "row 0: 2047 indices where the reference chose 2048");
+}
+
+static int descending(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The smallest relative top-k boundary margin over the rows of ARGS (trialbudget_margin of each
+ * row's sorted true scores at k = 2048): what the reference's scores give the replay budget;
+ * INFINITY when no row has more than 2048 tokens, NAN when a row is invalid. */
+static double dsa_topk_margin(const kwb_arg *args, int nargs)
+{
+    int64_t vars[TK_NVARS];
+    if (dsa_topk_check_args(args, nargs, vars) != 0)
+        return NAN;
+    double margin = INFINITY;
+    dsa_row *row = malloc(sizeof *row);
+    for (int64_t b = 0; b < vars[TK_BATCH] && !isnan(margin); b++) {
+        if (dsa_row_init(row, args, b) != 0) {
+            margin = NAN;
+        } else if (row->len > DSA_TOPK) {
+            double *s = dsa_row_all_scores(row);
+            qsort(s, (size_t)row->len, sizeof *s, descending);
+            margin = fmin(margin, trialbudget_margin(s, (size_t)row->len, DSA_TOPK));
+            free(s);
+        }
+    }
+    free(row);
+    return margin;
 }
 
 static void test_margin(void **state)

@@ -17,13 +17,18 @@
 
 #include "definition.h"
 #include "dtype.h"
+#include "gdn_decode_args.h"
 #include "protocol.h"
+#include "refsel.h"
 #include "runner/device.h"
 #include "runner/inputs.h"
 #include "runner/runner.h"
 #include "safetensors.h"
 #include "testutil.h"
 #include "workload.h"
+
+/* The C reference (its solution folder's entry point, compiled into this test). */
+int kwb_ref_gdn_decode_qk4_v8_d128_k_last(const kwb_arg *args, int nargs, kwb_stream stream);
 
 #ifndef TOP_SRCDIR
 #error "TOP_SRCDIR must name the absolute source directory"
@@ -52,10 +57,32 @@ static json_t *workload_json(const char *uuid, int batch, double scale)
 
 /* Runs a dump job for WOBJ into DUMP_DIR in this process, its events into a file in DIR;
  * returns runner_run's code and the events (the caller frees them). */
+/* The definition's reference solution (its kwb.reference), built into kwb's cache (outside the
+ * test's folder, whose entries the tests count): the runner holds none of its own. */
+static refsel build_reference(void)
+{
+    kwb_error err = {{0}};
+    definition *d = definition_load(DEF_PATH, &err);
+    assert_non_null(d);
+    build_options bo;
+    build_options_default(&bo);
+    bo.quiet = 1;
+    refsel ref;
+    if (refsel_prepare(NULL, d, "cpu", &bo, &ref, &err) != 0)
+        fail_msg("reference: %s", err.msg);
+    assert_non_null(ref.sol);
+    build_options_free(&bo);
+    definition_free(d);
+    return ref;
+}
+
 static int run_dump_job_to(const char *dump_dir, const char *dir, json_t *wobj, uint64_t seed, int trial, char **events)
 {
+    refsel ref = build_reference();
     runner_job job;
     protocol_job_defaults(&job);
+    job.reference = refsel_job_entry(&ref);
+    job.sandbox_off = 1; /* in process: a sandbox would stay on for the next test's build */
     job.device = "cpu";
     job.definition_path = DEF_PATH;
     job.dataset_root = ROOT;
@@ -82,6 +109,7 @@ static int run_dump_job_to(const char *dump_dir, const char *dir, json_t *wobj, 
     *events = testutil_read_file(ev_path, &len);
     unlink(ev_path);
     free(ev_path);
+    refsel_free(&ref);
     return rc;
 }
 
@@ -162,9 +190,7 @@ static void assert_dump_matches(const safetensors *st, const definition *d, cons
         workload_shape(w, &d->outputs[o], a->shape);
         a->data = calloc((size_t)workload_numel(w, &d->outputs[o]), dtype_size(a->dtype));
     }
-    reference_fn ref = references_find_cpu(d->name);
-    assert_non_null(ref);
-    assert_int_equal(ref(args, d->ninputs + d->noutputs, NULL), 0);
+    assert_int_equal(kwb_ref_gdn_decode_qk4_v8_d128_k_last(args, d->ninputs + d->noutputs, NULL), 0);
     for (int o = 0; o < d->noutputs; o++) {
         kwb_arg *a = &args[d->ninputs + o];
         char name[64];

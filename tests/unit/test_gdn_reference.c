@@ -16,7 +16,10 @@
 
 #include "dtype.h"
 #include "gdn_testutil.h"
-#include "runner/references.h"
+#include "gdn_decode_args.h"
+
+/* The C reference (its solution folder's entry point, compiled into this test). */
+int kwb_ref_gdn_decode_qk4_v8_d128_k_last(const kwb_arg *args, int nargs, kwb_stream stream);
 
 #ifndef TOP_SRCDIR
 #error "TOP_SRCDIR must name the absolute source directory"

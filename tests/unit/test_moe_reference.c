@@ -24,10 +24,14 @@
 #include "dtype.h"
 #include "moe_routing.h"
 #include "rng.h"
-#include "runner/references.h"
 #include "safetensors.h"
 #include "traceset.h"
-#include "../../kernels/moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048/moe_args.h"
+#include "kwb/reference.h"
+#include "moe_args.h"
+
+/* The C reference (its solution folder's entry point, compiled into this test). */
+int kwb_ref_moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048(const kwb_arg *args, int nargs,
+                                                                         kwb_stream stream);
 
 #ifndef TOP_SRCDIR
 #error "TOP_SRCDIR must name the absolute source directory"
@@ -325,18 +329,14 @@ static void test_cost_values(void **state)
     const char *names[3] = {"active_experts", "local_pairs", "routed_tokens"};
     int64_t v[3];
     in[MOE_OFFSET].i = 0;
-    assert_int_equal(kwb_cost_moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048(in, MOE_OUTPUT, names, 3, v),
-                     0);
+    assert_int_equal(kwb_cost_values(in, MOE_OUTPUT, names, 3, v), 0);
     assert_true(v[0] == 8 && v[1] == 8 * T && v[2] == T);
     in[MOE_OFFSET].i = 32;
-    assert_int_equal(kwb_cost_moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048(in, MOE_OUTPUT, names, 3, v),
-                     0);
+    assert_int_equal(kwb_cost_values(in, MOE_OUTPUT, names, 3, v), 0);
     assert_true(v[0] == 0 && v[1] == 0 && v[2] == 0);
     const char *unknown[1] = {"tokens"};
-    assert_int_equal(
-        kwb_cost_moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048(in, MOE_OUTPUT, unknown, 1, v), -1);
-    assert_int_equal(
-        kwb_cost_moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048(in, MOE_OUTPUT - 1, names, 3, v), -1);
+    assert_int_equal(kwb_cost_values(in, MOE_OUTPUT, unknown, 1, v), -1);
+    assert_int_equal(kwb_cost_values(in, MOE_OUTPUT - 1, names, 3, v), -1);
 }
 
 /* Wrong count, name, dtype, shape or a missing tensor: -1, nothing read. */

@@ -268,6 +268,35 @@ static void edit_no_optional(json_t *o)
     json_object_del(o, "probe_reference");
 }
 
+/* The reference and its helpers (the definition's own reference when another is run) travel in
+ * the job; helpers are optional, and a reference without them decodes with none. */
+static void test_job_reference_helpers(void **state)
+{
+    (void)state;
+    runner_job job, back;
+    kwb_error err = {{0}};
+    for (int with = 0; with <= 1; with++) {
+        full_job(&job);
+        job.reference = (job_solution){.role = strdup("reference"),
+                                       .name = strdup("torch"),
+                                       .so_path = strdup("/b/torch/lib.so"),
+                                       .symbol = strdup("kwb_entry"),
+                                       .helpers = with ? strdup("/b/own ref/lib.so") : NULL};
+        char *line = protocol_job_encode(&job);
+        assert_int_equal(protocol_job_decode(line, &back, &err), 0);
+        assert_string_equal(back.reference.so_path, "/b/torch/lib.so");
+        if (with)
+            assert_string_equal(back.reference.helpers, "/b/own ref/lib.so");
+        else {
+            assert_null(back.reference.helpers);
+            assert_null(strstr(line, "helpers"));
+        }
+        free(line);
+        protocol_job_free(&back);
+        protocol_job_free(&job);
+    }
+}
+
 static void test_job_decode_rejects(void **state)
 {
     (void)state;
@@ -668,6 +697,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_job_defaults),
         cmocka_unit_test(test_job_round_trip),
+        cmocka_unit_test(test_job_reference_helpers),
         cmocka_unit_test(test_job_decode_rejects),
         cmocka_unit_test(test_job_decode_defaults_optional),
         cmocka_unit_test(test_job_dump_fields),

@@ -15,7 +15,7 @@
 
 #include "dtype.h"
 #include "rng.h"
-#include "rng_formula.h"
+#include "kwb/rng_formula.h"
 
 static const uint64_t keys[] = {
     0, 1, 42, 0x123456789abcdef0ULL, 0x8000000000000000ULL, UINT64_MAX, 0xdeadbeefcafef00dULL,

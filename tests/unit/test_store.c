@@ -159,7 +159,7 @@ static int64_t evaluated(store *st, fixture *f, int64_t session, const char *nam
 {
     kwb_error err = {{0}};
     int64_t cand = 0, run = 0;
-    OK(store_candidate_add(st, session, 0, "agent", name, NULL, NULL, &cand, &err));
+    OK(store_candidate_add(st, session, 0, "llm", name, NULL, NULL, &cand, &err));
     OK(store_eval_begin(st, cand, 0, "cpu", "kwb-runner 1", nw, &run, &err));
     for (int i = 0; i < nw; i++) {
         wl_result r = result(&f->wl[i], med[i] < 0 ? ST_INCORRECT_NUMERICAL : ST_PASSED, fabs(med[i]));
@@ -233,6 +233,45 @@ static void test_migrate_from_empty_file(void **state)
     assert_contains(err.msg, "must be migrated");
     assert_contains(err.msg, "a command that writes (kwb eval --session) migrates it");
     store *st = open_rw(f);
+    store_close(st);
+    assert_int_equal(sql_int(f->path, "PRAGMA user_version"), store_schema_version());
+    check_integrity(f->path);
+}
+
+/* A schema 3 store, where every candidate but the start says 'human' (or 'agent'), is migrated:
+ * who wrote each is told from the direction decided in its round ('tuner' for knob changes, a
+ * skill's for an agent) and the session's agent calls (only command ones: a command agent). */
+static void test_migrate_writer_from_3(void **state)
+{
+    fixture *f = *state;
+    kwb_error err = {{0}};
+    store *st = open_rw(f);
+    store_close(st);
+    sql_exec(
+        f->path,
+        "ALTER TABLE candidates DROP COLUMN writer; PRAGMA user_version = 3;"
+        "INSERT INTO sessions (id, name, definition, created_at) VALUES (1, 'a', 'd', 0), (2, 'b', 'd', 0),"
+        " (3, 'c', 'd', 0);"
+        "INSERT INTO candidates (id, session_id, parent_id, origin, name, created_at) VALUES"
+        " (1, 1, NULL, 'baseline', 'start', 0), (2, 1, 1, 'human', 'r2-tune', 0), (3, 1, 1, 'human', 'r3-skill', 0),"
+        " (4, 2, NULL, 'baseline', 'start', 0), (5, 2, 4, 'human', 'r2-skill', 0),"
+        " (6, 3, NULL, 'baseline', 'start', 0), (7, 3, 6, 'human', 'mine', 0), (8, 1, 1, 'agent', 'old', 0);"
+        "INSERT INTO rounds (id, session_id, number, title, candidate_id, started_at) VALUES"
+        " (1, 1, 2, 't', 2, 0), (2, 1, 3, 's', 3, 0), (3, 2, 2, 's', 5, 0), (4, 3, 2, 'm', 7, 0);"
+        "INSERT INTO directions (session_id, round_id, skill, title, created_at) VALUES"
+        " (1, 1, 'tuner', 'tune.X=2', 0), (1, 2, 'memory', 'coalesce', 0), (2, 3, 'memory', 'coalesce', 0);"
+        "INSERT INTO agent_calls (session_id, provider, model, tokens_in, tokens_out, cost, duration_s, status,"
+        " created_at) VALUES (1, 'openai', 'm', 1, 1, 0, 1, 'ok', 0), (2, 'command', 'c', 0, 0, 0, 1, 'ok', 0);");
+    st = open_rw(f);
+    static const char *const want[] = {NULL,      "baseline", "tuner", "llm", "baseline",
+                                       "command", "baseline", "human", "llm"};
+    for (int64_t id = 1; id <= 8; id++) {
+        store_candidate c;
+        OK(store_candidate_get(st, id, &c, &err));
+        if (strcmp(c.origin, want[id]) != 0)
+            fail_msg("candidate %lld (%s): origin '%s', want '%s'", (long long)id, c.name, c.origin, want[id]);
+        store_candidate_free(&c);
+    }
     store_close(st);
     assert_int_equal(sql_int(f->path, "PRAGMA user_version"), store_schema_version());
     check_integrity(f->path);
@@ -347,14 +386,14 @@ static void test_candidates(void **state)
     store *st = open_rw(f);
     OK(store_session_create(st, "s", "d", &s, &err));
     OK(store_candidate_add(st, s, 0, "baseline", "base", "/k/base", "abcdef0123456789", &base, &err));
-    OK(store_candidate_add(st, s, base, "agent", "fast", "/k/fast", "abcd99aa00", &child, &err));
+    OK(store_candidate_add(st, s, base, "llm", "fast", "/k/fast", "abcd99aa00", &child, &err));
     OK(store_candidate_add(st, s, child, "tuner", "tuned", NULL, NULL, &other, &err));
 
     store_candidate c;
     OK(store_candidate_get(st, child, &c, &err));
     assert_int_equal(c.session, s);
     assert_int_equal(c.parent, base);
-    assert_string_equal(c.origin, "agent");
+    assert_string_equal(c.origin, "llm");
     assert_string_equal(c.state, "new");
     assert_string_equal(c.name, "fast");
     assert_string_equal(c.solution_dir, "/k/fast");
@@ -380,10 +419,27 @@ static void test_candidates(void **state)
     assert_int_equal(store_candidate_find(st, s, "nothing", &c, &err), 0);
     assert_int_equal(store_candidate_find(st, s + 1, "fast", &c, &err), 0); /* other session */
 
-    assert_int_equal(store_candidate_add(st, s, 0, "agent", "fast", NULL, NULL, NULL, &err), -1);
+    assert_int_equal(store_candidate_add(st, s, 0, "llm", "fast", NULL, NULL, NULL, &err), -1);
     assert_contains(err.msg, "already has a candidate of that name");
     assert_int_equal(store_candidate_add(st, s, 0, "robot", "x", NULL, NULL, NULL, &err), -1);
     assert_contains(err.msg, "unknown origin 'robot'");
+    assert_int_equal(store_candidate_add(st, s, 0, "agent", "x", NULL, NULL, NULL, &err), -1); /* which agent? */
+    assert_contains(err.msg, "unknown origin 'agent'");
+    /* who wrote it, read back as written; origin keeps schema 3's word for an older kwb */
+    static const char *const writers[] = {"human", "tuner", "llm", "command"};
+    for (int i = 0; i < 4; i++) {
+        char name[16];
+        int64_t id = 0;
+        snprintf(name, sizeof name, "w%d", i);
+        OK(store_candidate_add(st, s, base, writers[i], name, NULL, NULL, &id, &err));
+        OK(store_candidate_get(st, id, &c, &err));
+        assert_string_equal(c.origin, writers[i]);
+        store_candidate_free(&c);
+    }
+    store_close(st);
+    assert_int_equal(
+        sql_int(f->path, "SELECT count(*) FROM candidates WHERE origin = 'agent' AND name IN ('w2', 'w3')"), 2);
+    st = open_rw(f);
 
     OK(store_candidate_set_state(st, child, "evaluated", &err));
     assert_int_equal(store_candidate_set_state(st, child, "bogus", &err), -1);
@@ -414,9 +470,9 @@ static void test_foreign_keys(void **state)
     OK(store_session_create(st, "s", "d", &s, &err));
     OK(store_candidate_add(st, s, 0, "baseline", "base", NULL, NULL, &c, &err));
 
-    assert_int_equal(store_candidate_add(st, s, 999, "agent", "orphan", NULL, NULL, NULL, &err), -1);
+    assert_int_equal(store_candidate_add(st, s, 999, "llm", "orphan", NULL, NULL, NULL, &err), -1);
     assert_contains(err.msg, "FOREIGN KEY");
-    assert_int_equal(store_candidate_add(st, 999, 0, "agent", "nosession", NULL, NULL, NULL, &err), -1);
+    assert_int_equal(store_candidate_add(st, 999, 0, "llm", "nosession", NULL, NULL, NULL, &err), -1);
     assert_contains(err.msg, "FOREIGN KEY");
     assert_int_equal(store_build_add(st, 999, "h", "cc", "", 1, 0.5, NULL, &err), -1);
     assert_contains(err.msg, "FOREIGN KEY");
@@ -474,7 +530,7 @@ static void test_eval_roundtrip(void **state)
     int64_t s = 0, c = 0, run = 0, row0 = 0;
     store *st = open_rw(f);
     OK(store_session_create(st, "s", "d", &s, &err));
-    OK(store_candidate_add(st, s, 0, "agent", "a", NULL, NULL, &c, &err));
+    OK(store_candidate_add(st, s, 0, "llm", "a", NULL, NULL, &c, &err));
     OK(store_eval_begin(st, c, 0, "NVIDIA H200 (GPU-1234)", "kwb-runner 1", 4, &run, &err));
     wl_result r0 = result(&f->wl[0], ST_PASSED, 0.5);
     wl_result r1 = result(&f->wl[1], ST_INCORRECT_NUMERICAL, 1);
@@ -582,7 +638,7 @@ static void test_samples(void **state)
     int64_t s = 0, c = 0, run = 0, row = 0;
     store *st = open_rw(f);
     OK(store_session_create(st, "s", "d", &s, &err));
-    OK(store_candidate_add(st, s, 0, "agent", "a", NULL, NULL, &c, &err));
+    OK(store_candidate_add(st, s, 0, "llm", "a", NULL, NULL, &c, &err));
     OK(store_eval_begin(st, c, 0, "cpu", "1", 1, &run, &err));
     wl_result r = result(&f->wl[0], ST_PASSED, 1);
     OK(store_eval_add(st, run, &r, &row, &err));
@@ -615,7 +671,7 @@ static void test_profiles_agents_notes_log(void **state)
     store *st = open_rw(f);
     OK(store_session_create(st, "s", "d", &s, &err));
     OK(store_session_create(st, "s2", "d", &s2, &err));
-    OK(store_candidate_add(st, s, 0, "agent", "a", NULL, NULL, &c, &err));
+    OK(store_candidate_add(st, s, 0, "llm", "a", NULL, NULL, &c, &err));
     OK(store_round_begin(st, s, "vectorize loads", &round, NULL, &err));
 
     char *json = NULL;
@@ -1016,7 +1072,7 @@ static void test_interrupt_and_resume(void **state)
     OK(store_session_create(st, "s", "d", &s, &err));
     const double ms[] = {1, 1};
     evaluated(st, f, s, "done", 2, ms, "complete");
-    OK(store_candidate_add(st, s, 0, "agent", "a", NULL, NULL, &c, &err));
+    OK(store_candidate_add(st, s, 0, "llm", "a", NULL, NULL, &c, &err));
     OK(store_round_begin(st, s, "r", &round, NULL, &err));
     OK(store_eval_begin(st, c, round, "cpu", "1", 3, &run, &err));
     wl_result r0 = result(&f->wl[0], ST_PASSED, 1), r1 = result(&f->wl[1], ST_PASSED, 1);
@@ -1072,7 +1128,7 @@ static void killed_writer_child(fixture *f, int64_t s, int tell, int hear)
     char byte = 'x';
     store *w = store_open(f->path, 0, &err);
     if (!w || store_session_acquire(w, s, getpid(), &err) ||
-        store_candidate_add(w, s, 0, "agent", "a", NULL, NULL, &c, &err) ||
+        store_candidate_add(w, s, 0, "llm", "a", NULL, NULL, &c, &err) ||
         store_eval_begin(w, c, 0, "cpu", "1", 5, &run, &err))
         _exit(3);
     for (int i = 0; i < 4; i++) {
@@ -1163,15 +1219,15 @@ static void test_batch(void **state)
     OK(store_batch_begin(st, &err));
     assert_int_equal(store_batch_begin(st, &err), -1);
     OK(store_session_create(st, "s", "d", &s, &err));
-    OK(store_candidate_add(st, s, 0, "agent", "a", NULL, NULL, NULL, &err));
-    assert_int_equal(store_candidate_add(st, s, 0, "agent", "a", NULL, NULL, NULL, &err), -1); /* undone alone */
-    OK(store_candidate_add(st, s, 0, "agent", "b", NULL, NULL, NULL, &err));
+    OK(store_candidate_add(st, s, 0, "llm", "a", NULL, NULL, NULL, &err));
+    assert_int_equal(store_candidate_add(st, s, 0, "llm", "a", NULL, NULL, NULL, &err), -1); /* undone alone */
+    OK(store_candidate_add(st, s, 0, "llm", "b", NULL, NULL, NULL, &err));
     OK(store_batch_commit(st, &err));
     OK(store_batch_begin(st, &err));
-    OK(store_candidate_add(st, s, 0, "agent", "c", NULL, NULL, NULL, &err));
+    OK(store_candidate_add(st, s, 0, "llm", "c", NULL, NULL, NULL, &err));
     store_batch_abort(st);
     OK(store_batch_begin(st, &err));
-    OK(store_candidate_add(st, s, 0, "agent", "d", NULL, NULL, NULL, &err));
+    OK(store_candidate_add(st, s, 0, "llm", "d", NULL, NULL, NULL, &err));
     store_close(st); /* an open batch is rolled back */
     assert_int_equal(sql_int(f->path, "SELECT count(*) FROM candidates"), 2);
     assert_int_equal(sql_int(f->path, "SELECT count(*) FROM log WHERE kind = 'candidate'"), 2);
@@ -1184,6 +1240,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_schema_new_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reopen_idempotent, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_from_empty_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_migrate_writer_from_3, setup, teardown),
         cmocka_unit_test_setup_teardown(test_future_version_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_a_store, setup, teardown),
         cmocka_unit_test_setup_teardown(test_readonly_refuses_writes, setup, teardown),
