@@ -313,7 +313,7 @@ static const char *const migrations[] = {
                " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")                                                     \
     X(ROW_UUIDS, "SELECT workload_uuid FROM evaluations WHERE eval_run_id = ? ORDER BY id")                            \
     X(ROW_TABLE, "SELECT id, workload_uuid, status, message, cand_median, base_median, ref_median, max_abs,"           \
-                 " max_rel, matched_ratio, verdict, roofline, gbps, timer FROM evaluations"                            \
+                 " max_rel, matched_ratio, verdict, roofline, gbps, timer, ratio, ratio_lo, ratio_hi FROM evaluations" \
                  " WHERE eval_run_id = ? ORDER BY id")                                                                 \
     X(SAMPLES_ADD, "INSERT OR REPLACE INTO samples (evaluation_id, role, ms) VALUES (?, ?, ?)")                        \
     X(SAMPLES_GET, "SELECT ms FROM samples WHERE evaluation_id = ? AND role = ?")                                      \
@@ -1839,6 +1839,9 @@ static void read_wl_row(sqlite3_stmt *s, void *out)
     w->roofline = sqlite3_column_double(s, 11);
     w->gbps = sqlite3_column_double(s, 12);
     col_buf(s, 13, w->timer, sizeof w->timer);
+    w->ratio = sqlite3_column_type(s, 14) == SQLITE_NULL ? 0 : sqlite3_column_double(s, 14);
+    w->ratio_lo = sqlite3_column_type(s, 15) == SQLITE_NULL ? 0 : sqlite3_column_double(s, 15);
+    w->ratio_hi = sqlite3_column_type(s, 16) == SQLITE_NULL ? 0 : sqlite3_column_double(s, 16);
     double vs = w->baseline_median_ms > 0 ? w->baseline_median_ms : w->ref_median_ms;
     w->speedup = w->median_ms > 0 && vs > 0 ? vs / w->median_ms : 0;
 }

@@ -251,10 +251,11 @@ typedef struct store_wl_row {
     double ref_median_ms;      /* 0 when not timed */
     double speedup;            /* over the baseline when timed, else the reference; 0: none */
     double max_abs, max_rel, matched_ratio;
-    char verdict[16]; /* paired gate; "" when none */
-    double roofline;  /* share of the roofline floor, 0..1; 0 when unknown */
-    double gbps;      /* achieved bandwidth; 0 when unknown */
-    char timer[24];   /* which timer produced the latency; "" when none */
+    char verdict[16];                 /* paired gate; "" when none */
+    double ratio, ratio_lo, ratio_hi; /* the verdict's ratio (< 1: candidate faster) and interval; 0: none */
+    double roofline;                  /* share of the roofline floor, 0..1; 0 when unknown */
+    double gbps;                      /* achieved bandwidth; 0 when unknown */
+    char timer[24];                   /* which timer produced the latency; "" when none */
 } store_wl_row;
 
 typedef struct store_wl_table {
