@@ -357,10 +357,20 @@ static void choose(tui_app *a)
     a->chosen = i;
     snprintf(p->state, sizeof p->state, "chosen");
     diff_free(&a->df.doc);
-    const char *args[] = {"write",         "--session", a->opt.session,
-                          "--direction",   p->id,       "--out",
-                          a->eng.part_dir, "--agent",   a->opt.agent ? a->opt.agent : "tuner",
-                          "--events",      NULL};
+    /* written into NAME.part, renamed by the engine; the agent's log and transcript are NAME's */
+    const char *args[] = {"write",
+                          "--session",
+                          a->opt.session,
+                          "--direction",
+                          p->id,
+                          "--out",
+                          a->eng.part_dir,
+                          "--files-as",
+                          a->eng.cand_dir,
+                          "--agent",
+                          a->opt.agent ? a->opt.agent : "tuner",
+                          "--events",
+                          NULL};
     view_focus(a, PANE_LOG);
     a->bottom = PANE_LOG;
     spawn_kwb(a, JOB_WRITE, "write", 0, args);
