@@ -293,10 +293,8 @@ static int app_start(tui_app *a, kwb_error *err)
     }
     if (!a->script) /* scripts start from the defaults, so they stay repeatable */
         state_load(a);
-    if (flow_begin(a, err) != 0)
-        return -1;
-    app_status(a, TC_NORMAL, "? help  Tab panes  a accept  x reject  q quit");
-    return 0;
+    app_status(a, TC_NORMAL, "? help  Tab panes  a accept  x reject  q quit"); /* until the round says more */
+    return flow_begin(a, err) != 0 ? -1 : 0;
 }
 
 int cmd_tui(int argc, char **argv)

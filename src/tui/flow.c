@@ -75,6 +75,7 @@ static void propose(tui_app *a)
 }
 
 static void evaluate(tui_app *a);
+static void verdict_status(tui_app *a);
 
 int flow_begin(tui_app *a, kwb_error *err)
 {
@@ -85,10 +86,17 @@ int flow_begin(tui_app *a, kwb_error *err)
     int resumed = round_resume(&a->eng, err);
     if (resumed < 0)
         return -1;
+    if (resumed && !a->definition[0])
+        snprintf(a->definition, sizeof a->definition, "%s", a->eng.definition);
+    if (resumed && a->eng.step == ROUND_VERDICT) { /* killed after the verdict: shown, not judged again */
+        app_log(a, TC_LOG_WARN, "resuming: %s (round %d) at the verdict recorded before kwb stopped", a->eng.cand_name,
+                a->eng.number);
+        model_reload(a);
+        verdict_status(a);
+        return 0;
+    }
     if (resumed) { /* a killed kwb left a candidate undecided: it is judged again, from its step */
         app_log(a, TC_LOG_WARN, "resuming: %s (round %d) is judged again", a->eng.cand_name, a->eng.number);
-        if (!a->definition[0])
-            snprintf(a->definition, sizeof a->definition, "%s", a->eng.definition);
         evaluate(a);
         return 0;
     }
