@@ -204,32 +204,43 @@ static void edit(const char *path)
         fprintf(stderr, "kwb run: %s\n", err.msg);
 }
 
-/* Judges the engine's candidate (the start included) and lets the human answer the verdict:
- * accept it, overrule it with a reason, or measure again; --auto accepts. Returns 1 promoted,
- * 0 rejected, -1 when the decision could not be recorded or the human quit. */
+/* Runs the judge on the candidate in play into *V and records its verdict in the engine. */
+static void judge_once(run_state *r, judge_verdict *v)
+{
+    round_engine *e = &r->e;
+    judge_request q;
+    round_judge_request(e, &q, r->a.device, r->a.filter, r->a.max_time);
+    kwb_error jerr = {{0}};
+    memset(v, 0, sizeof *v);
+    if (judge_candidate(&q, v, &jerr) != 0) {
+        note(r, "round %d: %s: %s", e->number, e->cand_name, jerr.msg);
+        char failed[600];
+        snprintf(failed, sizeof failed, "evaluation failed: %.500s", jerr.msg);
+        round_judged(e, 0, "build", failed);
+    } else {
+        const eval_summary *m = v->sweep.total > 0 ? &v->sweep : &v->gate;
+        if (m->total > 0)
+            note(r, "round %d: %s: measured (%s, %d workloads); %s", e->number, e->cand_name,
+                 m == &v->sweep ? "sweep" : "gate", m->total, m->evidence);
+        round_judged(e, v->promote, v->promote ? "end" : v->stage, v->reason);
+    }
+}
+
+/* Judges the engine's candidate (the start included; not when resumed at its recorded verdict)
+ * and lets the human answer the verdict: accept it, overrule it with a reason, or measure again;
+ * --auto accepts. Returns 1 promoted, 0 rejected, -1 when the decision could not be recorded or
+ * the human quit. */
 static int judge_and_decide(run_state *r, kwb_error *err)
 {
     round_engine *e = &r->e;
     judge_verdict v;
     round_answer answer = ROUND_ACCEPT;
     char why[512] = "";
-    for (;;) {
-        judge_request q;
-        round_judge_request(e, &q, r->a.device, r->a.filter, r->a.max_time);
-        kwb_error jerr = {{0}};
-        memset(&v, 0, sizeof v);
-        if (judge_candidate(&q, &v, &jerr) != 0) {
-            note(r, "round %d: %s: %s", e->number, e->cand_name, jerr.msg);
-            char failed[600];
-            snprintf(failed, sizeof failed, "evaluation failed: %.500s", jerr.msg);
-            round_judged(e, 0, "build", failed);
-        } else {
-            const eval_summary *m = v.sweep.total > 0 ? &v.sweep : &v.gate;
-            if (m->total > 0)
-                note(r, "round %d: %s: measured (%s, %d workloads); %s", e->number, e->cand_name,
-                     m == &v.sweep ? "sweep" : "gate", m->total, m->evidence);
-            round_judged(e, v.promote, v.promote ? "end" : v.stage, v.reason);
-        }
+    memset(&v, 0, sizeof v);
+    /* resumed at a recorded verdict: it is shown, not judged twice */
+    for (int judged = e->step == ROUND_VERDICT;; judged = 0) {
+        if (!judged)
+            judge_once(r, &v);
         if (r->a.auto_mode || strcmp(e->cand_name, "start") == 0) /* a start that passes is the start */
             break;
         char prompt[2048];
@@ -237,8 +248,7 @@ static int judge_and_decide(run_state *r, kwb_error *err)
         fprintf(stderr, "kwb run: %s\n", prompt);
         int key = ask_line("[y]es, as advised / [o]verrule REASON / [m]easure again / [q]uit", why, sizeof why);
         if (key == 'q')
-            return kwb_error_set(err, "quit at the verdict on %s (it is judged again when the run resumes)",
-                                 e->cand_name);
+            return kwb_error_set(err, "quit at the verdict on %s (the run resumes at it)", e->cand_name);
         if (key == 'o') {
             answer = ROUND_OVERRULE;
             if (!why[0])
@@ -257,9 +267,13 @@ static int judge_and_decide(run_state *r, kwb_error *err)
     else
         note(r, "round %d: %s %s at the %s: %s", number, e->cand_name, rc ? "promoted" : "rejected",
              rc ? "end" : e->verdict_stage, e->verdict_reason);
-    if (rc) {
+    if (rc && v.sweep.total > 0) {
         r->best_ms = v.sweep.mean_ms;
         snprintf(r->best_evidence, sizeof r->best_evidence, "%s", v.sweep.evidence);
+    } else if (rc) { /* decided on a recorded verdict: the store has the new best's figures */
+        int64_t id = 0;
+        kwb_error ignored = {{0}};
+        store_candidate_promoted(r->h.st, e->session, &id, &r->best_ms, &ignored);
     }
     if (strcmp(e->cand_name, "start") != 0)
         remember_round(r, e->direction, rc);
@@ -506,9 +520,12 @@ static int start(run_state *r, kwb_error *err)
     int resumed = round_resume(e, err);
     if (resumed < 0)
         return -1;
-    if (resumed)
+    if (resumed && e->step == ROUND_VERDICT)
+        note(r, "resuming: %s (round %d) at the verdict recorded before the stop: %s at the %s", e->cand_name,
+             e->number, e->verdict_promote ? "promote" : "reject", e->verdict_stage);
+    else if (resumed)
         note(r, "resuming: %s (round %d) is judged again", e->cand_name, e->number);
-    if (resumed && e->step == ROUND_JUDGING && judge_and_decide(r, err) < 0)
+    if (resumed && (e->step == ROUND_JUDGING || e->step == ROUND_VERDICT) && judge_and_decide(r, err) < 0)
         return -1;
     if (!round_needs_start(e)) {
         double mean = NAN;

@@ -27,7 +27,7 @@ static void on_cancel(int sig)
 static void usage(FILE *f)
 {
     fputs("usage: kwb write --session NAME --direction ID --out DIR [--agent NAME] [--from DIR]\n"
-          "                 [--workspace DIR] [--events]\n",
+          "                 [--files-as PATH] [--workspace DIR] [--events]\n",
           f);
 }
 
@@ -95,17 +95,14 @@ static int find_direction(const round_ctx *c, const char *id, direction *d, kwb_
 int cmd_write(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"session", required_argument, NULL, 'S'},
-        {"workspace", required_argument, NULL, 'W'},
-        {"agent", required_argument, NULL, 'a'},
-        {"direction", required_argument, NULL, 'd'},
-        {"out", required_argument, NULL, 'o'},
-        {"from", required_argument, NULL, 'f'},
-        {"events", no_argument, NULL, 'e'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"session", required_argument, NULL, 'S'},  {"workspace", required_argument, NULL, 'W'},
+        {"agent", required_argument, NULL, 'a'},    {"direction", required_argument, NULL, 'd'},
+        {"out", required_argument, NULL, 'o'},      {"from", required_argument, NULL, 'f'},
+        {"files-as", required_argument, NULL, 'F'}, {"events", no_argument, NULL, 'e'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
     };
-    const char *session = NULL, *ws_dir = NULL, *agent = "tuner", *id = NULL, *out = NULL, *from = NULL;
+    const char *session = NULL, *ws_dir = NULL, *agent = "tuner", *id = NULL, *out = NULL, *from = NULL,
+               *files_as = NULL;
     int events = 0, c;
     optind = 1;
     opterr = 0;
@@ -117,6 +114,7 @@ int cmd_write(int argc, char **argv)
         case 'd': id = optarg; break;
         case 'o': out = optarg; break;
         case 'f': from = optarg; break;
+        case 'F': files_as = optarg; break;
         case 'e': events = 1; break;
         case 'h': usage(stdout); return 0;
         default:
@@ -189,6 +187,7 @@ int cmd_write(int argc, char **argv)
         .progress = on_progress,
         .progress_ctx = &progress,
         .cancel = &cancel_flag,
+        .files_base = files_as, /* the caller renames OUT to that: the agent's files are named for it */
     };
     agent_outcome o;
     agent_outcome_init(&o);

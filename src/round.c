@@ -31,25 +31,23 @@ int round_open(round_engine *e, ws_handle *h, const char *session_name, const ch
     return round_refresh(e, err);
 }
 
-static void group_free(round_group *g)
-{
-    store_decision_list_free(g->d, g->n);
-    g->d = NULL;
-    g->n = 0;
-}
+/* One taken-back decision group (newest first, as store_decision_undo gives it). */
+typedef struct round_group {
+    store_decision *d;
+    int n;
+} round_group;
 
+/* A new decision: what was undone before can no longer be redone. */
 static void redo_clear(round_engine *e)
 {
-    for (int i = 0; i < e->nredo; i++)
-        group_free(&e->redo[i]);
-    e->nredo = 0;
+    kwb_error err = {{0}};
+    if (e->session && store_redo_drop(e->h->st, e->session, 1, &err) != 0)
+        fprintf(stderr, "kwb: the redo stack: %s\n", err.msg);
 }
 
 void round_close(round_engine *e)
 {
-    redo_clear(e);
-    free(e->redo);
-    e->redo = NULL;
+    (void)e; /* the redo stack is the store's */
 }
 
 int round_refresh(round_engine *e, kwb_error *err)
@@ -171,6 +169,16 @@ static void proposed_row(round_engine *e, const char *id, int64_t *row, char *sk
     store_direction_list_free(d, n);
 }
 
+/* The verdict in front of the human (already recorded). */
+static void show_verdict(round_engine *e, int promote, const char *stage, const char *reason)
+{
+    e->verdict_promote = promote;
+    snprintf(e->verdict_stage, sizeof e->verdict_stage, "%s", stage && *stage ? stage : "judge");
+    snprintf(e->verdict_reason, sizeof e->verdict_reason, "%s", reason ? reason : "");
+    e->again = 1; /* judged: the candidate is recorded now */
+    e->step = ROUND_VERDICT;
+}
+
 int round_resume(round_engine *e, kwb_error *err)
 {
     if (!e->session)
@@ -205,6 +213,16 @@ int round_resume(round_engine *e, kwb_error *err)
         e->direction_row = row;
         e->again = 1;
         e->step = ROUND_JUDGING;
+        int promote = 0;
+        char stage[16] = "", *reason = NULL;
+        int judged = store_verdict_last(e->h->st, id, &promote, stage, sizeof stage, &reason, err);
+        if (judged == 1) /* killed after the verdict: it is shown again, not judged again */
+            show_verdict(e, promote, stage, reason);
+        free(reason);
+        if (judged < 0) {
+            store_candidate_free(&c);
+            return -1;
+        }
     }
     store_candidate_free(&c);
     return 1;
@@ -303,11 +321,16 @@ void round_judge_request(round_engine *e, judge_request *q, const char *device, 
 
 void round_judged(round_engine *e, int promote, const char *stage, const char *reason)
 {
-    e->verdict_promote = promote;
-    snprintf(e->verdict_stage, sizeof e->verdict_stage, "%s", stage && *stage ? stage : "judge");
-    snprintf(e->verdict_reason, sizeof e->verdict_reason, "%s", reason ? reason : "");
-    e->again = 1; /* judged: the candidate is recorded now */
-    e->step = ROUND_VERDICT;
+    show_verdict(e, promote, stage, reason);
+    store_candidate c;
+    kwb_error err = {{0}};
+    int rc = e->session ? store_candidate_find(e->h->st, e->session, e->cand_name, &c, &err) : 0;
+    if (rc == 1) { /* a candidate that never built has no record: it is judged again on resume */
+        rc = store_verdict_add(e->h->st, e->session, c.id, promote, e->verdict_stage, e->verdict_reason, &err);
+        store_candidate_free(&c);
+    }
+    if (rc < 0)
+        fprintf(stderr, "kwb: the verdict is not recorded: %s\n", err.msg);
 }
 
 void round_verdict_prompt(const round_engine *e, const char *accept_keys, const char *overrule_key,
@@ -507,12 +530,13 @@ int round_undo(round_engine *e, char *said, size_t cap, kwb_error *err)
     char what[900];
     describe(e, &g, what, sizeof what);
     snprintf(said, cap, "undone: %s", what);
-    e->redo = xrealloc(e->redo, (size_t)(e->nredo + 1) * sizeof *e->redo);
-    e->redo[e->nredo++] = g;
+    int kept = store_redo_push(e->h->st, e->session, g.d, g.n, err);
     e->direction_row = 0;
     e->step = ROUND_PROPOSING;
-    if (round_refresh(e, err) != 0)
+    if (kept != 0 || round_refresh(e, err) != 0) {
+        store_decision_list_free(g.d, g.n);
         return -1;
+    }
     for (int i = 0; i < g.n; i++) /* a candidate's decision taken back: its verdict is in front again */
         if (g.d[i].candidate && round_resume(e, err) == 1 && e->step == ROUND_JUDGING) {
             const char *r = g.d[i].reason ? g.d[i].reason : "";
@@ -528,35 +552,38 @@ int round_undo(round_engine *e, char *said, size_t cap, kwb_error *err)
                 round_judged(e, promoted, promoted ? "end" : "judge", r);
             }
         }
+    store_decision_list_free(g.d, g.n);
     return 1;
 }
 
 int round_redo(round_engine *e, char *said, size_t cap, kwb_error *err)
 {
-    if (e->nredo == 0) {
+    round_group g = {0};
+    if (e->session && store_redo_top(e->h->st, e->session, &g.d, &g.n, err) != 0)
+        return -1;
+    if (g.n == 0) {
         snprintf(said, cap, "nothing to redo");
         return 0;
     }
-    round_group *g = &e->redo[e->nredo - 1];
-    for (int i = g->n - 1; i >= 0; i--) { /* oldest first, as they were made */
-        const store_decision *d = &g->d[i];
+    int rc = 0;
+    for (int i = g.n - 1; i >= 0 && rc == 0; i--) { /* oldest first, as they were made */
+        const store_decision *d = &g.d[i];
         if (d->candidate) {
             store_candidate c;
-            if (store_candidate_get(e->h->st, d->candidate, &c, err) != 0)
-                return -1;
-            int rc = run_decide(e, c.name, strcmp(d->decision, "promoted") == 0, d->reason ? d->reason : "", err);
+            if ((rc = store_candidate_get(e->h->st, d->candidate, &c, err)) != 0)
+                break;
+            rc = run_decide(e, c.name, strcmp(d->decision, "promoted") == 0, d->reason ? d->reason : "", err);
             store_candidate_free(&c);
-            if (rc != 0)
-                return -1;
-        } else if (store_direction_decide(e->h->st, d->direction, d->decision, d->reason, err) != 0) {
-            return -1;
+        } else {
+            rc = store_direction_decide(e->h->st, d->direction, d->decision, d->reason, err);
         }
     }
     char what[900];
-    describe(e, g, what, sizeof what);
+    describe(e, &g, what, sizeof what);
+    store_decision_list_free(g.d, g.n);
+    if (rc != 0 || store_redo_drop(e->h->st, e->session, 0, err) != 0)
+        return -1;
     snprintf(said, cap, "redone: %s", what);
-    group_free(g);
-    e->nredo--;
     e->step = ROUND_PROPOSING;
     return round_refresh(e, err) == 0 ? 1 : -1;
 }

@@ -40,12 +40,6 @@ typedef enum round_answer {
     ROUND_OVERRULE, /* decide the other way; a reason is required */
 } round_answer;
 
-/* One taken-back decision group, kept for redo. */
-typedef struct round_group {
-    struct store_decision *d;
-    int n;
-} round_group;
-
 typedef struct round_engine {
     ws_handle *h;
     int64_t session; /* 0 until the session exists */
@@ -68,8 +62,6 @@ typedef struct round_engine {
     int verdict_promote;
     char verdict_stage[16];
     char verdict_reason[1024];
-    round_group *redo;
-    int nredo;
 } round_engine;
 
 /* Opens the engine on session SESSION_NAME of H's workspace (it may not exist yet; DEF_NAME,
@@ -89,7 +81,9 @@ int round_needs_start(round_engine *e);
 /* Prepares the start's judgement: the starting solution DIR as candidate "start". */
 void round_begin_start(round_engine *e, const char *dir);
 /* Resumes a round a killed kwb left: an undecided candidate of the session becomes the one in
- * play, to be judged again (step ROUND_JUDGING). 1 when there was one, 0 when not, -1 on error. */
+ * play: at its recorded verdict (step ROUND_VERDICT) when the judge had given one on its newest
+ * evaluation, else to be judged again (step ROUND_JUDGING). 1 when there was one, 0 when not,
+ * -1 on error. */
 int round_resume(round_engine *e, kwb_error *err);
 
 /* The direction ID (from SKILL, "tuner" for knob changes; TITLE its line) is chosen: it is
@@ -107,7 +101,8 @@ int round_decline(round_engine *e, const char *skill, const char *id, const char
 /* Fills Q to judge the candidate in play against the best (the start: against nothing). */
 void round_judge_request(round_engine *e, judge_request *q, const char *device, const char *filter,
                          const char *max_time);
-/* The judge's verdict: PROMOTE, the STAGE that decided and REASON. Step ROUND_VERDICT. */
+/* The judge's verdict: PROMOTE, the STAGE that decided and REASON, recorded in the store (with the
+ * candidate's newest eval run) before it is shown. Step ROUND_VERDICT. */
 void round_judged(round_engine *e, int promote, const char *stage, const char *reason);
 /* The prompt of the verdict step: the verdict and what each key does (KEYS names them, e.g.
  * "y/a", "o", "m"). */
@@ -119,8 +114,9 @@ void round_verdict_prompt(const round_engine *e, const char *accept_keys, const 
  * a knob change, bars the value it left (no cycles). Returns 1 promoted, 0 rejected, -1 on
  * error. SAID (CAP) gets the line to show. */
 int round_decide(round_engine *e, round_answer answer, const char *why, char *said, size_t cap, kwb_error *err);
-/* Takes back the last decision group (store and archive); SAID says what, or "nothing to undo".
- * Returns 1 when something was undone, 0 when nothing, -1 on error. */
+/* Takes back the last decision group (store and archive) and keeps it in the store's redo stack
+ * (a restarted kwb can still redo it; a new decision empties the stack); SAID says what, or
+ * "nothing to undo". Returns 1 when something was undone, 0 when nothing, -1 on error. */
 int round_undo(round_engine *e, char *said, size_t cap, kwb_error *err);
 /* Makes the last undone group again; 1, 0 ("nothing to redo"), -1. */
 int round_redo(round_engine *e, char *said, size_t cap, kwb_error *err);

@@ -216,6 +216,30 @@ static const char *const migrations[] = {
     "  WHERE writer = 'human' AND EXISTS (SELECT 1 FROM rounds r JOIN directions d ON d.round_id = r.id"
     "                                    WHERE r.candidate_id = candidates.id);"
     "PRAGMA user_version = 4;",
+    /* 4 -> 5: the round engine's state that outlives a process: the judge's verdicts (a resumed
+     * kwb shows the last one instead of judging again) and the decisions undone, for redo. */
+    "CREATE TABLE verdicts ("
+    "  id INTEGER PRIMARY KEY,"
+    "  session_id INTEGER NOT NULL REFERENCES sessions(id),"
+    "  candidate_id INTEGER NOT NULL REFERENCES candidates(id),"
+    "  eval_run_id INTEGER," /* the candidate's newest eval run when judged: the verdict is on it */
+    "  promote INTEGER NOT NULL,"
+    "  stage TEXT NOT NULL,"
+    "  reason TEXT NOT NULL,"
+    "  created_at REAL NOT NULL);"
+    "CREATE INDEX verdicts_candidate ON verdicts(candidate_id);"
+    "CREATE TABLE redo ("
+    "  id INTEGER PRIMARY KEY,"
+    "  session_id INTEGER NOT NULL REFERENCES sessions(id),"
+    "  grp INTEGER NOT NULL," /* one undo's decisions share it; the newest undo has the largest */
+    "  direction_id INTEGER REFERENCES directions(id),"
+    "  candidate_id INTEGER REFERENCES candidates(id),"
+    "  decision TEXT NOT NULL,"
+    "  reason TEXT,"
+    "  skill TEXT, title TEXT, rationale TEXT,"
+    "  round_id INTEGER);"
+    "CREATE INDEX redo_session ON redo(session_id, grp);"
+    "PRAGMA user_version = 5;",
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 
@@ -332,7 +356,7 @@ static const char *const migrations[] = {
                " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")                                                     \
     X(ROW_UUIDS, "SELECT workload_uuid FROM evaluations WHERE eval_run_id = ? ORDER BY id")                            \
     X(ROW_TABLE, "SELECT id, workload_uuid, status, message, cand_median, base_median, ref_median, max_abs,"           \
-                 " max_rel, matched_ratio, verdict, roofline, gbps, timer FROM evaluations"                            \
+                 " max_rel, matched_ratio, verdict, roofline, gbps, timer, ratio, ratio_lo, ratio_hi FROM evaluations" \
                  " WHERE eval_run_id = ? ORDER BY id")                                                                 \
     X(SAMPLES_ADD, "INSERT OR REPLACE INTO samples (evaluation_id, role, ms) VALUES (?, ?, ?)")                        \
     X(SAMPLES_GET, "SELECT ms FROM samples WHERE evaluation_id = ? AND role = ?")                                      \
@@ -354,6 +378,18 @@ static const char *const migrations[] = {
                  " FROM decisions d LEFT JOIN directions dr ON dr.id = d.direction_id"                                 \
                  " WHERE d.session_id = ? AND d.id < ? ORDER BY d.id DESC LIMIT 1")                                    \
     X(DEC_DELETE, "DELETE FROM decisions WHERE id = ?")                                                                \
+    X(VERDICT_ADD, "INSERT INTO verdicts (session_id, candidate_id, eval_run_id, promote, stage, reason, created_at)"  \
+                   " VALUES (?, ?, (SELECT max(id) FROM eval_runs WHERE candidate_id = ?2), ?, ?, ?, ?)")              \
+    X(VERDICT_LAST, "SELECT v.promote, v.stage, v.reason FROM verdicts v WHERE v.candidate_id = ?1"                    \
+                    " AND v.eval_run_id = (SELECT max(id) FROM eval_runs WHERE candidate_id = ?1)"                     \
+                    " AND NOT EXISTS (SELECT 1 FROM eval_runs WHERE candidate_id = ?1 AND state = 'running')"          \
+                    " ORDER BY v.id DESC LIMIT 1")                                                                     \
+    X(REDO_ADD, "INSERT INTO redo (session_id, grp, direction_id, candidate_id, decision, reason, skill, title,"       \
+                " rationale, round_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")                                         \
+    X(REDO_TOP, "SELECT coalesce(max(grp), 0) FROM redo WHERE session_id = ?")                                         \
+    X(REDO_GROUP, "SELECT id, coalesce(direction_id, 0), coalesce(candidate_id, 0), decision, reason, skill, title,"   \
+                  " rationale, coalesce(round_id, 0) FROM redo WHERE session_id = ? AND grp = ? ORDER BY id")          \
+    X(REDO_DROP, "DELETE FROM redo WHERE session_id = ? AND grp >= ?")                                                 \
     X(CAND_REASON, "SELECT reason FROM decisions WHERE candidate_id = ? ORDER BY id DESC LIMIT 1")                     \
     X(ROUND_REBEST, "UPDATE rounds SET best_candidate_id = ?2, best_mean_ms = ?3"                                      \
                     " WHERE id = (SELECT max(id) FROM rounds WHERE candidate_id = ?1) AND state != 'running'")         \
@@ -1869,6 +1905,9 @@ static void read_wl_row(sqlite3_stmt *s, void *out)
     w->roofline = sqlite3_column_double(s, 11);
     w->gbps = sqlite3_column_double(s, 12);
     col_buf(s, 13, w->timer, sizeof w->timer);
+    w->ratio = sqlite3_column_type(s, 14) == SQLITE_NULL ? 0 : sqlite3_column_double(s, 14);
+    w->ratio_lo = sqlite3_column_type(s, 15) == SQLITE_NULL ? 0 : sqlite3_column_double(s, 15);
+    w->ratio_hi = sqlite3_column_type(s, 16) == SQLITE_NULL ? 0 : sqlite3_column_double(s, 16);
     double vs = w->baseline_median_ms > 0 ? w->baseline_median_ms : w->ref_median_ms;
     w->speedup = w->median_ms > 0 && vs > 0 ? vs / w->median_ms : 0;
 }
@@ -2110,12 +2149,11 @@ static void decision_free(store_decision *d)
 }
 
 /* The decision of SESSION just older than BEFORE into *d: 1, 0 when none, -1 on error. */
-static int decision_older(store *st, int64_t session, int64_t before, store_decision *d, kwb_error *err)
+/* One decision row (a decision's or a kept redo's: id, direction, candidate, decision, reason,
+ * the direction's skill, title and rationale, round) into OUT. */
+static void read_decision(sqlite3_stmt *s, void *out)
 {
-    sqlite3_stmt *s;
-    int rc = row(st, err, &s, Q_DEC_OLDER, "ii", session, before);
-    if (rc != 1)
-        return rc;
+    store_decision *d = out;
     memset(d, 0, sizeof *d);
     d->id = sqlite3_column_int64(s, 0);
     d->direction = sqlite3_column_int64(s, 1);
@@ -2126,6 +2164,15 @@ static int decision_older(store *st, int64_t session, int64_t before, store_deci
     d->title = col_str(s, 6);
     d->rationale = col_str(s, 7);
     d->round = sqlite3_column_int64(s, 8);
+}
+
+static int decision_older(store *st, int64_t session, int64_t before, store_decision *d, kwb_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = row(st, err, &s, Q_DEC_OLDER, "ii", session, before);
+    if (rc != 1)
+        return rc;
+    read_decision(s, d);
     sqlite3_reset(s);
     return 1;
 }
@@ -2176,6 +2223,84 @@ void store_decision_list_free(store_decision *d, int n)
     for (int i = 0; i < n; i++)
         decision_free(&d[i]);
     free(d);
+}
+
+int store_verdict_add(store *st, int64_t session, int64_t candidate, int promote, const char *stage, const char *reason,
+                      kwb_error *err)
+{
+    if (tx_begin(st, err) ||
+        insert(st, err, NULL, Q_VERDICT_ADD, "iikttd", session, candidate, promote, stage, reason, now()) ||
+        tx_commit(st, err))
+        return tx_fail(st, err, "recording the verdict on candidate %lld", (long long)candidate);
+    return 0;
+}
+
+int store_verdict_last(store *st, int64_t candidate, int *promote, char *stage, size_t stage_cap, char **reason,
+                       kwb_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = row(st, err, &s, Q_VERDICT_LAST, "i", candidate);
+    *reason = NULL;
+    if (rc != 1)
+        return rc;
+    *promote = sqlite3_column_int(s, 0);
+    col_buf(s, 1, stage, stage_cap);
+    *reason = col_str(s, 2);
+    sqlite3_reset(s);
+    return 1;
+}
+
+/* The newest redo group's number of SESSION (0: none) into *grp. */
+static int redo_top(store *st, int64_t session, int64_t *grp, kwb_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = row(st, err, &s, Q_REDO_TOP, "i", session);
+    *grp = rc == 1 ? sqlite3_column_int64(s, 0) : 0;
+    if (rc == 1)
+        sqlite3_reset(s);
+    return rc < 0 ? -1 : 0;
+}
+
+int store_redo_push(store *st, int64_t session, const store_decision *d, int n, kwb_error *err)
+{
+    int64_t grp = 0;
+    if (tx_begin(st, err) || redo_top(st, session, &grp, err))
+        return tx_fail(st, err, "keeping the undone decisions for redo");
+    for (int i = 0; i < n; i++)
+        if (insert(st, err, NULL, Q_REDO_ADD, "iioottttto", session, grp + 1, d[i].direction, d[i].candidate,
+                   d[i].decision, d[i].reason, d[i].skill, d[i].title, d[i].rationale, d[i].round))
+            return tx_fail(st, err, "keeping the undone decisions for redo");
+    if (tx_commit(st, err))
+        return tx_fail(st, err, "keeping the undone decisions for redo");
+    return 0;
+}
+
+int store_redo_top(store *st, int64_t session, store_decision **out, int *n, kwb_error *err)
+{
+    int64_t grp = 0;
+    *out = NULL;
+    *n = 0;
+    if (redo_top(st, session, &grp, err))
+        return -1;
+    if (grp == 0)
+        return 0;
+    sqlite3_stmt *s = prep(st, err, Q_REDO_GROUP, "ii", session, grp);
+    if (!s || collect(st, s, (void **)out, n, sizeof **out, read_decision, err) < 0) {
+        store_decision_list_free(*out, *n);
+        *out = NULL, *n = 0;
+        return -1;
+    }
+    return 0;
+}
+
+int store_redo_drop(store *st, int64_t session, int all, kwb_error *err)
+{
+    int64_t grp = 0;
+    if (!all && redo_top(st, session, &grp, err))
+        return -1;
+    if (tx_begin(st, err) || exec(st, err, Q_REDO_DROP, "ii", session, all ? (int64_t)0 : grp) || tx_commit(st, err))
+        return tx_fail(st, err, "dropping the redo of session %lld", (long long)session);
+    return 0;
 }
 
 int store_candidate_reason(store *st, int64_t candidate, char **reason, kwb_error *err)

@@ -255,10 +255,11 @@ typedef struct store_wl_row {
     double ref_median_ms;      /* 0 when not timed */
     double speedup;            /* over the baseline when timed, else the reference; 0: none */
     double max_abs, max_rel, matched_ratio;
-    char verdict[16]; /* paired gate; "" when none */
-    double roofline;  /* share of the roofline floor, 0..1; 0 when unknown */
-    double gbps;      /* achieved bandwidth; 0 when unknown */
-    char timer[24];   /* which timer produced the latency; "" when none */
+    char verdict[16];                 /* paired gate; "" when none */
+    double ratio, ratio_lo, ratio_hi; /* the verdict's ratio (< 1: candidate faster) and interval; 0: none */
+    double roofline;                  /* share of the roofline floor, 0..1; 0 when unknown */
+    double gbps;                      /* achieved bandwidth; 0 when unknown */
+    char timer[24];                   /* which timer produced the latency; "" when none */
 } store_wl_row;
 
 typedef struct store_wl_table {
@@ -363,6 +364,25 @@ int store_candidate_undecided(store *st, int64_t session, int64_t *id, kwb_error
  * an earlier decision) and the log says "undo: ...". *out[*n] (newest first; free with
  * store_decision_list_free) is what was taken back; *n 0 when there was nothing. */
 int store_decision_undo(store *st, int64_t session, store_decision **out, int *n, kwb_error *err);
+
+/* The redo stack of SESSION, kept in the store so that a restarted kwb can still redo: PUSH keeps
+ * the N decisions one undo took back (as store_decision_undo gave them) as the newest group; TOP
+ * reads the newest group into *out[*n] in the same order (*n 0: none; free with
+ * store_decision_list_free); DROP removes the newest group, or (ALL) every group (a new decision
+ * makes them stale). 0, or -1 with *err. */
+int store_redo_push(store *st, int64_t session, const store_decision *d, int n, kwb_error *err);
+int store_redo_top(store *st, int64_t session, store_decision **out, int *n, kwb_error *err);
+int store_redo_drop(store *st, int64_t session, int all, kwb_error *err);
+
+/* Records the judge's verdict on CANDIDATE (PROMOTE, the deciding STAGE, REASON), tied to its
+ * newest eval run. 0, or -1 with *err. */
+int store_verdict_add(store *st, int64_t session, int64_t candidate, int promote, const char *stage, const char *reason,
+                      kwb_error *err);
+/* The verdict recorded on CANDIDATE's newest eval run, when no eval run of it is running: 1 with
+ * *promote, STAGE (STAGE_CAP bytes) and *reason (the caller frees it); 0 when the newest
+ * evaluation has no verdict (it must be judged again); -1 with *err. */
+int store_verdict_last(store *st, int64_t candidate, int *promote, char *stage, size_t stage_cap, char **reason,
+                       kwb_error *err);
 /* *reason gets the reason of CANDIDATE's latest decision (the caller frees it; NULL when none). */
 int store_candidate_reason(store *st, int64_t candidate, char **reason, kwb_error *err);
 /* Frees an array from store_decision_undo. */

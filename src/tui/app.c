@@ -2,7 +2,7 @@
  * script mode (KWB_SCRIPT=FILE: keys and :commands from a file, each line after pending work has
  * settled, drawn into the surface with no terminal) and shutdown. */
 #define _GNU_SOURCE
-#include "tui/app.h"
+#include "tui/workbench.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -22,7 +22,8 @@
 #include "tui/flow.h"
 #include "tui/input.h"
 #include "tui/model.h"
-#include "tui/panes.h"
+#include "tui/view.h"
+#include "tui/views.h"
 #include "tui/state.h"
 #include "tui/term.h"
 #include "tui/words.h"
@@ -139,7 +140,7 @@ static void on_resize(tui_app *a, int rows, int cols)
     } else {
         term_resize(a);
     }
-    a->full_redraw = a->dirty = 1;
+    view_mark_all(a, 1);
 }
 
 /* Services the jobs for up to TIMEOUT_MS (also watching fd STDIN_FD when >= 0); 1 when stdin is readable. */
@@ -168,7 +169,7 @@ static void terminal_loop(tui_app *a)
             flow_cancel(a);
             break;
         }
-        if (a->dirty || a->full_redraw)
+        if (view_pending(a))
             input_frame(a);
         if (a->first_frame_s == 0)
             a->first_frame_s = proc_now();
@@ -236,7 +237,7 @@ static int script_loop(tui_app *a, const char *path)
                         break;
                     }
                     input_key(a, key);
-                    if (a->dirty)
+                    if (view_pending(a))
                         input_frame(a);
                 }
         }
@@ -250,20 +251,21 @@ static int script_loop(tui_app *a, const char *path)
 
 static void app_free(tui_app *a)
 {
-    for (int i = 0; i < a->nlog; i++)
-        free(a->log[i].text);
-    free(a->log);
+    view_done_all(a);
     free(a->detail);
-    free(a->rows);
-    free(a->order);
-    free(a->props);
-    free(a->hist);
-    diff_free(&a->diff);
-    if (a->filter_re)
-        pcre2_code_free(a->filter_re);
     surface_free(&a->scr);
     config_free(&a->cfg);
     model_close(a);
+}
+
+/* Each pane's view. */
+static void views_init(tui_app *a)
+{
+    static const view_ops *const ops[PANE_COUNT] = {
+        NULL,           &view_workloads_ops, &view_bottleneck_ops, &view_proposals_ops,
+        &view_diff_ops, &view_log_ops,       &view_history_ops};
+    for (int p = 1; p < PANE_COUNT; p++)
+        view_init(a, p, ops[p]);
 }
 
 /* The start: config, workspace, session; the first job of the round. */
@@ -272,7 +274,8 @@ static int app_start(tui_app *a, kwb_error *err)
     if (a->cfg.nerrors)
         for (char *l = strtok(a->cfg.errors.s, "\n"); l; l = strtok(NULL, "\n"))
             app_log(a, TC_LOG_ERROR, "config: %s", l);
-    a->diff_mode = !strcmp(a->cfg.diff_mode, "side-by-side") ? 1 : !strcmp(a->cfg.diff_mode, "unified") ? 2 : 0;
+    a->df.mode = !strcmp(a->cfg.diff_mode, "side-by-side") ? 1 : !strcmp(a->cfg.diff_mode, "unified") ? 2 : 0;
+    views_init(a);
     a->chosen = -1;
     a->focus = PANE_WORKLOADS;
     a->bottom = PANE_LOG;
@@ -290,10 +293,8 @@ static int app_start(tui_app *a, kwb_error *err)
     }
     if (!a->script) /* scripts start from the defaults, so they stay repeatable */
         state_load(a);
-    if (flow_begin(a, err) != 0)
-        return -1;
-    app_status(a, TC_NORMAL, "? help  Tab panes  a accept  x reject  q quit");
-    return 0;
+    app_status(a, TC_NORMAL, "? help  Tab panes  a accept  x reject  q quit"); /* until the round says more */
+    return flow_begin(a, err) != 0 ? -1 : 0;
 }
 
 int cmd_tui(int argc, char **argv)

@@ -21,6 +21,7 @@
 #include "strbuf.h"
 #include "sweepprog.h"
 #include "tui/model.h"
+#include "tui/view.h"
 #include "xalloc.h"
 
 /* Starts `kwb ARGS...` (this kwb) as job KIND; the argument list ends with NULL. */
@@ -46,7 +47,7 @@ static int spawn_kwb(tui_app *a, int kind, const char *label, int capture, const
         app_log(a, TC_LOG_ERROR, "%s: %s", label, err.msg);
     else
         app_log(a, TC_LOG_INFO, "%s: started", label);
-    a->dirty = 1;
+    view_mark(a, PANE_LOG); /* its title says that work is in flight */
     return rc;
 }
 
@@ -75,6 +76,7 @@ static void propose(tui_app *a)
 }
 
 static void evaluate(tui_app *a);
+static void verdict_status(tui_app *a);
 
 int flow_begin(tui_app *a, kwb_error *err)
 {
@@ -86,10 +88,17 @@ int flow_begin(tui_app *a, kwb_error *err)
     int resumed = round_resume(&a->eng, err);
     if (resumed < 0)
         return -1;
+    if (resumed && !a->definition[0])
+        snprintf(a->definition, sizeof a->definition, "%s", a->eng.definition);
+    if (resumed && a->eng.step == ROUND_VERDICT) { /* killed after the verdict: shown, not judged again */
+        app_log(a, TC_LOG_WARN, "resuming: %s (round %d) at the verdict recorded before kwb stopped", a->eng.cand_name,
+                a->eng.number);
+        model_reload(a);
+        verdict_status(a);
+        return 0;
+    }
     if (resumed) { /* a killed kwb left a candidate undecided: it is judged again, from its step */
         app_log(a, TC_LOG_WARN, "resuming: %s (round %d) is judged again", a->eng.cand_name, a->eng.number);
-        if (!a->definition[0])
-            snprintf(a->definition, sizeof a->definition, "%s", a->eng.definition);
         evaluate(a);
         return 0;
     }
@@ -149,23 +158,23 @@ static void read_proposals(tui_app *a, const char *json)
         app_log(a, TC_LOG_ERROR, "propose: not JSON: line %d: %s", jerr.line, jerr.text);
         return;
     }
-    snprintf(a->bn_class, sizeof a->bn_class, "%s", json_string_value(json_object_get(doc, "class")) ?: "");
-    snprintf(a->bn_regime, sizeof a->bn_regime, "%s", json_string_value(json_object_get(doc, "regime")) ?: "");
+    snprintf(a->bn.cls, sizeof a->bn.cls, "%s", json_string_value(json_object_get(doc, "class")) ?: "");
+    snprintf(a->bn.regime, sizeof a->bn.regime, "%s", json_string_value(json_object_get(doc, "regime")) ?: "");
     json_t *d;
     size_t i;
     int added = 0, keep = 0;
-    for (int k = 0; k < a->nprops; k++) /* this answer replaces the pending ones */
-        if (strcmp(a->props[k].state, "pending") != 0 && strcmp(a->props[k].state, "chosen") != 0 &&
-            strcmp(a->props[k].state, "written") != 0)
-            a->props[keep++] = a->props[k];
-    a->nprops = keep;
+    for (int k = 0; k < a->pr.nprops; k++) /* this answer replaces the pending ones */
+        if (strcmp(a->pr.props[k].state, "pending") != 0 && strcmp(a->pr.props[k].state, "chosen") != 0 &&
+            strcmp(a->pr.props[k].state, "written") != 0)
+            a->pr.props[keep++] = a->pr.props[k];
+    a->pr.nprops = keep;
     a->chosen = -1;
     json_array_foreach(json_object_get(doc, "directions"), i, d)
     {
-        a->props = xrealloc(a->props, (size_t)(a->nprops + 1) * sizeof *a->props);
-        memmove(a->props + added + 1, a->props + added, (size_t)(a->nprops - added) * sizeof *a->props);
-        proposal *p = &a->props[added++];
-        a->nprops++;
+        a->pr.props = xrealloc(a->pr.props, (size_t)(a->pr.nprops + 1) * sizeof *a->pr.props);
+        memmove(a->pr.props + added + 1, a->pr.props + added, (size_t)(a->pr.nprops - added) * sizeof *a->pr.props);
+        proposal *p = &a->pr.props[added++];
+        a->pr.nprops++;
         memset(p, 0, sizeof *p);
 #define COPY(field, key) snprintf(p->field, sizeof p->field, "%s", json_string_value(json_object_get(d, key)) ?: "")
         COPY(id, "id");
@@ -177,14 +186,14 @@ static void read_proposals(tui_app *a, const char *json)
         snprintf(p->state, sizeof p->state, "pending");
     }
     json_decref(doc);
-    a->ps[PANE_PROPOSALS].sel = 0;
+    a->view[PANE_PROPOSALS].sel = 0;
     a->eng.step = added ? ROUND_CHOOSE : ROUND_DONE;
     /* what was just decided stays in front, with what comes next */
     app_status(a, TC_NORMAL, added ? "%s%s%d directions: a chooses one, x rejects it" : "%s%sno direction left to try",
                a->said, a->said[0] ? "; " : "", added);
     a->said[0] = '\0';
     if (added)
-        a->focus = PANE_PROPOSALS;
+        view_focus(a, PANE_PROPOSALS);
 }
 
 static void write_event(tui_app *a, const char *line)
@@ -197,9 +206,9 @@ static void write_event(tui_app *a, const char *line)
     const char *kind = json_string_value(json_object_get(ev, "event")) ?: "";
     const char *text = json_string_value(json_object_get(ev, "text"));
     if (strcmp(kind, "done") == 0) {
-        diff_free(&a->diff);
-        diff_parse(json_string_value(json_object_get(ev, "diff")), &a->diff);
-        a->ps[PANE_DIFF] = (pane_state){0, 0, 0};
+        diff_free(&a->df.doc);
+        diff_parse(json_string_value(json_object_get(ev, "diff")), &a->df.doc);
+        a->view[PANE_DIFF].sel = a->view[PANE_DIFF].top = a->view[PANE_DIFF].hscroll = 0;
     } else if (strcmp(kind, "error") == 0) {
         app_log(a, TC_LOG_ERROR, "agent: %s", json_string_value(json_object_get(ev, "message")) ?: "failed");
     } else if (text) {
@@ -223,7 +232,7 @@ void flow_job_line(void *ctx, job *j, int is_err, const char *line)
         write_event(a, line);
     else if (is_err || (j->kind != JOB_PROPOSE && j->kind != JOB_EVAL))
         app_log(a, strstr(line, "error") ? TC_LOG_ERROR : TC_LOG_INFO, "%s: %s", j->label, line);
-    a->dirty = 1;
+    view_mark_bars(a); /* the sweep's counts are in the title */
 }
 
 static int exit_code(const job *j)
@@ -233,7 +242,7 @@ static int exit_code(const job *j)
 
 static proposal *chosen(tui_app *a)
 {
-    return a->chosen >= 0 && a->chosen < a->nprops ? &a->props[a->chosen] : NULL;
+    return a->chosen >= 0 && a->chosen < a->pr.nprops ? &a->pr.props[a->chosen] : NULL;
 }
 
 /* Shows the verdict step's prompt (title and status line say the same verdict). */
@@ -291,7 +300,7 @@ static void eval_done(tui_app *a, job *j)
         return;
     }
     model_reload(a);
-    a->focus = PANE_WORKLOADS;
+    view_focus(a, PANE_WORKLOADS);
     app_log(a, v == 1 ? TC_LOG_INFO : TC_LOG_WARN, "judged: %s", a->eng.verdict_reason);
     verdict_status(a);
 }
@@ -304,7 +313,7 @@ void flow_job_done(void *ctx, job *j)
     app_log(a, code == 0 ? TC_LOG_INFO : TC_LOG_WARN, "%s: %s (exit %d)", j->label, j->cancelled ? "cancelled" : "done",
             code);
     kwb_error err = {{0}};
-    a->dirty = 1;
+    view_mark_all(a, 0);                        /* the step, the candidate and the jobs show in every view */
     if (j->cancelled && j->kind == JOB_PROPOSE) /* asked again (undo, redo): the new answer counts */
         return;
     if (j->cancelled && j->kind != JOB_PROFILE) {
@@ -324,9 +333,9 @@ void flow_job_done(void *ctx, job *j)
             app_status(a, TC_ERROR, "kwb propose failed (exit %d); the log has its message", code);
         break;
     case JOB_WRITE:
-        if (code == 0 && a->diff.nlines > 0 && round_written(&a->eng, &err) == 0) {
+        if (code == 0 && a->df.doc.nlines > 0 && round_written(&a->eng, &err) == 0) {
             snprintf(chosen(a)->state, sizeof chosen(a)->state, "written");
-            a->focus = PANE_DIFF;
+            view_focus(a, PANE_DIFF);
             a->bottom = PANE_DIFF;
             app_status(a, TC_NORMAL, "%s written: a accepts (build, judge), x rejects, e edits", a->eng.cand_name);
         } else {
@@ -344,12 +353,12 @@ void flow_job_done(void *ctx, job *j)
 
 static void choose(tui_app *a)
 {
-    int i = a->ps[PANE_PROPOSALS].sel;
-    if (i >= a->nprops || strcmp(a->props[i].state, "pending") != 0) {
+    int i = a->view[PANE_PROPOSALS].sel;
+    if (i >= a->pr.nprops || strcmp(a->pr.props[i].state, "pending") != 0) {
         app_status(a, TC_WARNING, "select a pending direction in the proposals pane");
         return;
     }
-    proposal *p = &a->props[i];
+    proposal *p = &a->pr.props[i];
     kwb_error err = {{0}};
     if (round_choose(&a->eng, p->source[0] ? p->source : "tuner", p->id, p->title, &err) != 0) {
         app_status(a, TC_ERROR, "%s", err.msg);
@@ -357,12 +366,22 @@ static void choose(tui_app *a)
     }
     a->chosen = i;
     snprintf(p->state, sizeof p->state, "chosen");
-    diff_free(&a->diff);
-    const char *args[] = {"write",         "--session", a->opt.session,
-                          "--direction",   p->id,       "--out",
-                          a->eng.part_dir, "--agent",   a->opt.agent ? a->opt.agent : "tuner",
-                          "--events",      NULL};
-    a->focus = PANE_LOG;
+    diff_free(&a->df.doc);
+    /* written into NAME.part, renamed by the engine; the agent's log and transcript are NAME's */
+    const char *args[] = {"write",
+                          "--session",
+                          a->opt.session,
+                          "--direction",
+                          p->id,
+                          "--out",
+                          a->eng.part_dir,
+                          "--files-as",
+                          a->eng.cand_dir,
+                          "--agent",
+                          a->opt.agent ? a->opt.agent : "tuner",
+                          "--events",
+                          NULL};
+    view_focus(a, PANE_LOG);
     a->bottom = PANE_LOG;
     spawn_kwb(a, JOB_WRITE, "write", 0, args);
 }
@@ -393,7 +412,7 @@ void flow_accept(tui_app *a)
     case ROUND_VERDICT: decide(a, ROUND_ACCEPT, NULL); break;
     default: app_status(a, TC_WARNING, "nothing to accept now"); break;
     }
-    a->dirty = 1;
+    view_mark_all(a, 0); /* the step, the candidate and the jobs show in every view */
 }
 
 /* Opens the reason prompt, for a rejection or (OVERRULE) for overruling the verdict. */
@@ -403,7 +422,7 @@ static void ask_reason(tui_app *a, int overrule)
     a->prompt = PROMPT_REASON;
     a->input[0] = '\0';
     a->input_len = 0;
-    a->dirty = 1;
+    view_mark_bars(a); /* the prompt is on the status line */
 }
 
 void flow_reject(tui_app *a)
@@ -412,8 +431,8 @@ void flow_reject(tui_app *a)
         app_status(a, TC_WARNING, "nothing to reject now");
         return;
     }
-    if (a->eng.step == ROUND_CHOOSE &&
-        (a->ps[PANE_PROPOSALS].sel >= a->nprops || strcmp(a->props[a->ps[PANE_PROPOSALS].sel].state, "pending") != 0)) {
+    if (a->eng.step == ROUND_CHOOSE && (a->view[PANE_PROPOSALS].sel >= a->pr.nprops ||
+                                        strcmp(a->pr.props[a->view[PANE_PROPOSALS].sel].state, "pending") != 0)) {
         app_status(a, TC_WARNING, "select a pending direction to reject");
         return;
     }
@@ -453,8 +472,8 @@ void flow_reject_with(tui_app *a, const char *reason)
         }
         decide(a, a->reason_overrule ? ROUND_OVERRULE : ROUND_ACCEPT, why);
     } else if (a->eng.step == ROUND_CHOOSE) {
-        int i = a->ps[PANE_PROPOSALS].sel;
-        proposal *p = &a->props[i];
+        int i = a->view[PANE_PROPOSALS].sel;
+        proposal *p = &a->pr.props[i];
         if (round_decline(&a->eng, p->source[0] ? p->source : "tuner", p->id, p->title, why, &err) != 0) {
             app_status(a, TC_ERROR, "%s", err.msg);
             return;
@@ -464,8 +483,8 @@ void flow_reject_with(tui_app *a, const char *reason)
         app_status(a, TC_NORMAL, "%s rejected: %s", p->id, why);
         snprintf(a->said, sizeof a->said, "%s", a->status);
         int left = 0;
-        for (int k = 0; k < a->nprops; k++)
-            left += strcmp(a->props[k].state, "pending") == 0;
+        for (int k = 0; k < a->pr.nprops; k++)
+            left += strcmp(a->pr.props[k].state, "pending") == 0;
         if (!left)
             propose(a);
     } else if (a->eng.step == ROUND_REVIEW) {
@@ -474,20 +493,20 @@ void flow_reject_with(tui_app *a, const char *reason)
         if (round_decline(&a->eng, NULL, NULL, NULL, r2, &err) != 0)
             app_log(a, TC_LOG_ERROR, "%s", err.msg);
         a->chosen = -1;
-        a->focus = PANE_PROPOSALS;
+        view_focus(a, PANE_PROPOSALS);
         app_status(a, TC_NORMAL, "%s rejected at review", a->eng.cand_name);
         model_reload(a);
         propose(a);
     }
-    a->dirty = 1;
+    view_mark_all(a, 0); /* the step, the candidate and the jobs show in every view */
 }
 
 /* The candidate's file named by the diff's first file header, or NULL. */
 static char *changed_file(tui_app *a)
 {
-    for (int i = 0; i < a->diff.nlines; i++)
-        if (a->diff.lines[i].kind == 'F') {
-            const char *p = a->diff.lines[i].text; /* "b/sub/file.c": the path relative to the candidate */
+    for (int i = 0; i < a->df.doc.nlines; i++)
+        if (a->df.doc.lines[i].kind == 'F') {
+            const char *p = a->df.doc.lines[i].text; /* "b/sub/file.c": the path relative to the candidate */
             const char *rel = (p[0] == 'a' || p[0] == 'b') && p[1] == '/' ? p + 2 : p;
             char *path = xasprintf("%s/%s", a->eng.cand_dir, rel);
             struct stat st;
@@ -543,12 +562,12 @@ void flow_edit(tui_app *a, void (*suspend)(void), void (*resume)(void))
     if (ftree_diff(a->best_dir, a->eng.cand_dir, &diff, &err) != 0) {
         app_log(a, TC_LOG_ERROR, "diff: %s", err.msg);
     } else {
-        diff_free(&a->diff);
-        diff_parse(diff.s, &a->diff);
+        diff_free(&a->df.doc);
+        diff_parse(diff.s, &a->df.doc);
         app_status(a, TC_NORMAL, "edited: the diff is fresh; a accepts, x rejects");
     }
     strbuf_free(&diff);
-    a->full_redraw = a->dirty = 1;
+    view_mark_all(a, 1);
 }
 
 /* Undo (REDO 0) or redo (1) through the engine; the round then starts over from the store. */
@@ -573,7 +592,7 @@ static void undo_redo(tui_app *a, int redo)
     for (int i = 0; i < JOB_MAX; i++)
         if (a->jobs[i].active && a->jobs[i].kind == JOB_PROPOSE)
             job_cancel(&a->jobs[i]);
-    a->nprops = 0; /* the store says which directions are decided now */
+    a->pr.nprops = 0; /* the store says which directions are decided now */
     a->chosen = -1;
     model_reload(a);
     if (a->eng.step == ROUND_VERDICT) { /* a candidate's decision taken back: its verdict again */
@@ -599,8 +618,8 @@ void flow_redo(tui_app *a)
 
 void flow_profile(tui_app *a)
 {
-    int s = a->ps[PANE_WORKLOADS].sel;
-    if (s >= a->norder || !a->best_dir[0]) {
+    int s = a->view[PANE_WORKLOADS].sel;
+    if (s >= a->wl.norder || !a->best_dir[0]) {
         app_status(a, TC_WARNING, "select a workload of an evaluated session");
         return;
     }
@@ -610,7 +629,7 @@ void flow_profile(tui_app *a)
                           "--solution",
                           a->best_dir,
                           "--workload",
-                          a->rows[a->order[s]].uuid,
+                          a->wl.rows[a->wl.order[s]].uuid,
                           "--device",
                           a->opt.device ? a->opt.device : "cpu",
                           "--session",

@@ -5,7 +5,7 @@
 #ifndef KWB_TUI_FLOW_H
 #define KWB_TUI_FLOW_H
 
-#include "tui/app.h"
+#include "tui/workbench.h"
 
 /* Job kinds. */
 enum { JOB_PROPOSE = 1, JOB_WRITE, JOB_EVAL, JOB_PROFILE };

@@ -6,29 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tui/command.h"
 #include "xalloc.h"
-
-const tui_command tui_commands[] = {
-    {"set", "NAME = VALUE",
-     "diff-mode auto|side-by-side|unified, line-graphics auto|utf-8|ascii, mouse yes|no, "
-     "theme NAME... (applied at once)"},
-    {"color", "CLASS FG BG [ATTR...]", "a class's colours (kwb-themes(5)), applied at once"},
-    {"bind", "SCOPE KEY REQUEST", "a key for a request, generic or in one pane"},
-    {"source", "FILE", "read a configuration file"},
-    {"select", "PANE [ROW]", "focus a pane (focus is the same), select a row"},
-    {"filter", "[RE]", "keep the workloads whose row matches RE (none: all)"},
-    {"search", "RE", "find RE in the focused pane"},
-    {"sort", "COLUMN [desc]", "sort the workloads table"},
-    {"reject", "REASON", "reject what is in front, with REASON"},
-    {"resize", "COLSxROWS", "the size (script mode)"},
-    {"dump-screen", "[--normalize] FILE", "the screen as text"},
-    {"dump-attrs", "FILE", "the screen's runs of classes"},
-    {"dump-model", "FILE", "focus, selections, step, proposals"},
-    {"startup-time", "", "ms from start to the first frame"},
-    {"time-keys", "N KEY", "ms per keystroke to frame"},
-    {"q", "", "quit"},
-    {NULL, NULL, NULL},
-};
 
 /* The first request of each group and the group's title. */
 static const struct {

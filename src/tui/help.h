@@ -1,5 +1,5 @@
 /* help.h - the help screen's text and the ':' prompt's completion, both generated from the
- * request table (request.h, with the user's bindings) and the table of ':' commands here, so the
+ * request table (request.h, with the user's bindings) and the table of ':' commands (command.h), so the
  * help lists every request and every command with its arguments, grouped. */
 #ifndef KWB_TUI_HELP_H
 #define KWB_TUI_HELP_H
@@ -7,14 +7,6 @@
 #include <stddef.h>
 
 #include "tui/request.h"
-
-/* One ':' command beyond the request names: its name, its arguments and what it does. */
-typedef struct tui_command {
-    const char *name, *args, *help;
-} tui_command;
-
-/* The ':' commands, ending with a NULL name. */
-extern const tui_command tui_commands[];
 
 /* The help's lines for keymap KM into *lines (free with help_free); returns their count. */
 int help_build(const keymap *km, char ***lines);

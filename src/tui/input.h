@@ -3,7 +3,7 @@
 #ifndef KWB_TUI_INPUT_H
 #define KWB_TUI_INPUT_H
 
-#include "tui/app.h"
+#include "tui/workbench.h"
 
 /* Handles one key KEY (a curses or request.h key code). */
 void input_key(tui_app *a, int key);

@@ -11,10 +11,19 @@ static layout_rect rect(int y, int x, int h, int w)
     return (layout_rect){y, x, h, w, h >= 2 && w >= 10};
 }
 
-/* Wide: workloads over diff on the left; bottleneck, proposals, history and log on the right. */
-static void wide(layout *l, int top, int h)
+/* The left column's width: what the table wants (WANT; 0: three fifths), between two fifths and
+ * two thirds of the width, so that the extra width of a wide terminal goes to the right, where
+ * the log and the proposals have long lines. */
+static int left_width(int cols, int want)
 {
-    int left = l->cols * 3 / 5, right = l->cols - left - 1;
+    int lo = cols * 2 / 5, hi = want <= 0 ? cols * 3 / 5 : cols * 2 / 3;
+    return want <= 0 ? hi : want < lo ? lo : want > hi ? hi : want;
+}
+
+/* Wide: workloads over diff on the left; bottleneck, proposals, history and log on the right. */
+static void wide(layout *l, int top, int h, int want)
+{
+    int left = left_width(l->cols, want), right = l->cols - left - 1;
     int wl = h * 2 / 5;
     l->pane[PANE_WORKLOADS] = rect(top, 0, wl, left);
     l->pane[PANE_DIFF] = rect(top + wl, 0, h - wl, left);
@@ -29,9 +38,9 @@ static void wide(layout *l, int top, int h)
 }
 
 /* Wide with the diff focused: the table and the proposals above, the diff across the whole width. */
-static void wide_diff(layout *l, int top, int h)
+static void wide_diff(layout *l, int top, int h, int want)
 {
-    int left = l->cols * 3 / 5, right = l->cols - left - 1, up = h * 2 / 5, bn = 5;
+    int left = left_width(l->cols, want), right = l->cols - left - 1, up = h * 2 / 5, bn = 5;
     l->pane[PANE_WORKLOADS] = rect(top, 0, up, left);
     l->pane[PANE_BOTTLENECK] = rect(top, left + 1, bn, right);
     l->pane[PANE_PROPOSALS] = rect(top + bn, left + 1, up - bn, right);
@@ -56,7 +65,7 @@ static void narrow(layout *l, int top, int h, int bottom)
     l->sep_y1 = top + wl + mid - 1;
 }
 
-layout layout_compute(int rows, int cols, int bottom, int diff_zoom)
+layout layout_compute(int rows, int cols, int bottom, int diff_zoom, int want_left)
 {
     layout l;
     memset(&l, 0, sizeof l);
@@ -72,9 +81,9 @@ layout layout_compute(int rows, int cols, int bottom, int diff_zoom)
     l.keybar_row = rows - 1;
     l.wide = cols >= 120 && rows >= 32;
     if (l.wide && diff_zoom)
-        wide_diff(&l, 1, rows - 3);
+        wide_diff(&l, 1, rows - 3, want_left);
     else if (l.wide)
-        wide(&l, 1, rows - 3);
+        wide(&l, 1, rows - 3, want_left);
     else
         narrow(&l, 1, rows - 3, bottom);
     return l;

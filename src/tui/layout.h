@@ -28,7 +28,9 @@ typedef struct layout {
 /* The pane name as bindings and dumps write it ("workloads"); index 0 is "generic". */
 extern const char *const layout_pane_names[PANE_COUNT + 1];
 /* Computes the layout for ROWS x COLS; narrow layouts show BOTTOM (diff, log or history) in the
- * shared slot; wide layouts with DIFF_ZOOM give the diff the whole width (history and log hide). */
-layout layout_compute(int rows, int cols, int bottom, int diff_zoom);
+ * shared slot; wide layouts with DIFF_ZOOM give the diff the whole width (history and log hide).
+ * WANT_LEFT is the width the workloads table's content takes (0: unknown): a wide layout's left
+ * column gets that, between two fifths and two thirds of the width, the right column the rest. */
+layout layout_compute(int rows, int cols, int bottom, int diff_zoom, int want_left);
 
 #endif

@@ -3,7 +3,6 @@
 #include "tui/model.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,19 +11,8 @@
 #include "paths.h"
 #include "regimes.h"
 #include "traceset.h"
+#include "tui/view.h"
 #include "xalloc.h"
-
-static const char *const columns[] = {"uuid", "axes", "baseline", "best", "candidate", "speedup", "roofline", "status"};
-
-int model_columns(void)
-{
-    return (int)(sizeof columns / sizeof columns[0]);
-}
-
-const char *model_column_name(int i)
-{
-    return i >= 0 && i < model_columns() ? columns[i] : "";
-}
 
 int model_open(tui_app *a, kwb_error *err)
 {
@@ -48,42 +36,6 @@ void model_close(tui_app *a)
     if (a->ws_open)
         wsclose(&a->h);
     a->ws_open = 0;
-}
-
-/* The log pane and the status line are the model's too: every module may add to them without
- * reaching back into app.c (no circle between the loop and its modules). */
-#define LOG_KEEP 4000
-
-void app_log(tui_app *a, int cls, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *text = NULL;
-    if (vasprintf(&text, fmt, ap) < 0)
-        text = xstrdup("?");
-    va_end(ap);
-    if (a->nlog == LOG_KEEP) {
-        free(a->log[0].text);
-        memmove(a->log, a->log + 1, (LOG_KEEP - 1) * sizeof *a->log);
-        a->nlog--;
-        a->ps[PANE_LOG].sel -= a->ps[PANE_LOG].sel > 0;
-    }
-    int follow = a->ps[PANE_LOG].sel >= a->nlog - 1;
-    a->log = xrealloc(a->log, (size_t)(a->nlog + 1) * sizeof *a->log);
-    a->log[a->nlog++] = (log_line){text, cls};
-    if (follow)
-        a->ps[PANE_LOG].sel = a->nlog - 1;
-    a->dirty = 1;
-}
-
-void app_status(tui_app *a, int cls, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(a->status, sizeof a->status, fmt, ap);
-    va_end(ap);
-    a->status_cls = cls;
-    a->dirty = 1;
 }
 
 /* The axes text and size key of workload UUID, from the definition's workloads (read once). */
@@ -120,11 +72,11 @@ static void axes_of(tui_app *a, const char *uuid, char *axes, size_t cap, double
 
 static wl_line *row_for(tui_app *a, const char *uuid)
 {
-    for (int i = 0; i < a->nrows; i++)
-        if (strcmp(a->rows[i].uuid, uuid) == 0)
-            return &a->rows[i];
-    a->rows = xrealloc(a->rows, (size_t)(a->nrows + 1) * sizeof *a->rows);
-    wl_line *r = &a->rows[a->nrows++];
+    for (int i = 0; i < a->wl.nrows; i++)
+        if (strcmp(a->wl.rows[i].uuid, uuid) == 0)
+            return &a->wl.rows[i];
+    a->wl.rows = xrealloc(a->wl.rows, (size_t)(a->wl.nrows + 1) * sizeof *a->wl.rows);
+    wl_line *r = &a->wl.rows[a->wl.nrows++];
     memset(r, 0, sizeof *r);
     snprintf(r->uuid, sizeof r->uuid, "%s", uuid);
     axes_of(a, uuid, r->axes, sizeof r->axes, &r->key);
@@ -152,6 +104,12 @@ static void merge_table(tui_app *a, int64_t cand, int role)
                 r->best_ms = t.rows[i].baseline_median_ms;
             snprintf(r->status, sizeof r->status, "%s", t.rows[i].status);
             snprintf(r->verdict, sizeof r->verdict, "%s", t.rows[i].verdict);
+            if (t.rows[i].ratio > 0) { /* the verdict's paired ratio: candidate time over the best's */
+                r->paired = 1 / t.rows[i].ratio;
+                r->paired_lo = t.rows[i].ratio_hi > 0 ? 1 / t.rows[i].ratio_hi : 0;
+                r->paired_hi = t.rows[i].ratio_lo > 0 ? 1 / t.rows[i].ratio_lo : 0;
+                a->wl.paired = 1;
+            }
             if (t.rows[i].roofline > 0)
                 r->roofline = t.rows[i].roofline;
         }
@@ -161,7 +119,8 @@ static void merge_table(tui_app *a, int64_t cand, int role)
 
 static void load_table(tui_app *a)
 {
-    a->nrows = 0;
+    a->wl.nrows = 0;
+    a->wl.paired = 0;
     int64_t best = 0, cur = 0;
     kwb_error err = {{0}};
     store_candidate c;
@@ -195,8 +154,8 @@ static void load_table(tui_app *a)
     }
     if (show)
         merge_table(a, show, 2);
-    for (int i = 0; i < a->nrows; i++) {
-        wl_line *r = &a->rows[i];
+    for (int i = 0; i < a->wl.nrows; i++) {
+        wl_line *r = &a->wl.rows[i];
         double now = r->cand_ms > 0 ? r->cand_ms : r->best_ms;
         r->speedup = r->base_ms > 0 && now > 0 ? r->base_ms / now : 0;
     }
@@ -206,26 +165,26 @@ static void load_table(tui_app *a)
  * its latency-weighted roofline share (bottleneck.h's roofline rule). */
 static void load_bottleneck(tui_app *a)
 {
-    a->nbn = 0;
-    int n = a->nrows;
+    a->bn.n = 0;
+    int n = a->wl.nrows;
     if (n == 0)
         return;
     double *key = xcalloc((size_t)n, sizeof *key), *lat = xcalloc((size_t)n, sizeof *lat);
     int *assign = xcalloc((size_t)n, sizeof *assign);
     for (int i = 0; i < n; i++)
-        key[i] = a->rows[i].key, lat[i] = a->rows[i].best_ms;
+        key[i] = a->wl.rows[i].key, lat[i] = a->wl.rows[i].best_ms;
     regime rg[REGIMES_MAX];
     int k = regimes_split(key, lat, n, rg, assign);
-    for (int g = 0; g < k && a->nbn < 8; g++) {
+    for (int g = 0; g < k && a->bn.n < 8; g++) {
         double wsum = 0, rsum = 0;
         for (int i = 0; i < n; i++)
             if (assign[i] == g && lat[i] > 0)
-                wsum += lat[i], rsum += lat[i] * a->rows[i].roofline;
+                wsum += lat[i], rsum += lat[i] * a->wl.rows[i].roofline;
         bottleneck_input in = bottleneck_input_empty();
         in.roofline_share = wsum > 0 ? rsum / wsum : 0;
         in.memory_floor = 1;
         bottleneck b = bottleneck_classify(&in);
-        snprintf(a->bn_evidence[a->nbn++], sizeof a->bn_evidence[0],
+        snprintf(a->bn.evidence[a->bn.n++], sizeof a->bn.evidence[0],
                  "%g-%g: %s  roofline %.0f%%, %d wl, %.0f%% of time", rg[g].key_lo, rg[g].key_hi, b.cls,
                  100 * in.roofline_share, rg[g].count, 100 * rg[g].share);
     }
@@ -238,21 +197,21 @@ static void load_bottleneck(tui_app *a)
 static void load_directions(tui_app *a)
 {
     int keep = 0;
-    for (int i = 0; i < a->nprops; i++)
-        if (strcmp(a->props[i].state, "pending") == 0 || strcmp(a->props[i].state, "chosen") == 0 ||
-            strcmp(a->props[i].state, "written") == 0)
-            a->props[keep++] = a->props[i];
-    a->nprops = keep;
+    for (int i = 0; i < a->pr.nprops; i++)
+        if (strcmp(a->pr.props[i].state, "pending") == 0 || strcmp(a->pr.props[i].state, "chosen") == 0 ||
+            strcmp(a->pr.props[i].state, "written") == 0)
+            a->pr.props[keep++] = a->pr.props[i];
+    a->pr.nprops = keep;
     store_direction *d = NULL;
     int n = 0;
     kwb_error err = {{0}};
     if (store_direction_list(a->h.st, a->session, 0, &d, &n, &err) != 0)
         return;
-    a->props = xrealloc(a->props, (size_t)(a->nprops + n + 1) * sizeof *a->props);
+    a->pr.props = xrealloc(a->pr.props, (size_t)(a->pr.nprops + n + 1) * sizeof *a->pr.props);
     for (int i = n - 1; i >= 0; i--) {
         if (strcmp(d[i].state, "proposed") == 0)
             continue;
-        proposal *p = &a->props[a->nprops++];
+        proposal *p = &a->pr.props[a->pr.nprops++];
         memset(p, 0, sizeof *p);
         snprintf(p->id, sizeof p->id, "%s", d[i].title ? d[i].title : "");
         snprintf(p->title, sizeof p->title, "%s", d[i].rationale ? d[i].rationale : "");
@@ -268,21 +227,21 @@ static void load_history(tui_app *a)
     store_round *r = NULL;
     int n = 0;
     kwb_error err = {{0}};
-    int follow = a->ps[PANE_HISTORY].sel >= a->nhist - 1; /* at the newest round: stay there */
-    a->nhist = 0;
+    int follow = a->view[PANE_HISTORY].sel >= a->hi.n - 1; /* at the newest round: stay there */
+    a->hi.n = 0;
     if (store_trajectory(a->h.st, a->session, 0, &r, &n, &err) != 0)
         return;
-    a->hist = xrealloc(a->hist, (size_t)(n + 1) * sizeof *a->hist);
+    a->hi.points = xrealloc(a->hi.points, (size_t)(n + 1) * sizeof *a->hi.points);
     for (int i = 0; i < n; i++) {
         if (r[i].best_mean_ms <= 0)
             continue;
-        history_point *h = &a->hist[a->nhist++];
+        history_point *h = &a->hi.points[a->hi.n++];
         h->round = r[i].number;
         h->best_ms = r[i].best_mean_ms;
         snprintf(h->title, sizeof h->title, "%s", r[i].title ? r[i].title : "");
     }
-    if (follow && a->nhist > 0)
-        a->ps[PANE_HISTORY].sel = a->nhist - 1;
+    if (follow && a->hi.n > 0)
+        a->view[PANE_HISTORY].sel = a->hi.n - 1;
     store_round_list_free(r, n);
 }
 
@@ -293,12 +252,12 @@ void model_poll_log(tui_app *a)
     store_log_entry *e = NULL;
     int n = 0;
     kwb_error err = {{0}};
-    if (store_log_list(a->h.st, a->session, a->log_after, 200, &e, &n, &err) != 0)
+    if (store_log_list(a->h.st, a->session, a->lg.after, 200, &e, &n, &err) != 0)
         return;
     for (int i = 0; i < n; i++) {
         int cls = strstr(e[i].text, "rejected") || strstr(e[i].text, "failed") ? TC_LOG_WARN : TC_LOG_INFO;
         app_log(a, cls, "[%s] %s", e[i].kind, e[i].text);
-        a->log_after = e[i].id;
+        a->lg.after = e[i].id;
     }
     store_log_list_free(e, n);
 }
@@ -314,7 +273,7 @@ void model_poll_progress(tui_app *a)
         return;
     int done = n > 0 ? r[n - 1].n_done : 0, total = n > 0 ? r[n - 1].n_workloads : 0;
     if (done != a->progress_done || total != a->progress_total)
-        a->dirty = 1;
+        view_mark(a, PANE_LOG); /* its title holds the progress */
     a->progress_done = done;
     a->progress_total = total;
     store_eval_run_list_free(r, n);
@@ -335,81 +294,5 @@ void model_reload(tui_app *a)
     load_directions(a);
     load_history(a);
     model_poll_log(a);
-    model_apply_view(a);
-    a->dirty = 1;
-}
-
-static double column_value(const wl_line *r, int col)
-{
-    switch (col) {
-    case 2: return r->base_ms;
-    case 3: return r->best_ms;
-    case 4: return r->cand_ms;
-    case 5: return r->speedup;
-    case 6: return r->roofline;
-    default: return r->key;
-    }
-}
-
-static const tui_app *sort_app;
-static int compare_rows(const void *pa, const void *pb)
-{
-    const wl_line *x = &sort_app->rows[*(const int *)pa], *y = &sort_app->rows[*(const int *)pb];
-    int c, col = sort_app->sort_col;
-    if (col == 0)
-        c = strcmp(x->uuid, y->uuid);
-    else if (col == 7)
-        c = strcmp(x->status, y->status);
-    else {
-        double u = column_value(x, col), v = column_value(y, col);
-        c = u < v ? -1 : u > v;
-    }
-    if (c == 0)
-        c = *(const int *)pa - *(const int *)pb;
-    return sort_app->sort_desc ? -c : c;
-}
-
-void model_apply_view(tui_app *a)
-{
-    a->order = xrealloc(a->order, (size_t)(a->nrows + 1) * sizeof *a->order);
-    a->norder = 0;
-    pcre2_match_data *md = a->filter_re ? pcre2_match_data_create_from_pattern(a->filter_re, NULL) : NULL;
-    for (int i = 0; i < a->nrows; i++) {
-        if (md) {
-            char line[256];
-            snprintf(line, sizeof line, "%s %s %s", a->rows[i].uuid, a->rows[i].axes, a->rows[i].status);
-            if (pcre2_match(a->filter_re, (PCRE2_SPTR)line, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL) < 0)
-                continue;
-        }
-        a->order[a->norder++] = i;
-    }
-    if (md)
-        pcre2_match_data_free(md);
-    sort_app = a;
-    qsort(a->order, (size_t)a->norder, sizeof *a->order, compare_rows);
-    pane_state *ps = &a->ps[PANE_WORKLOADS];
-    if (ps->sel >= a->norder)
-        ps->sel = a->norder > 0 ? a->norder - 1 : 0;
-    a->dirty = 1;
-}
-
-int model_set_filter(tui_app *a, const char *re, kwb_error *err)
-{
-    pcre2_code *code = NULL;
-    if (re && *re) {
-        int ec;
-        PCRE2_SIZE off;
-        code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, PCRE2_CASELESS | PCRE2_UTF, &ec, &off, NULL);
-        if (!code) {
-            PCRE2_UCHAR msg[256];
-            pcre2_get_error_message(ec, msg, sizeof msg);
-            return kwb_error_set(err, "filter /%s/: at %zu: %s", re, (size_t)off, (const char *)msg);
-        }
-    }
-    if (a->filter_re)
-        pcre2_code_free(a->filter_re);
-    a->filter_re = code;
-    snprintf(a->filter, sizeof a->filter, "%s", re ? re : "");
-    model_apply_view(a);
-    return 0;
+    view_open_all(a);
 }

@@ -41,8 +41,8 @@
     X(CONFIRM, "confirm", "yes: confirm the question asked", "y")                                                      \
     X(CANCEL, "cancel", "cancel the work in flight, close a prompt or the help", "<Esc>")                              \
     X(DIFF_MODE, "diff-mode", "side by side <-> unified", "|")                                                         \
-    X(SCROLL_LEFT, "scroll-left", "scroll the diff (or the focused log) left", "<Left>")                               \
-    X(SCROLL_RIGHT, "scroll-right", "scroll the diff (or the focused log) right", "<Right>")                           \
+    X(SCROLL_LEFT, "scroll-left", "scroll the focused pane left", "<Left>")                                            \
+    X(SCROLL_RIGHT, "scroll-right", "scroll the focused pane right", "<Right>")                                        \
     X(NEXT_HUNK, "next-hunk", "next hunk of the diff", "] @")                                                          \
     X(PREV_HUNK, "prev-hunk", "previous hunk of the diff", "[")                                                        \
     X(QUIT, "quit", "close the help, or quit (asks when work is in flight)", "q")                                      \

@@ -10,7 +10,7 @@
 
 #include "paths.h"
 #include "strbuf.h"
-#include "tui/model.h"
+#include "tui/views.h"
 #include "xalloc.h"
 
 #define STATE_VERSION 1
@@ -48,11 +48,11 @@ void state_load(tui_app *a)
                 if (strcmp(rest, layout_pane_names[p]) == 0)
                     a->focus = p;
         } else if (strcmp(word, "sort") == 0) {
-            a->sort_col = atoi(rest) % model_columns();
-            a->sort_desc = strstr(rest, "desc") != NULL;
+            a->wl.sort_col = atoi(rest) % workloads_columns();
+            a->wl.sort_desc = strstr(rest, "desc") != NULL;
         } else if (strcmp(word, "filter") == 0) {
             kwb_error err = {{0}};
-            bad |= model_set_filter(a, rest, &err) != 0;
+            bad |= workloads_set_filter(a, rest, &err) != 0;
         }
     }
     if (text && (bad || version != STATE_VERSION)) { /* keep it for a look, use the defaults */
@@ -60,7 +60,7 @@ void state_load(tui_app *a)
         rename(path, aside);
         free(aside);
     }
-    model_apply_view(a); /* the restored sort and filter order the rows, not only the header */
+    workloads_apply(a); /* the restored sort and filter order the rows, not only the header */
     free(text);
     free(path);
     free(dir);
@@ -78,10 +78,10 @@ int state_save(const tui_app *a)
         int fd = mkstemp(tmp);
         FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
         if (f) {
-            fprintf(f, "version %d\nfocus %s\nsort %d%s\n", STATE_VERSION, layout_pane_names[a->focus], a->sort_col,
-                    a->sort_desc ? " desc" : "");
-            if (a->filter[0])
-                fprintf(f, "filter %s\n", a->filter);
+            fprintf(f, "version %d\nfocus %s\nsort %d%s\n", STATE_VERSION, layout_pane_names[a->focus], a->wl.sort_col,
+                    a->wl.sort_desc ? " desc" : "");
+            if (a->wl.filter[0])
+                fprintf(f, "filter %s\n", a->wl.filter);
             fflush(f);
             fchmod(fd, 0600);
             rc = fsync(fd) == 0 && fclose(f) == 0 && rename(tmp, path) == 0 ? 0 : -1;

@@ -5,7 +5,7 @@
 #ifndef KWB_TUI_STATE_H
 #define KWB_TUI_STATE_H
 
-#include "tui/app.h"
+#include "tui/workbench.h"
 
 /* Applies the saved state to A (nothing when there is none). */
 void state_load(tui_app *a);

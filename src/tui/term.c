@@ -1,6 +1,7 @@
 /* term.c - the curses front end (see term.h). */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "tui/term.h"
+#include "tui/view.h"
 
 #include <curses.h>
 #include <term.h>
@@ -243,7 +244,7 @@ void term_apply_config(tui_app *a)
         free(shown); /* every row is drawn again in the new looks */
         shown = NULL;
     }
-    a->full_redraw = a->dirty = 1;
+    view_mark_all(a, 1);
 }
 
 static void setup_screen(tui_app *a)
@@ -260,7 +261,7 @@ static void setup_screen(tui_app *a)
 #endif
     apply_looks(a);
     surface_resize(&a->scr, LINES, COLS);
-    a->full_redraw = a->dirty = 1;
+    view_mark_all(a, 1);
 }
 
 int term_init(tui_app *a, kwb_error *err)
@@ -342,7 +343,7 @@ void term_resize(tui_app *a)
     }
     if (active)
         surface_resize(&a->scr, LINES, COLS);
-    a->full_redraw = a->dirty = 1;
+    view_mark_all(a, 1);
 }
 
 static void put_row(const surface *s, int y)

@@ -6,7 +6,7 @@
 #ifndef KWB_TUI_TERM_H
 #define KWB_TUI_TERM_H
 
-#include "tui/app.h"
+#include "tui/workbench.h"
 
 /* Starts curses on the terminal: picks the theme and glyphs, sizes a->scr. 0, or -1 with *err. */
 int term_init(tui_app *a, kwb_error *err);

@@ -69,4 +69,20 @@ expect_grep 'build and evaluate it\? \[y\]es / \[n\]o n$' "$TMP/human.err" "huma
     "declined by the human,candidate declined at review" ] && pass "human mode: both decisions recorded" ||
     fail "human mode: $(sql "SELECT reason FROM decisions")"
 [ "$(cat "$FAKE_AGENT_STATE")" = 1 ] && pass "human mode: the agent ran for the accepted direction only" || fail "human mode: agent runs"
+
+# the workbench: kwb tui's child kwb write writes into NAME.part, which the engine renames to NAME;
+# the agent's log and prompt are named for the candidate NAME, not for its .part folder
+rm -f "$FAKE_AGENT_STATE"
+export FAKE_AGENT_PLAN="good"
+printf '<Enter>\n:dump-model %s\n' "$TMP/tui.model" >"$TMP/tui.script"
+KWB_SCRIPT="$TMP/tui.script" timeout 300 "$KWB" tui --session tui --definition "$DEF" --solution "$TMP/start" \
+    --workloads batch_size=16 --max-time 0.3 --agent command >"$TMP/tui.out" 2>"$TMP/tui.err"
+expect_code 0 "$?" "tui: a direction chosen and written by the command agent"
+expect_grep '^step review' "$TMP/tui.model" "tui: the candidate is under review"
+cand=$(sed -n 's/^candidate //p' "$TMP/tui.model")
+[ -d "$TMP/ws/run/tui/$cand" ] && [ -s "$TMP/ws/run/tui/$cand.agent.log" ] && [ -s "$TMP/ws/run/tui/$cand.prompt.md" ] &&
+    pass "tui: the agent's log and prompt are named for the candidate ($cand)" ||
+    fail "tui: the agent's files for '$cand': $(ls "$TMP/ws/run/tui" | tr '\n' ' ')"
+ls "$TMP/ws/run/tui" >"$TMP/tui.files"
+expect_no_grep '\.part' "$TMP/tui.files" "tui: no file is named for the .part folder"
 finish

@@ -2,7 +2,8 @@
 # kwb run killed (kill -9, with its children) in the middle of a judge resumes there: once during
 # the start's evaluation (round 1) and once during round 2's gate. The next kwb run of the session
 # judges the undecided candidate again (kwb eval --candidate: no "File exists", no second start),
-# decides it and goes on; the store ends with every candidate decided and one start.
+# decides it and goes on; the store ends with every candidate decided and one start. A run stopped
+# at a verdict resumes at that verdict, recorded in the store, without judging again.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/tui_lib.sh" # descendants
 export KWB_WORKSPACE="$TMP/ws"
@@ -56,7 +57,26 @@ st=$(sql "SELECT state FROM candidates WHERE name = '$cand'")
 [ "$(sql "SELECT count(*) FROM candidates WHERE state IN ('new', 'evaluated')")" -eq 0 ] &&
     pass "no candidate left undecided" || fail "undecided candidates left"
 
-# 3. kill -9 at random points, 20 times over (issue 19 item 2): each next kwb run takes up where
+# 3. stopped at the verdict (q; a kill after the verdict leaves the store the same): the next run
+# starts at the verdict recorded then and decides on it, without evaluating the candidate again
+printf 'y\ny\nq\n' | "$KWB" run --definition "$DEF" --solution "$TMP/start" --session s --workloads batch_size=16 \
+    --max-time 0.3 --rounds 1 >/dev/null 2>"$TMP/q.err"
+expect_grep 'quit at the verdict on ' "$TMP/q.err" "human mode: stopped at the verdict"
+cand=$(sql "SELECT name FROM candidates WHERE state IN ('new', 'evaluated') ORDER BY id DESC LIMIT 1")
+runs() { sql "SELECT count(*) FROM eval_runs r JOIN candidates c ON c.id = r.candidate_id WHERE c.name = '$cand'"; }
+before=$(runs)
+[ -n "$cand" ] && [ "$(sql "SELECT count(*) FROM verdicts v JOIN candidates c ON c.id = v.candidate_id WHERE c.name = '$cand'")" -ge 1 ] &&
+    pass "store: the verdict on $cand is recorded" || fail "store: no verdict recorded on '$cand'"
+run --rounds 1 >/dev/null 2>"$TMP/v.err"
+expect_code 0 "$?" "resumed after stopping at the verdict"
+expect_grep "resuming: $cand \(round [0-9]+\) at the verdict recorded before the stop" "$TMP/v.err" \
+    "the run resumes at the recorded verdict on $cand"
+[ "$(runs)" = "$before" ] && pass "$cand is not evaluated again ($before eval runs)" ||
+    fail "$cand evaluated again: $before -> $(runs) eval runs"
+st=$(sql "SELECT state FROM candidates WHERE name = '$cand'")
+[ "$st" = promoted ] || [ "$st" = rejected ] && pass "$cand decided on its recorded verdict ($st)" || fail "$cand is $st"
+
+# 4. kill -9 at random points, 20 times over (issue 19 item 2): each next kwb run takes up where
 # the last was killed; none is stuck on a folder a killed run left, none evaluates the start again
 kills=0
 for i in $(seq 20); do

@@ -7,7 +7,8 @@
 # undoes and redoes it, then edits the next candidate slow (a verdict to reject) and overrules it
 # (promote). After each step the screen's title and status line, kwb log, kwb propose and
 # kwb report agree with the store and the archive (tags, rejected refs). Last, kwb tui is killed
-# (kill -9) in the middle of a judge and started again: it resumes at that judge.
+# (kill -9) in the middle of a judge and started again: it resumes at that judge; killed after the
+# verdict, it shows that verdict without judging again; killed after an undo, it can still redo.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/tui_lib.sh"
 command -v tmux >/dev/null || fail "tmux not found (scripts/bootstrap installs it)"
@@ -196,4 +197,37 @@ wait_for "resuming: $name4 \(round 4\) is judged again" && pass "kill -9: resume
     fail "kill -9: not resumed"
 wait_for "the judge's verdict" 400 && pass "kill -9: the verdict comes" || fail "kill -9: no verdict"
 agree "resumed"
+
+# kill -9 after the verdict: kwb tui shows the verdict recorded before, it does not judge again
+runs=$(sql "SELECT count(*) FROM eval_runs")
+tui=$(cat "$TMP/tui.pid")
+kill -9 "$tui" $(descendants "$tui")
+start_tui 3
+wait_for "resuming: $name4 \(round 4\) at the verdict recorded before kwb stopped" &&
+    pass "kill -9 after the verdict: resumed at the recorded verdict" || fail "kill -9 after the verdict: not at it"
+agree "resumed at the verdict"
+if grep -q 'judge: started' "$TMP/pane" || [ "$(sql "SELECT count(*) FROM eval_runs")" != "$runs" ]; then
+    fail "resumed at the verdict: judged again (eval runs $runs -> $(sql "SELECT count(*) FROM eval_runs"))"
+else
+    pass "resumed at the verdict: no evaluation ran again"
+fi
+
+# undo, kill -9, start again: the redo stack is in the store, so redo still works
+keys a
+wait_for "$name4 (promoted|rejected)[;,]" || fail "round 4: decided"
+decided=$(cand_state "$name4")
+keys u
+wait_for "undone: candidate $name4 $decided" || fail "round 4: undo"
+[ "$(sql "SELECT count(*) FROM redo")" -ge 1 ] && pass "store: the undone decision is kept for redo" || fail "store: no redo rows"
+tui=$(cat "$TMP/tui.pid")
+kill -9 "$tui" $(descendants "$tui")
+start_tui 4
+wait_for "resuming: $name4 \(round 4\) at the verdict recorded" || fail "after undo and kill -9: not at the verdict"
+keys U
+wait_for "redone: candidate $name4 $decided" && pass "redo after kill -9 and a restart: $name4 $decided again" ||
+    fail "redo after a restart"
+[ "$(cand_state "$name4")" = "$decided" ] && [ "$(sql "SELECT count(*) FROM redo")" = 0 ] &&
+    pass "store: $name4 $decided, the redo stack empty" || fail "store after redo: $(cand_state "$name4"), redo rows $(sql "SELECT count(*) FROM redo")"
+keys U
+wait_for "nothing to redo" && pass "redo again: nothing to redo" || fail "redo again"
 finish

@@ -36,6 +36,7 @@ cat >"$TMP/round.script" <<SCRIPT
 # accept: build, then kwb judge against the best (gate, sweep, replay, held-out shapes)
 a
 :dump-screen --normalize $D/confirm-80x24.txt
+:dump-screen $D/confirm-raw.txt
 :dump-model $D/confirm.model
 # confirm the promotion
 y
@@ -56,6 +57,15 @@ expect_grep 'diff-del-emph' "$D/review-160x48.attrs" "side by side: changed word
 expect_grep 'diff-add-emph' "$D/review-160x48.attrs" "side by side: changed words marked (added)"
 expect_grep '^step verdict' "$D/confirm.model" "gate and sweep done: the verdict"
 expect_grep 'gate passed on( <n>|[0-9]+) representative\(s\) \([0-9a-f]{8}\): faster on' "$D/confirm-80x24.txt" "the verdict: the gate passed"
+expect_grep 'candidate +paired +roofline' "$D/confirm-80x24.txt" "beside the verdict: the speedup column is the paired comparison, so labelled"
+expect_grep "paired: the verdict's ratio" "$D/confirm-80x24.txt" "the table's title says what the paired figure is"
+shown=$(awk '$1 == "63d4cb66" { print $6 }' "$D/confirm-raw.txt")
+want=$(sqlite3 "$TMP/ws/kwb.db" "SELECT printf('%.2fx', 1.0 / e.ratio) FROM evaluations e JOIN eval_runs r ON r.id = e.eval_run_id
+    JOIN candidates c ON c.id = r.candidate_id WHERE c.name = 'r2-tune-NAP_US-1' AND e.workload_uuid LIKE '63d4cb66%'
+    AND e.ratio > 0 ORDER BY r.id DESC LIMIT 1")
+[ -n "$want" ] && [ "$shown" = "$want" ] && pass "the speedup beside the verdict is the judge's paired ratio ($shown)" ||
+    fail "speedup beside the verdict: shown '$shown', the judge's paired ratio '$want'"
+expect_grep 'candidate +vs start +roofline' "$D/final-160x48.txt" "with no candidate judged: the speedup over the start, so labelled"
 expect_grep '^proposal accepted tune\.NAP_US=1' "$D/final.model" "the direction is accepted"
 expect_grep '^best r2-tune-NAP_US-1' "$D/final.model" "the candidate is the best"
 n_rows=$(grep -cE '^[0-9a-f]{8} batch_size=16 ' "$D/final-160x48.txt")

@@ -19,6 +19,38 @@ cat >"$TMP/keys.script" <<SCRIPT
 :select workloads 0
 j j
 :dump-model $TMP/m1
+# repaint by marking: a step in the table draws the table again and nothing else
+:dump-model $TMP/d1
+j
+:dump-model $TMP/d2
+k
+# sideways in the focused view, both ways, whichever it is
+<Right> <Right>
+:dump-model $TMP/s1
+<Left>
+:dump-model $TMP/s2
+<Left>
+:select log 0
+<Right>
+:dump-model $TMP/s3
+<Left>
+:select workloads 2
+# Enter: a row in full (the whole uuid), then a bottleneck line in full
+<Enter>
+:dump-screen $TMP/full-row.txt
+q
+:select bottleneck 1
+<Enter>
+:dump-screen $TMP/full-bn.txt
+q
+:select workloads 2
+# columns sized to their content; a wide terminal's extra width goes to the log and proposals
+:resize 120x40
+:dump-screen $TMP/w120.txt
+:dump-model $TMP/w120.model
+:resize 200x60
+:dump-model $TMP/w200.model
+:resize 80x24
 / 63d4 <Enter>
 :dump-model $TMP/m2
 <Esc>
@@ -32,6 +64,8 @@ j j
 <PgDn>
 :dump-screen $TMP/help2.txt
 :dump-model $TMP/mhelp
+G
+:dump-screen $TMP/help3.txt
 q
 :resize 60x20
 :dump-screen $TMP/small.txt
@@ -49,6 +83,7 @@ G
 :dump-screen $TMP/edited.txt
 x edited<Space>away <Enter>
 :dump-model $TMP/m9
+:sort
 :no-such-command
 SCRIPT
 printf '#!/bin/sh\necho "$1" >>"%s/editor.log"\nprintf "/* edited by the fake editor */\\n" >>"$1"\n' "$TMP" >"$TMP/fake-editor"
@@ -57,13 +92,40 @@ VISUAL= EDITOR="$TMP/fake-editor" KWB_SCRIPT="$TMP/keys.script" timeout 120 "$KW
 expect_code 1 "$?" "a script with a bad command exits 1"
 expect_grep 'keys.script:[0-9]+: .*unknown command' "$TMP/err" "the bad command is named FILE:LINE"
 expect_grep '^pane workloads rows 7 sel 2' "$TMP/m1" "j j moves the selection"
+draws() { sed -n "s/^draws.* $2 \([0-9]*\).*/\1/p" "$1"; }
+[ "$(($(draws "$TMP/d2" workloads) - $(draws "$TMP/d1" workloads)))" -eq 1 ] &&
+    [ "$(draws "$TMP/d2" log)" = "$(draws "$TMP/d1" log)" ] && [ "$(draws "$TMP/d2" proposals)" = "$(draws "$TMP/d1" proposals)" ] &&
+    [ "$(draws "$TMP/d2" bottleneck)" = "$(draws "$TMP/d1" bottleneck)" ] &&
+    pass "j repaints the table's view only (views marked, not the screen)" ||
+    fail "j repainted: $(grep ^draws "$TMP/d1") -> $(grep ^draws "$TMP/d2")"
+expect_grep '^pane workloads rows 7 sel 2 top 0 hscroll [1-9][0-9]* ' "$TMP/s1" "Right scrolls the focused table sideways"
+expect_grep '^pane diff .* hscroll 0 ' "$TMP/s1" "Right leaves the diff when the table has the focus"
+expect_grep '^pane workloads .* hscroll [1-9]' "$TMP/s2" "Left scrolls back one step"
+expect_grep '^pane log .* hscroll [1-9]' "$TMP/s3" "Right scrolls the focused log sideways"
+expect_grep '^ workload [0-9a-f]{8}-[0-9a-f]{4}-' "$TMP/full-row.txt" "Enter: the row in full, the whole uuid"
+expect_grep '^ kwb: in full' "$TMP/full-row.txt" "Enter: the detail view"
+expect_grep '^ 16-16: .*roofline [0-9]+%, 7 wl, [0-9]+% of time$' "$TMP/full-bn.txt" "Enter: a bottleneck line in full"
+expect_grep '^[0-9a-f]{8} batch_size=16 ' "$TMP/w120.txt" "120x40: the axes column holds the whole axes"
+wl200=$(sed -n 's/^pane workloads .* width \([0-9]*\).*/\1/p' "$TMP/w200.model")
+log200=$(sed -n 's/^pane log .* width \([0-9]*\).*/\1/p' "$TMP/w200.model")
+[ -n "$wl200" ] && [ "$wl200" -lt 100 ] && [ "$log200" -gt 100 ] &&
+    pass "200x60: the table takes what it needs ($wl200), the log the rest ($log200)" ||
+    fail "200x60: table $wl200, log $log200 columns"
 expect_grep '^pane workloads rows 1 ' "$TMP/m2" "/ filters the table"
 expect_grep '^filter 63d4' "$TMP/m2" "the filter is kept"
 expect_grep '^pane workloads rows 7 ' "$TMP/m3" "Esc clears the filter"
 expect_grep '^sort speedup desc' "$TMP/m4" ":sort"
 expect_grep '^focus proposals' "$TMP/m5" "Tab Tab: bottleneck, then proposals"
 expect_grep '<F2> <F1> *help|\? <F1> <F2> *help|<F2>.*help' "$TMP/help.txt" "help lists the config's binding"
-cat "$TMP/help.txt" "$TMP/help2.txt" >"$TMP/help-all.txt"
+cat "$TMP/help.txt" "$TMP/help2.txt" "$TMP/help3.txt" >"$TMP/help-all.txt"
+# one table of ':' commands: the help lists each with its arguments, the dispatch checks them
+missing=""
+while IFS='|' read -r name args; do
+    grep -qF " :$name${args:+ $args}  " "$TMP/help-all.txt" || missing="$missing :$name"
+done < <(sed -n 's/^ *X([A-Z_]*, "\([a-z-]*\)", "\([^"]*\)".*/\1|\2/p' "$top_srcdir/src/tui/command.h")
+[ -z "$missing" ] && [ "$(grep -c '^ *X([A-Z_]*, "' "$top_srcdir/src/tui/command.h")" -ge 17 ] &&
+    pass "the help lists every ':' command of the table with its arguments" || fail "the help lacks:$missing"
+expect_grep 'keys.script:[0-9]+: :sort: usage: :sort COLUMN \[desc\]' "$TMP/err" "a command without its arguments: its usage from the table"
 expect_grep 'x d +reject +reject the direction' "$TMP/help-all.txt" "help comes from the request table"
 expect_grep '^ lines 1-22 of [0-9]+: ' "$TMP/help.txt" "help at 80x24: a page and where it is"
 expect_grep '^ lines 2[0-9]-' "$TMP/help2.txt" "PgDn scrolls the help within itself"

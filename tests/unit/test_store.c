@@ -184,7 +184,8 @@ static void test_schema_new_file(void **state)
     char mode[16];
     sql_text(f->path, "PRAGMA journal_mode", mode, sizeof mode);
     assert_string_equal(mode, "wal");
-    assert_int_equal(sql_int(f->path, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 13);
+    assert_int_equal(sql_int(f->path, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"),
+                     15); /* 13, verdicts and redo */
     /* The indexes the TUI's queries rely on. */
     assert_int_equal(sql_int(f->path, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN "
                                       "('eval_runs_best', 'eval_runs_candidate', 'log_session')"),
@@ -249,7 +250,7 @@ static void test_migrate_writer_from_3(void **state)
     store_close(st);
     sql_exec(
         f->path,
-        "ALTER TABLE candidates DROP COLUMN writer; PRAGMA user_version = 3;"
+        "ALTER TABLE candidates DROP COLUMN writer; DROP TABLE verdicts; DROP TABLE redo; PRAGMA user_version = 3;"
         "INSERT INTO sessions (id, name, definition, created_at) VALUES (1, 'a', 'd', 0), (2, 'b', 'd', 0),"
         " (3, 'c', 'd', 0);"
         "INSERT INTO candidates (id, session_id, parent_id, origin, name, created_at) VALUES"
@@ -892,6 +893,60 @@ static void test_decision_undo(void **state)
     check_integrity(f->path);
 }
 
+/* The round engine's state that outlives a process: undone groups stay for redo across a reopen,
+ * newest first, and a verdict counts only for the eval run it was given on. */
+static void test_redo_and_verdicts(void **state)
+{
+    fixture *f = *state;
+    kwb_error err = {{0}};
+    int64_t s = 0, d1 = 0, d2 = 0, run = 0;
+    store *st = open_rw(f);
+    OK(store_session_create(st, "s", "d", &s, &err));
+    const double ms[] = {1, 1};
+    int64_t cand = evaluated(st, f, s, "r2-x", 2, ms, "complete");
+    OK(store_direction_add(st, s, 0, "tuner", "tune.A=1", "a", &d1, &err));
+    OK(store_direction_add(st, s, 0, "tuner", "tune.B=1", "b", &d2, &err));
+    store_decision g1[1] = {{.direction = d1, .decision = "rejected", .reason = "one", .title = "tune.A=1"}};
+    store_decision g2[2] = {{.direction = d2, .decision = "accepted", .reason = "two", .title = "tune.B=1"},
+                            {.candidate = cand, .decision = "promoted", .reason = "faster"}};
+    OK(store_redo_push(st, s, g1, 1, &err));
+    OK(store_redo_push(st, s, g2, 2, &err));
+    OK(store_verdict_add(st, s, cand, 1, "end", "gate passed", &err));
+    store_close(st);
+
+    st = open_rw(f); /* a restarted kwb */
+    store_decision *d = NULL;
+    int n = 0, promote = 0;
+    OK(store_redo_top(st, s, &d, &n, &err));
+    assert_int_equal(n, 2); /* the newest undo, in the order it was kept */
+    assert_int_equal(d[0].direction, d2);
+    assert_string_equal(d[0].reason, "two");
+    assert_int_equal(d[1].candidate, cand);
+    assert_string_equal(d[1].decision, "promoted");
+    store_decision_list_free(d, n);
+    OK(store_redo_drop(st, s, 0, &err));
+    OK(store_redo_top(st, s, &d, &n, &err));
+    assert_int_equal(n, 1);
+    assert_string_equal(d[0].title, "tune.A=1");
+    store_decision_list_free(d, n);
+    OK(store_redo_push(st, s, g2, 2, &err));
+    OK(store_redo_drop(st, s, 1, &err)); /* a new decision: nothing to redo */
+    OK(store_redo_top(st, s, &d, &n, &err));
+    assert_int_equal(n, 0);
+
+    char stage[16], *reason = NULL;
+    assert_int_equal(store_verdict_last(st, cand, &promote, stage, sizeof stage, &reason, &err), 1);
+    assert_int_equal(promote, 1);
+    assert_string_equal(stage, "end");
+    assert_string_equal(reason, "gate passed");
+    free(reason);
+    OK(store_eval_begin(st, cand, 0, "cpu", "kwb-runner 1", 2, &run, &err)); /* measured again */
+    assert_int_equal(store_verdict_last(st, cand, &promote, stage, sizeof stage, &reason, &err), 0);
+    assert_null(reason);
+    store_close(st);
+    check_integrity(f->path);
+}
+
 static void test_best_candidate(void **state)
 {
     fixture *f = *state;
@@ -1253,6 +1308,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_profiles_agents_notes_log, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rounds_and_directions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_decision_undo, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_redo_and_verdicts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_best_candidate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_current_candidate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lock_alive_holder, setup, teardown),

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tui/columns.h"
 #include "tui/conf.h"
 #include "tui/diffview.h"
 #include "tui/layout.h"
@@ -30,8 +31,9 @@ static void test_layout_sweep(void **state)
     for (int rows = 5; rows <= 100; rows += 1)
         for (int cols = 20; cols <= 300; cols += 7)
             for (int bottom = PANE_DIFF; bottom <= PANE_HISTORY; bottom++)
-                for (int zoom = 0; zoom < 2; zoom++) {
-                    layout l = layout_compute(rows, cols, bottom, zoom);
+                for (int zoom = 0; zoom < 4; zoom++) {
+                    static const int wants[] = {0, 60, 100, 400}; /* the table's width: any */
+                    layout l = layout_compute(rows, cols, bottom, zoom & 1, wants[(rows + cols + zoom) % 4]);
                     if (rows < LAYOUT_MIN_ROWS || cols < LAYOUT_MIN_COLS) {
                         assert_true(l.too_small);
                         continue;
@@ -53,6 +55,71 @@ static void test_layout_sweep(void **state)
                     if (!l.wide)
                         assert_true(l.pane[bottom].visible);
                 }
+}
+
+/* A wide terminal's extra width goes to the right (log, proposals) once the table has what it wants;
+ * the table gets what it wants between two fifths and two thirds of the width. */
+static void test_layout_widths(void **state)
+{
+    (void)state;
+    layout l = layout_compute(60, 200, PANE_LOG, 0, 80);
+    assert_true(l.wide);
+    assert_int_equal(l.pane[PANE_WORKLOADS].w, 80);
+    assert_int_equal(l.pane[PANE_LOG].w, 119);
+    assert_int_equal(l.pane[PANE_PROPOSALS].w, 119);
+    assert_int_equal(layout_compute(60, 200, PANE_LOG, 0, 0).pane[PANE_WORKLOADS].w, 120);   /* unknown: 3/5 */
+    assert_int_equal(layout_compute(60, 200, PANE_LOG, 0, 300).pane[PANE_WORKLOADS].w, 133); /* at most 2/3 */
+    assert_int_equal(layout_compute(60, 200, PANE_LOG, 0, 20).pane[PANE_WORKLOADS].w, 80);   /* at least 2/5 */
+    assert_int_equal(layout_compute(40, 120, PANE_LOG, 0, 100).pane[PANE_WORKLOADS].w, 80);
+    assert_int_equal(layout_compute(40, 120, PANE_LOG, 0, 75).pane[PANE_WORKLOADS].w, 75);
+}
+
+/* Columns get what they want when it fits; otherwise the widest give way first, never below
+ * their minimum. */
+static void test_columns_fit(void **state)
+{
+    (void)state;
+    int want[4] = {8, 40, 9, 20}, min[4] = {8, 6, 9, 6}, out[4];
+    assert_int_equal(columns_fit(want, min, 4, 1, 100, out), 80);
+    assert_memory_equal(out, want, sizeof want);
+    assert_int_equal(columns_fit(want, min, 4, 1, 50, out), 50);
+    int expect[4] = {8, 15, 9, 15};
+    assert_memory_equal(out, expect, sizeof expect);
+    assert_int_equal(columns_fit(want, min, 4, 1, 10, out), 32); /* the minimums do not fit */
+    int mins[4] = {8, 6, 9, 6};
+    assert_memory_equal(out, mins, sizeof mins);
+}
+
+static char *dump_text(const surface *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    surface_dump_text(s, f);
+    fclose(f);
+    return buf;
+}
+
+/* A row written column by column: cut cells end with the glyph, right alignment, and the row
+ * scrolled sideways by SKIP columns. */
+static void test_column_line(void **state)
+{
+    (void)state;
+    surface s = {0};
+    s.g = tui_glyphs_for(0);
+    surface_resize(&s, 2, 24);
+    for (int y = 0; y < 2; y++) {
+        column_line l = column_line_start(&s, y, 1, 23, y == 0 ? 0 : 6);
+        column_put(&l, "63d4cb66", 8, 0, TC_NORMAL, 1);
+        column_put(&l, "batch_size=16", 6, 0, TC_NORMAL, 1);
+        column_put(&l, "1.5x", 6, 1, TC_SPEEDUP_FASTER, 1);
+        column_put(&l, "PASSED", 0, 0, TC_STATUS_PASSED, 0);
+    }
+    char *text = dump_text(&s);
+    /* the first row ends at the pane's edge after the speedup; scrolled, the status is cut there */
+    assert_string_equal(text, " 63d4cb66 batch~   1.5x\n 66 batch~   1.5x PASS~\n");
+    free(text);
+    surface_free(&s);
 }
 
 static const char *const patch =
@@ -204,8 +271,9 @@ static void test_surface(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_layout_sweep), cmocka_unit_test(test_diff_pairs), cmocka_unit_test(test_keys),
-        cmocka_unit_test(test_config),       cmocka_unit_test(test_themes),     cmocka_unit_test(test_surface),
+        cmocka_unit_test(test_layout_sweep),  cmocka_unit_test(test_diff_pairs),  cmocka_unit_test(test_keys),
+        cmocka_unit_test(test_config),        cmocka_unit_test(test_themes),      cmocka_unit_test(test_surface),
+        cmocka_unit_test(test_layout_widths), cmocka_unit_test(test_columns_fit), cmocka_unit_test(test_column_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
