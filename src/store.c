@@ -413,6 +413,7 @@ struct store {
     sqlite3 *db;
     char *path;
     int readonly;
+    int stale;   /* opened read-only on an older schema (check_kind refused it) */
     int batch;   /* inside store_batch_begin/commit */
     int last_rc; /* extended result code of the last failed step */
     char host[256];
@@ -791,6 +792,7 @@ static int check_kind(store *st, int *version, kwb_error *err)
                              "%s: store schema version %d is newer than this kwb understands (%d); "
                              "use a newer kwb",
                              st->path, *version, N_MIGRATIONS);
+    st->stale = st->readonly && *version >= 1 && *version < N_MIGRATIONS; /* 0: an empty file, left alone */
     if (st->readonly && *version < N_MIGRATIONS)
         return kwb_error_set(err,
                              "%s: store schema version %d must be migrated to %d; a command that "
@@ -845,6 +847,8 @@ static int configure(store *st, kwb_error *err)
     return 0;
 }
 
+static store *reopen_migrated(const char *path, kwb_error *err);
+
 store *store_open(const char *path, int readonly, kwb_error *err)
 {
     if (readonly && access(path, F_OK) != 0) {
@@ -868,10 +872,23 @@ store *store_open(const char *path, int readonly, kwb_error *err)
     /* The kind is checked before any setting that writes (journal_mode writes the header). */
     if (check_kind(st, &version, err) || configure(st, err) ||
         (!readonly && version < N_MIGRATIONS && migrate(st, err))) {
+        int migrate_first = st->stale && access(path, W_OK) == 0;
         store_close(st);
-        return NULL;
+        return migrate_first ? reopen_migrated(path, err) : NULL;
     }
     return st;
+}
+
+/* A read-only opener met an older schema in a file it may write (an archived workspace, a
+ * store of an older kwb): migrated by a read-write open, then opened read-only again. */
+static store *reopen_migrated(const char *path, kwb_error *err)
+{
+    memset(err, 0, sizeof *err);
+    store *rw = store_open(path, 0, err);
+    if (!rw)
+        return NULL;
+    store_close(rw);
+    return store_open(path, 1, err);
 }
 
 void store_close(store *st)

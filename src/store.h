@@ -27,8 +27,9 @@ typedef struct store store;
 /* The schema version this code writes (PRAGMA user_version after migration). */
 int store_schema_version(void);
 /* Opens the store at PATH, creating it when missing unless READONLY, and migrates it forward
- * (read-write only). Refuses a non-SQLite file, an SQLite file that is not a kwb store, a
- * schema newer than this code's and, read-only, one that needs migrating. NULL on error. */
+ * (read-only too, when the file may be written). Refuses a non-SQLite file, an SQLite file that
+ * is not a kwb store, a schema newer than this code's and, read-only, one that needs migrating
+ * and cannot be written. NULL on error. */
 store *store_open(const char *path, int readonly, kwb_error *err);
 /* Closes ST (NULL is fine); an open batch is rolled back. */
 void store_close(store *st);

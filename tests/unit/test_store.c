@@ -239,6 +239,24 @@ static void test_migrate_from_empty_file(void **state)
     check_integrity(f->path);
 }
 
+/* A read-only opener (kwb log, kwb report) of an older store it may write migrates it first
+ * instead of refusing: an archived workspace opens with a newer kwb. */
+static void test_readonly_open_migrates(void **state)
+{
+    fixture *f = *state;
+    kwb_error err = {{0}};
+    store *st = open_rw(f);
+    store_close(st);
+    sql_exec(f->path, "ALTER TABLE candidates DROP COLUMN writer; DROP TABLE verdicts; DROP TABLE redo;"
+                      " PRAGMA user_version = 3;");
+    st = store_open(f->path, 1, &err);
+    assert_non_null(st);
+    assert_true(store_is_readonly(st));
+    store_close(st);
+    assert_int_equal(sql_int(f->path, "PRAGMA user_version"), store_schema_version());
+    assert_int_equal(sql_int(f->path, "SELECT count(*) FROM sqlite_master WHERE name IN ('verdicts', 'redo')"), 2);
+}
+
 /* A schema 3 store, where every candidate but the start says 'human' (or 'agent'), is migrated:
  * who wrote each is told from the direction decided in its round ('tuner' for knob changes, a
  * skill's for an agent) and the session's agent calls (only command ones: a command agent). */
@@ -1296,6 +1314,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reopen_idempotent, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_from_empty_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_writer_from_3, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_readonly_open_migrates, setup, teardown),
         cmocka_unit_test_setup_teardown(test_future_version_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_a_store, setup, teardown),
         cmocka_unit_test_setup_teardown(test_readonly_refuses_writes, setup, teardown),
