@@ -187,19 +187,25 @@ static void test_precision_stop(void **state)
 
 /* A paired timing stops once the verdict is decided: a candidate twice as fast is decided at
  * the first look, however noisy the medians still are. */
-static void test_paired_stops_when_decided(void **state)
+/* A paired timing under policy P of a 1 ms candidate against a 2 ms baseline, 10 % noise. */
+static verdict run_paired_2x(timing_policy p, timing_series s[2])
 {
-    (void)state;
     memset(&the_fake, 0, sizeof the_fake);
     the_fake.ms[0] = 1.0;
     the_fake.ms[1] = 2.0;
     the_fake.noise = 0.1;
     device dev = {&fake_ops, NULL};
-    timing_policy p = {.min_samples = 20, .max_time_s = 60, .ci_target = 0.001};
-    timing_series s[2];
     verdict v;
     kwb_error err = {{0}};
     assert_int_equal(timing_measure(&dev, &p, 2, no_call, NULL, s, &v, &err), 0);
+    return v;
+}
+
+static void test_paired_stops_when_decided(void **state)
+{
+    (void)state;
+    timing_series s[2];
+    verdict v = run_paired_2x((timing_policy){.min_samples = 20, .max_time_s = 60, .ci_target = 0.001}, s);
     assert_int_equal(v.kind, VERDICT_FASTER);
     assert_int_equal(s[0].n, 20);
     assert_true(s[0].ci_rel > 0.001); /* not as precise as a lone series would have been made */
@@ -212,16 +218,9 @@ static void test_paired_stops_when_decided(void **state)
 static void test_paired_cap_leaves_enough_pairs(void **state)
 {
     (void)state;
-    memset(&the_fake, 0, sizeof the_fake);
-    the_fake.ms[0] = 1.0;
-    the_fake.ms[1] = 2.0;
-    the_fake.noise = 0.1;
-    device dev = {&fake_ops, NULL};
     timing_policy p = {.min_samples = 20, .max_time_s = 0, .ci_target = 0.001};
     timing_series s[2];
-    verdict v;
-    kwb_error err = {{0}};
-    assert_int_equal(timing_measure(&dev, &p, 2, no_call, NULL, s, &v, &err), 0);
+    verdict v = run_paired_2x(p, s);
     assert_int_equal(s[0].n, 10);
     assert_int_equal(s[1].n, 10);
     assert_int_equal(v.kind, VERDICT_FASTER);
