@@ -26,13 +26,34 @@ struct cupti_timer {
     next_fn next_record;
 };
 
+/* One activity record kept for a batch: its launch's correlation id and its span. */
+typedef struct span_rec {
+    uint32_t corr;
+    unsigned char probe; /* the clock probe kernel, which delimits the calls of a batch */
+    uint64_t start, end;
+} span_rec;
+
 /* What the completion callback gathers (CUPTI has one client per process). */
 static struct {
     next_fn next_record;
     uint64_t first_start;
     uint64_t last_end;
     int kernels;
+    int keep; /* batch mode: every record is kept in recs */
+    span_rec *recs;
+    size_t nrecs, cap;
 } cupti_seen;
+
+static void keep_record(uint32_t corr, int probe, uint64_t start, uint64_t end)
+{
+    if (!cupti_seen.keep)
+        return;
+    if (cupti_seen.nrecs == cupti_seen.cap) {
+        cupti_seen.cap = cupti_seen.cap ? 2 * cupti_seen.cap : 256;
+        cupti_seen.recs = xrealloc(cupti_seen.recs, cupti_seen.cap * sizeof *cupti_seen.recs);
+    }
+    cupti_seen.recs[cupti_seen.nrecs++] = (span_rec){corr, (unsigned char)probe, start, end};
+}
 
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
@@ -67,14 +88,19 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     while (valid > 0 && cupti_seen.next_record(buffer, valid, &rec) == CUPTI_SUCCESS) {
         if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
             const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
+            int probe = k->name && strcmp(k->name, CUDA_SUPPORT_PROBE_KERNEL) == 0;
             if (!is_helper(k->name))
                 note_span(k->start, k->end);
+            if (probe || !is_helper(k->name))
+                keep_record(k->correlationId, probe, k->start, k->end);
         } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
             const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)rec;
             note_span(m->start, m->end);
+            keep_record(m->correlationId, 0, m->start, m->end);
         } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
             const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)rec;
             note_span(m->start, m->end);
+            keep_record(m->correlationId, 0, m->start, m->end);
         }
     }
     free(buffer);
@@ -134,6 +160,60 @@ void cupti_timer_begin(cupti_timer *t)
 {
     t->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     cupti_seen.kernels = 0;
+    cupti_seen.keep = 0;
+}
+
+void cupti_timer_begin_batch(cupti_timer *t)
+{
+    cupti_timer_begin(t);
+    cupti_seen.nrecs = 0;
+    cupti_seen.keep = 1;
+}
+
+static int by_correlation(const void *a, const void *b)
+{
+    const span_rec *x = a, *y = b;
+    return x->corr < y->corr ? -1 : x->corr > y->corr;
+}
+
+/* Adds record R to call I's span: its first start, last end and record count. */
+static void add_to_call(const span_rec *r, int i, uint64_t *first, uint64_t *end, int *kernels)
+{
+    if (r->end <= r->start)
+        return;
+    if (kernels[i] == 0 || r->start < first[i])
+        first[i] = r->start;
+    if (kernels[i] == 0 || r->end > end[i])
+        end[i] = r->end;
+    kernels[i]++;
+}
+
+int cupti_timer_end_batch(cupti_timer *t, int k, double *ms, int *kernels)
+{
+    t->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    cupti_seen.keep = 0;
+    span_rec *r = cupti_seen.recs;
+    size_t n = cupti_seen.nrecs;
+    qsort(r, n, sizeof *r, by_correlation);
+    uint64_t *first = xcalloc((size_t)k + 1, sizeof *first), *end = xcalloc((size_t)k + 1, sizeof *end);
+    uint64_t opened = 0; /* start of the probe that opened the call in flight */
+    int probes = 0, ok = 1;
+    memset(kernels, 0, sizeof *kernels * (size_t)k);
+    for (size_t j = 0; j < n && ok; j++) {
+        if (r[j].probe) {
+            opened = r[j].start;
+            probes++;
+        } else if (probes % 2 == 1 && probes / 2 < k) { /* between the probes of call probes/2 */
+            ok = r[j].start >= opened;                  /* correlation ids follow the order of the launches */
+            add_to_call(&r[j], probes / 2, first, end, kernels);
+        }
+    }
+    ok = ok && probes == 2 * k;
+    for (int i = 0; i < k; i++)
+        ms[i] = ok && kernels[i] > 0 ? (double)(end[i] - first[i]) * 1e-6 : 0;
+    free(first);
+    free(end);
+    return ok ? 0 : -1;
 }
 
 int cupti_timer_end(cupti_timer *t, double *ms, int *kernels)
@@ -156,6 +236,9 @@ void cupti_timer_close(cupti_timer *t)
     t->disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     t->disable(CUPTI_ACTIVITY_KIND_MEMCPY);
     t->disable(CUPTI_ACTIVITY_KIND_MEMSET);
+    free(cupti_seen.recs);
+    cupti_seen.recs = NULL;
+    cupti_seen.nrecs = cupti_seen.cap = 0;
     dlclose(t->lib);
     free(t);
 }

@@ -19,6 +19,13 @@ void cupti_timer_begin(cupti_timer *t);
  * memsets that ran since begin() into *ms and their count into *kernels. Returns 0, or -1
  * when no record arrived (*kernels is then 0). */
 int cupti_timer_end(cupti_timer *t, double *ms, int *kernels);
+/* As begin(), and keeps every record with its launch's correlation id for end_batch(). */
+void cupti_timer_begin_batch(cupti_timer *t);
+/* After the device is synchronized: the spans of the K calls since begin_batch(), each the
+ * records whose launches came between the two clock probes queued around it, into ms[0..K)
+ * and their counts into kernels[0..K). Returns 0, or -1 when the records cannot be split so
+ * (a probe missing, or a record that ran before its call's opening probe). */
+int cupti_timer_end_batch(cupti_timer *t, int k, double *ms, int *kernels);
 /* Stops tracing and frees t; NULL is allowed. */
 void cupti_timer_close(cupti_timer *t);
 

@@ -50,6 +50,11 @@ typedef struct device_ops {
     /* Times one call of CALL(ctx, which) under policy P (cold caches when p->cold). */
     int (*sample)(device *d, const struct timing_policy *p, device_call call, void *ctx, int which, device_sample *out,
                   kwb_error *err);
+    /* Times K calls CALL(ctx, which[i]) back to back with one synchronization for all, each
+     * sampled as sample() would (its own flush, span and events), into out[0..K). NULL when
+     * the device has no batched path (the timing loop then samples one by one). */
+    int (*sample_batch)(device *d, const struct timing_policy *p, device_call call, void *ctx, const int *which, int k,
+                        device_sample *out, kwb_error *err);
     /* Name of the primary timer ("cupti", "events", "clock_gettime"). */
     const char *(*timer)(device *d);
     /* Nonzero once the device cannot be used any more (a sticky CUDA error); the runner

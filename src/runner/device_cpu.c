@@ -350,6 +350,17 @@ static int cpu_digest(device *d, const void *p, size_t n, uint64_t key, uint64_t
     return 0;
 }
 
+/* K samples one after another with no hook between them: the timing loop's batched schedule
+ * (hooks deferred to the end of the batch) exercised on the CPU, as the GPU runs it. */
+static int cpu_sample_batch(device *d, const timing_policy *p, device_call call, void *ctx, const int *which, int k,
+                            device_sample *out, kwb_error *err)
+{
+    for (int i = 0; i < k; i++)
+        if (cpu_sample(d, p, call, ctx, which[i], &out[i], err) != 0)
+            return -1;
+    return 0;
+}
+
 static const device_ops cpu_ops = {
     .kind = "cpu",
     .alloc = cpu_alloc,
@@ -359,6 +370,7 @@ static const device_ops cpu_ops = {
     .sync = cpu_sync,
     .fill_random = cpu_fill_random,
     .sample = cpu_sample,
+    .sample_batch = cpu_sample_batch,
     .timer = cpu_timer,
     .broken = cpu_broken,
     .stream = cpu_stream,

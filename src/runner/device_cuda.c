@@ -18,6 +18,7 @@
 #include "runner/cupti_timer.h"
 #include "runner/device.h"
 #include "runner/peaks_cache.h"
+#include "runner/timing.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -40,7 +41,9 @@ typedef struct cuda_priv {
     volatile int *hold_flag;             /* host-mapped */
     int *hold_flag_dev;
     int *timed_out;            /* device */
-    unsigned long long *probe; /* device: clock0, time0, clock1, time1 */
+    unsigned long long *probe; /* device: clock0, time0, clock1, time1 per call of a batch */
+    cudaEvent_t batch_start[TIMING_BATCH_MAX], batch_stop[TIMING_BATCH_MAX];
+    int no_batch; /* a batch's records could not be split by call: sample one by one */
     void *flush_buf;
     size_t flush_bytes;
     int l2_bytes, persist_max, sms, clock_khz, mem_clock_khz, mem_bus_bits;
@@ -131,9 +134,9 @@ static int cuda_fill_random(device *d, void *dst, kwb_dtype t, size_t n, uint64_
     return cuda_sync(d, err);
 }
 
-/* Cold caches: write twice the L2, then read it back so that the lines left are clean (as
- * Nsight Compute's cache control leaves them), drop persisting lines, persisting limit 0. */
-static int cuda_flush_caches(device *d, kwb_error *err)
+/* Queues the cache flush's work: write twice the L2, then read it back so that the lines left
+ * are clean (as Nsight Compute's cache control leaves them). */
+static int queue_flush(device *d, kwb_error *err)
 {
     cuda_priv *p = priv(d);
     static unsigned char byte;
@@ -142,10 +145,24 @@ static int cuda_flush_caches(device *d, kwb_error *err)
         cuda_fail(d, (cudaError_t)cuda_support_read(p->stream, p->flush_buf, p->flush_bytes, (int *)p->probe),
                   "L2 flush", err) != 0)
         return -1;
+    return 0;
+}
+
+/* Persisting lines dropped, persisting limit 0. */
+static void drop_persisting(cuda_priv *p)
+{
     if (p->persist_max > 0) {
         cudaCtxResetPersistingL2Cache();
         cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
     }
+}
+
+/* Cold caches: the flush's work, then no persisting lines. */
+static int cuda_flush_caches(device *d, kwb_error *err)
+{
+    if (queue_flush(d, err) != 0)
+        return -1;
+    drop_persisting(priv(d));
     return 0;
 }
 
@@ -155,15 +172,22 @@ static void cuda_flush(device *d)
     cuda_flush_caches(d, &err);
 }
 
-/* SM clock from the two probes, in MHz; 0 when the reading makes no sense. */
+/* SM clock in MHz from the readings V of the probes before and after a call (clock, time,
+ * clock, time); 0 when the reading makes no sense. */
+static double clock_between(const cuda_priv *p, const unsigned long long *v)
+{
+    double cycles = (double)(v[2] - v[0]), ns = (double)(v[3] - v[1]);
+    double mhz = ns > 0 ? cycles / ns * 1e3 : 0;
+    return mhz > 0 && mhz < 4.0 * p->clock_khz / 1e3 ? mhz : 0;
+}
+
+/* SM clock from the two probes of the last sample, in MHz; 0 when unknown. */
 static double probe_clock_mhz(device *d)
 {
     unsigned long long v[4];
     if (cudaMemcpy(v, priv(d)->probe, sizeof v, cudaMemcpyDeviceToHost) != cudaSuccess)
         return 0;
-    double cycles = (double)(v[2] - v[0]), ns = (double)(v[3] - v[1]);
-    double mhz = ns > 0 ? cycles / ns * 1e3 : 0;
-    return mhz > 0 && mhz < 4.0 * priv(d)->clock_khz / 1e3 ? mhz : 0;
+    return clock_between(priv(d), v);
 }
 
 /* Queues hold, probe, start event; runs the call; queues stop event and probe. */
@@ -274,6 +298,14 @@ static int capture_replay(device *d, device_call call, void *ctx, int which, int
     return rc;
 }
 
+/* The launch front end (measured once per GPU) added to a span that saw kernels, as
+ * Nsight Compute's duration counts it. */
+static void add_front_end(const cuda_priv *p, device_sample *x)
+{
+    if (x->kernels > 0 && !p->raw_span)
+        x->ms += p->peaks.front_end_us * 1e-3;
+}
+
 static int cuda_sample(device *d, const timing_policy *pol, device_call call, void *ctx, int which, device_sample *out,
                        kwb_error *err)
 {
@@ -288,8 +320,8 @@ static int cuda_sample(device *d, const timing_policy *pol, device_call call, vo
     /* The kernel's activity record starts when its first block starts; the launch front end
      * before it (measured once per GPU, Nsight Compute's duration counts it) is added, once
      * per call, so kwb's figure is the call's device time as ncu defines it. */
-    if (rc == 0 && out->kernels > 0 && !priv(d)->raw_span)
-        out->ms += priv(d)->peaks.front_end_us * 1e-3;
+    if (rc == 0)
+        add_front_end(priv(d), out);
     if (g.exec) {
         cudaGraphExecDestroy(g.exec);
         if (rc == 0) {
@@ -298,6 +330,94 @@ static int cuda_sample(device *d, const timing_policy *pol, device_call call, vo
                 out->event_ms /= pol->graph;
         }
     }
+    return rc;
+}
+
+/* Queues call I of a batch behind the held stream: its flush, then probe, event, the call,
+ * event, probe. */
+static int queue_batch_call(device *d, const timing_policy *pol, device_call call, void *ctx, int which, int i,
+                            kwb_error *err)
+{
+    cuda_priv *p = priv(d);
+    if ((pol->cold && queue_flush(d, err) != 0) ||
+        cuda_fail(d, (cudaError_t)cuda_support_probe(p->stream, p->probe + 4 * i), "probe", err) ||
+        cuda_fail(d, cudaEventRecord(p->batch_start[i], p->stream), "event", err))
+        return -1;
+    int rc = call(ctx, which, err);
+    cudaEventRecord(p->batch_stop[i], p->stream);
+    cuda_support_probe(p->stream, p->probe + 4 * i + 2);
+    return rc;
+}
+
+/* Fills the K samples of a synchronized batch from its events, probes and CUPTI records. */
+static int read_batch(device *d, const timing_policy *pol, int k, device_sample *out, kwb_error *err)
+{
+    cuda_priv *p = priv(d);
+    double ms[TIMING_BATCH_MAX];
+    int kernels[TIMING_BATCH_MAX], timed_out = 0;
+    unsigned long long v[4 * TIMING_BATCH_MAX];
+    if (cupti_timer_end_batch(p->cupti, k, ms, kernels) != 0)
+        p->no_batch = 1; /* these samples fall back to their events; later ones are taken alone */
+    if (cuda_fail(d, cudaMemcpy(v, p->probe, sizeof *v * 4 * (size_t)k, cudaMemcpyDeviceToHost), "probe", err) ||
+        cuda_fail(d, cudaMemcpy(&timed_out, p->timed_out, sizeof timed_out, cudaMemcpyDeviceToHost), "probe", err))
+        return -1;
+    for (int i = 0; i < k; i++) {
+        float ev = 0;
+        device_sample *x = &out[i];
+        cudaEventElapsedTime(&ev, p->batch_start[i], p->batch_stop[i]);
+        x->event_ms = timed_out ? -1 : ev;
+        x->kernels = p->no_batch ? 0 : kernels[i];
+        if (x->kernels == 0 && timed_out)
+            return kwb_error_set(err, "the call synchronized the device inside while no CUPTI span was "
+                                      "available: it cannot be timed");
+        x->ms = x->kernels > 0 ? ms[i] : ev;
+        x->flush_ms = pol->cold ? p->flush_ms : 0;
+        x->clock_mhz = clock_between(p, v + 4 * i);
+        x->throttled = x->clock_mhz > 0 && x->clock_mhz < THROTTLE_SHARE * p->clock_khz / 1e3;
+        add_front_end(p, x);
+    }
+    return 0;
+}
+
+/* K samples back to back: every call with its own flush, probes and events queued behind one
+ * hold, one synchronization, CUPTI's records split by call. The one-by-one path serves while
+ * the flush is still being timed, without CUPTI, and after a batch that could not be split. */
+static int cuda_sample_batch(device *d, const timing_policy *pol, device_call call, void *ctx, const int *which, int k,
+                             device_sample *out, kwb_error *err)
+{
+    cuda_priv *p = priv(d);
+    if (p->no_batch || !p->cupti || k > TIMING_BATCH_MAX || (pol->cold && p->flushes_timed < FLUSH_TIMED)) {
+        for (int i = 0; i < k; i++)
+            if (cuda_sample(d, pol, call, ctx, which[i], &out[i], err) != 0)
+                return -1;
+        return 0;
+    }
+    double t0 = proc_now();
+    if (pol->cold)
+        drop_persisting(p);
+    if (cuda_fail(d, cudaMemsetAsync(p->timed_out, 0, sizeof(int), p->stream), "reset", err) || cuda_sync(d, err))
+        return -1;
+    cupti_timer_begin_batch(p->cupti);
+    *p->hold_flag = 0;
+    __sync_synchronize();
+    if (cuda_fail(d, (cudaError_t)cuda_support_hold(p->stream, p->hold_flag_dev, HOLD_TIMEOUT_NS, p->timed_out), "hold",
+                  err))
+        return -1;
+    int rc = 0;
+    for (int i = 0; i < k && rc == 0; i++)
+        rc = queue_batch_call(d, pol, call, ctx, which[i], i, err);
+    *p->hold_flag = 1;
+    __sync_synchronize();
+    double t1 = proc_now();
+    if (rc != 0 || cuda_sync(d, err) != 0)
+        return -1;
+    double t2 = proc_now();
+    rc = read_batch(d, pol, k, out, err);
+    double t3 = proc_now();
+    p->sample_wall[2] += t1 - t0; /* queued: flushes and calls */
+    p->sample_wall[1] += t2 - t1; /* the one synchronization */
+    p->sample_wall[4] += t3 - t2; /* records, probes and events */
+    p->samples += k;
     return rc;
 }
 
@@ -375,6 +495,10 @@ static void cuda_close(device *d)
         cudaEventDestroy(p->stop);
         cudaEventDestroy(p->flush_start);
         cudaEventDestroy(p->flush_stop);
+        for (int i = 0; i < TIMING_BATCH_MAX; i++) {
+            cudaEventDestroy(p->batch_start[i]);
+            cudaEventDestroy(p->batch_stop[i]);
+        }
         cudaStreamDestroy(p->stream);
     }
     free(p);
@@ -432,6 +556,7 @@ static const device_ops cuda_ops = {
     .sync = cuda_sync,
     .fill_random = cuda_fill_random,
     .sample = cuda_sample,
+    .sample_batch = cuda_sample_batch,
     .timer = cuda_timer,
     .broken = cuda_broken,
     .stream = cuda_stream,
@@ -624,10 +749,15 @@ static int setup(device *d, kwb_error *err)
         cuda_fail(d, cudaHostAlloc((void **)&p->hold_flag, sizeof(int), cudaHostAllocMapped), "host flag", err) ||
         cuda_fail(d, cudaHostGetDevicePointer((void **)&p->hold_flag_dev, (void *)p->hold_flag, 0), "flag", err) ||
         cuda_fail(d, cudaMalloc((void **)&p->timed_out, sizeof(int)), "cudaMalloc", err) ||
-        cuda_fail(d, cudaMalloc((void **)&p->probe, 4 * sizeof(unsigned long long)), "cudaMalloc", err) ||
+        cuda_fail(d, cudaMalloc((void **)&p->probe, 4 * TIMING_BATCH_MAX * sizeof(unsigned long long)), "cudaMalloc",
+                  err) ||
         cuda_fail(d, cudaMalloc(&p->flush_buf, p->flush_bytes), "cudaMalloc", err) ||
         cuda_fail(d, cudaMalloc((void **)&p->digest_slot, sizeof *p->digest_slot), "cudaMalloc", err))
         return -1;
+    for (int i = 0; i < TIMING_BATCH_MAX; i++)
+        if (cuda_fail(d, cudaEventCreate(&p->batch_start[i]), "event", err) ||
+            cuda_fail(d, cudaEventCreate(&p->batch_stop[i]), "event", err))
+            return -1;
     p->digest_ok = digest_self_test(d);
     return 0;
 }
@@ -652,6 +782,7 @@ device *device_cuda_open(int ordinal, const char *cache_dir, kwb_error *err)
     if (!p->cupti)
         snprintf(p->cupti_note, sizeof p->cupti_note, "CUPTI unavailable (%.180s): held-stream events", cerr.msg);
     p->raw_span = getenv("KWB_RAW_SPAN") && strcmp(getenv("KWB_RAW_SPAN"), "1") == 0;
+    p->no_batch = getenv("KWB_NO_BATCH") && *getenv("KWB_NO_BATCH");
     load_or_measure_peaks(d, cache_dir);
     return d;
 }

@@ -168,6 +168,77 @@ int timing_measure(device *dev, const timing_policy *p, int n, device_call call,
     return timing_measure_hooked(dev, p, n, call, ctx, NULL, series, gate, err);
 }
 
+/* Callee of the timed call at position C of the schedule: rounds A B, B A, A B, ... */
+static int scheduled(int n, long c)
+{
+    long round = c / n, k = c % n;
+    return (int)((round & 1) ? n - 1 - k : k);
+}
+
+/* Rounds (of N calls from position C) that may be sampled as one batch: 0 when the device has
+ * no batched path, graph replay is on, or the hooks allow fewer than two rounds. */
+static int batch_rounds(const device *dev, const timing_policy *p, int n, long c, const timing_hooks *hooks, void *ctx,
+                        int *which)
+{
+    if (!dev->ops->sample_batch || p->graph > 0 || (hooks && !hooks->free_run))
+        return 0;
+    int k = TIMING_BATCH_MAX / n * n;
+    for (int i = 0; i < k; i++)
+        which[i] = scheduled(n, c + i);
+    int free = hooks ? hooks->free_run(ctx, which, k) : k;
+    int rounds = (free < k ? free : k) / n;
+    return rounds >= 2 ? rounds : 0;
+}
+
+/* Adds sample X of callee WHICH (after its hook) to its series. */
+static void take_sample(const timing_policy *p, timing_series *s, const device_sample *x, int mark)
+{
+    s->flush_s += x->flush_ms * 1e-3;
+    if (x->throttled) {
+        s->dropped++;
+        return;
+    }
+    series_add(s, x, mark);
+    s->device_s += x->ms * 1e-3 * (p->graph > 0 ? p->graph : 1);
+}
+
+/* Runs the after hooks of the K calls just sampled and takes their samples; HOOKS_S gains the
+ * hooks' wall time. */
+static int after_samples(const timing_policy *p, const timing_hooks *hooks, void *ctx, const int *which,
+                         const device_sample *x, int k, timing_series *series, double *hooks_s, kwb_error *err)
+{
+    for (int i = 0; i < k; i++) {
+        int mark;
+        double h0 = proc_now();
+        if (after_call(hooks, ctx, which[i], &mark, err) != 0)
+            return -1;
+        *hooks_s += proc_now() - h0;
+        take_sample(p, &series[which[i]], &x[i], mark);
+    }
+    return 0;
+}
+
+/* Samples the N calls of one round, or ROUNDS rounds as one batch when ROUNDS > 0, from
+ * schedule position C. */
+static int sample_rounds(device *dev, const timing_policy *p, int n, long c, int rounds, device_call call, void *ctx,
+                         const timing_hooks *hooks, int *which, timing_series *series, double *hooks_s, kwb_error *err)
+{
+    device_sample x[TIMING_BATCH_MAX];
+    memset(x, 0, sizeof x);
+    if (rounds > 0) {
+        if (dev->ops->sample_batch(dev, p, call, ctx, which, rounds * n, x, err) != 0)
+            return -1;
+        return after_samples(p, hooks, ctx, which, x, rounds * n, series, hooks_s, err);
+    }
+    for (int k = 0; k < n; k++) {
+        which[k] = scheduled(n, c + k);
+        if (dev->ops->sample(dev, p, call, ctx, which[k], &x[k], err) != 0 ||
+            after_samples(p, hooks, ctx, &which[k], &x[k], 1, series, hooks_s, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_call call, void *ctx,
                           const timing_hooks *hooks, timing_series *series, verdict *gate, kwb_error *err)
 {
@@ -177,25 +248,12 @@ int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_cal
         return -1;
     double start = proc_now(), hooks_s = 0; /* the hooks' time does not count against max_time_s */
     size_t gate_next = 0;
-    for (int round = 0;; round++) {
-        for (int k = 0; k < n; k++) {
-            int which = (round & 1) ? n - 1 - k : k; /* A B, B A, A B, ... */
-            device_sample x = {0};
-            int mark;
-            if (dev->ops->sample(dev, p, call, ctx, which, &x, err) != 0)
-                return -1;
-            double h0 = proc_now();
-            if (after_call(hooks, ctx, which, &mark, err) != 0)
-                return -1;
-            hooks_s += proc_now() - h0;
-            series[which].flush_s += x.flush_ms * 1e-3;
-            if (x.throttled) {
-                series[which].dropped++;
-            } else {
-                series_add(&series[which], &x, mark);
-                series[which].device_s += x.ms * 1e-3 * (p->graph > 0 ? p->graph : 1);
-            }
-        }
+    int which[TIMING_BATCH_MAX];
+    for (long c = 0;;) {
+        int rounds = batch_rounds(dev, p, n, c, hooks, ctx, which);
+        if (sample_rounds(dev, p, n, c, rounds, call, ctx, hooks, which, series, &hooks_s, err) != 0)
+            return -1;
+        c += (long)n * (rounds > 0 ? rounds : 1);
         double total = proc_now() - start, elapsed = total - hooks_s;
         int evidence = !hooks || !hooks->enough || hooks->enough(ctx);
         int gate_starved =

@@ -60,12 +60,19 @@ typedef enum timing_mark {
  * next call, make fresh inputs) and sets *mark to the timing_mark of the call it follows.
  * EXTRA_WARMUP calls are added to the timed warm-up (a randomised count). ENOUGH (may be
  * NULL) says whether the checks have seen enough calls of each kind to judge: sampling does
- * not stop for precision before it does (the time caps still apply). */
+ * not stop for precision before it does (the time caps still apply). FREE_RUN (may be NULL:
+ * none) says how many of the next K planned calls (callees WHICH[0..K)) may run back to back
+ * with their AFTER hooks run only after the last of them: none may be a checked call, and
+ * only the last may be one whose hook prepares the next (poisons, refreshes). */
 typedef struct timing_hooks {
     int (*after)(void *ctx, int which, int *mark, kwb_error *err);
     int extra_warmup;
     int (*enough)(void *ctx);
+    int (*free_run)(void *ctx, const int *which, int k);
 } timing_hooks;
+
+/* Most calls a device's batched path takes at once (device_ops.sample_batch). */
+#define TIMING_BATCH_MAX 16
 
 /* The summary of the plain samples (mark MARK_PLAIN) when there are at least 3 of them, else
  * of all N; MARK may be NULL (all plain). The runner and the parent both use it. */

@@ -255,12 +255,111 @@ static void test_hooks_evidence(void **state)
     hook_calls = 0;
     device dev = {&fake_ops, NULL};
     timing_policy p = {.min_samples = 10, .max_time_s = 60, .ci_target = 0.005};
-    timing_hooks h = {count_after, 0, enough_after_100};
+    timing_hooks h = {.after = count_after, .enough = enough_after_100};
     timing_series s;
     kwb_error err = {{0}};
     assert_int_equal(timing_measure_hooked(&dev, &p, 1, no_call, NULL, &h, &s, NULL, &err), 0);
     assert_true(s.n >= 99 && s.n <= 100); /* the warm-up's call counts too */
     timing_series_free(&s);
+}
+
+/* The batched path: a device that takes several calls at once, hooks that allow runs of
+ * scripted lengths. A call whose hook is "busy" (it would poison or refresh) must have its hook
+ * run before the next call is made; runs are whole rounds, in A B B A order, at most
+ * TIMING_BATCH_MAX calls. */
+static struct {
+    int made, hooked; /* calls made (warm-up included), hooks run */
+    int sampled;      /* calls sampled */
+    int busy_at;      /* the schedule position of the next busy call */
+    int script_i;     /* next run length from the script */
+    int batches, violations, order_errors, too_long;
+} bt;
+static const int bt_script[] = {5, 1, 12, 40, 3, 16, 2, 7, 33, 4};
+
+static void bt_next_busy(void)
+{
+    bt.busy_at += bt_script[bt.script_i++ % (int)(sizeof bt_script / sizeof *bt_script)];
+}
+
+static int bt_call(void *ctx, int which, kwb_error *err)
+{
+    (void)ctx, (void)which, (void)err;
+    if (bt.made > bt.busy_at && bt.hooked <= bt.busy_at)
+        bt.violations++; /* a call made before the busy call's hook ran */
+    bt.made++;
+    return 0;
+}
+
+static int bt_sample(device *d, const timing_policy *p, device_call call, void *ctx, int which, device_sample *out,
+                     kwb_error *err)
+{
+    (void)d, (void)p;
+    int round = bt.sampled / 2, k = bt.sampled % 2;
+    if (which != ((round & 1) ? 1 - k : k))
+        bt.order_errors++;
+    bt.sampled++;
+    call(ctx, which, err);
+    out->ms = 1.0;
+    out->event_ms = -1;
+    return 0;
+}
+
+static int bt_batch(device *d, const timing_policy *p, device_call call, void *ctx, const int *which, int k,
+                    device_sample *out, kwb_error *err)
+{
+    bt.batches++;
+    bt.too_long += k > TIMING_BATCH_MAX || k % 2 != 0;
+    for (int i = 0; i < k; i++)
+        bt_sample(d, p, call, ctx, which[i], &out[i], err);
+    return 0;
+}
+
+static int bt_after(void *ctx, int which, int *mark, kwb_error *err)
+{
+    (void)ctx, (void)which, (void)err;
+    *mark = MARK_PLAIN;
+    if (bt.hooked++ == bt.busy_at)
+        bt_next_busy();
+    return 0;
+}
+
+static int bt_free_run(void *ctx, const int *which, int k)
+{
+    (void)ctx, (void)which;
+    int left = bt.busy_at - bt.made + 1; /* up to and including the busy call */
+    return left < k ? left : k;
+}
+
+static void test_batched_schedule(void **state)
+{
+    (void)state;
+    memset(&bt, 0, sizeof bt);
+    bt.busy_at = -1;
+    bt_next_busy();
+    static const device_ops ops = {.kind = "fake", .sync = fake_sync, .sample = bt_sample, .sample_batch = bt_batch};
+    device dev = {&ops, NULL};
+    timing_policy p = {.min_samples = 300, .max_time_s = 60};
+    timing_hooks h = {bt_after, 0, NULL, bt_free_run};
+    timing_series s[2];
+    kwb_error err = {{0}};
+    assert_int_equal(timing_measure_hooked(&dev, &p, 2, bt_call, NULL, &h, s, NULL, &err), 0);
+    assert_true(bt.batches > 10);
+    assert_int_equal(bt.violations, 0);
+    assert_int_equal(bt.order_errors, 0);
+    assert_int_equal(bt.too_long, 0);
+    assert_int_equal(bt.made, bt.hooked);
+    assert_int_equal(s[0].n, s[1].n);
+    assert_true(s[0].n >= 300);
+    timing_series_free(&s[0]);
+    timing_series_free(&s[1]);
+    /* hooks without free_run: never batched */
+    memset(&bt, 0, sizeof bt);
+    bt.busy_at = 1 << 30;
+    timing_hooks plain = {bt_after, 0, NULL, NULL};
+    assert_int_equal(timing_measure_hooked(&dev, &p, 2, bt_call, NULL, &plain, s, NULL, &err), 0);
+    assert_int_equal(bt.batches, 0);
+    timing_series_free(&s[0]);
+    timing_series_free(&s[1]);
 }
 
 int main(void)
@@ -270,6 +369,7 @@ int main(void)
         cmocka_unit_test(test_throttled_dropped), cmocka_unit_test(test_interleaved),
         cmocka_unit_test(test_precision_stop),    cmocka_unit_test(test_paired_stops_when_decided),
         cmocka_unit_test(test_hooks_evidence),    cmocka_unit_test(test_paired_cap_leaves_enough_pairs),
+        cmocka_unit_test(test_batched_schedule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
