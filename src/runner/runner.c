@@ -493,8 +493,10 @@ static int trial_run(runner_ctx *r, int trial, kwb_error *err)
  * (new values at new addresses, their reference computed only after the next call), and that
  * call is checked and marked fresh. Each sample carries its timing_mark, so that the parent
  * can compare plain calls with checked and fresh ones. Draws come from the clock, not the
- * seed: a candidate cannot learn the schedule from one run for the next. */
-enum { TIMED_TRIAL_BASE = 1000, CHECK_ONE_IN = 8, REFRESH_GAP_MAX = 48, EXTRA_WARMUP_MAX = 8 };
+ * seed: a candidate cannot learn the schedule from one run for the next. The evidence asked for
+ * (EVIDENCE_MIN fresh calls per callee) takes about EVIDENCE_MIN * REFRESH_GAP_MAX / 2 calls: a gap
+ * of at most 16 lets a sweep stop after some 140 calls where 48 kept it sampling for 400. */
+enum { TIMED_TRIAL_BASE = 1000, CHECK_ONE_IN = 8, REFRESH_GAP_MAX = 16, EXTRA_WARMUP_MAX = 8 };
 
 typedef struct timed_ctx {
     runner_ctx *r;
@@ -506,6 +508,7 @@ typedef struct timed_ctx {
     int fresh_next[2];  /* ... and is the first on fresh inputs */
     int after_check[2]; /* its last call was checked */
     int calls;          /* after-hooks so far */
+    int gap[2];         /* this callee's calls left until its next one is checked */
     int next_refresh;   /* the call after which the inputs are made afresh */
     int refreshes;
     int ref_stale;      /* the reference's outputs are not yet those of the current inputs */
@@ -519,6 +522,16 @@ static uint64_t draw(timed_ctx *t)
 {
     t->draws = t->draws * 6364136223846793005ULL + 1442695040888963407ULL;
     return t->draws >> 17;
+}
+
+/* Calls until a callee's next checked call: each call is followed by a checked one with
+ * chance 1/CHECK_ONE_IN (drawn ahead, so that plain calls can run back to back). */
+static int draw_gap(timed_ctx *t)
+{
+    int gap = 1;
+    while (draw(t) % CHECK_ONE_IN != 0 && gap < 8 * CHECK_ONE_IN)
+        gap++;
+    return gap;
 }
 
 /* A timed call: no synchronization inside, since the device may be holding the stream
@@ -647,8 +660,11 @@ static int timed_after(void *ctx, int which, int *mark, kwb_error *err)
         return kwb_error_set(err, "%s", c->message);
     t->after_check[which] = checked;
     t->check_next[which] = t->fresh_next[which] = 0;
-    if (draw(t) % CHECK_ONE_IN == 0 && check_next_call(t, which, err) != 0)
-        return -1;
+    if (--t->gap[which] <= 0) {
+        t->gap[which] = draw_gap(t);
+        if (check_next_call(t, which, err) != 0)
+            return -1;
+    }
     int busy = checked;
     if (t->calls >= t->next_refresh) {
         t->next_refresh = t->calls + 1 + (int)(draw(t) % REFRESH_GAP_MAX);
@@ -663,6 +679,21 @@ static int timed_after(void *ctx, int which, int *mark, kwb_error *err)
         nanosleep(&nap, NULL);
     }
     return 0;
+}
+
+/* How many of the next K calls (callees WHICH) may run back to back before their hooks: none
+ * while a checked call is due, and none past the call whose hook poisons its callee's outputs
+ * or makes fresh inputs (that one may end the run). */
+static int timed_free_run(void *ctx, const int *which, int k)
+{
+    timed_ctx *t = ctx;
+    for (int i = 0; i < t->n; i++)
+        if (t->check_next[i])
+            return 0;
+    int room = t->next_refresh - t->calls, used[2] = {0, 0}, m = 0;
+    while (m < k && m < room && used[which[m]] < t->gap[which[m]])
+        used[which[m++]]++;
+    return m;
 }
 
 /* Checked calls of each kind (on repeated inputs, on fresh ones) per callee before sampling may
@@ -688,9 +719,11 @@ static int timed_start(timed_ctx *t, kwb_error *err)
     t->draws = (uint64_t)(proc_now() * 1e9) ^ ((uint64_t)getpid() << 32);
     t->next_refresh = 1 + (int)(draw(t) % 4);
     t->threads = t->r->threads0;
-    for (int i = 0; i < t->n; i++)
+    for (int i = 0; i < t->n; i++) {
+        t->gap[i] = draw_gap(t);
         if (check_next_call(t, i, err) != 0)
             return -1;
+    }
     return 0;
 }
 
@@ -802,7 +835,7 @@ static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy 
     if (r->job.no_defences || who[0] == &r->ref) /* the reference is trusted */
         rc = timing_measure(r->dev, p, n, timed_call, &t, series, n == 2 ? &r->gate : NULL, err);
     else {
-        timing_hooks hooks = {timed_after, 0, timed_enough};
+        timing_hooks hooks = {timed_after, 0, timed_enough, timed_free_run};
         rc = timed_start(&t, err);
         hooks.extra_warmup = (int)(draw(&t) % EXTRA_WARMUP_MAX);
         if (rc == 0)
