@@ -1,8 +1,10 @@
 #include "check.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dtype.h"
 #include "xalloc.h"
@@ -125,7 +127,9 @@ static void check_floats(const void *out, const void *ref, kwb_dtype t, size_t n
     }
 }
 
-void check_tolerance(const void *out, const void *ref, kwb_dtype t, size_t n, const check_policy *p, check_stats *st)
+/* check_tolerance on one thread. */
+static void check_tolerance_serial(const void *out, const void *ref, kwb_dtype t, size_t n, const check_policy *p,
+                                   check_stats *st)
 {
     memset(st, 0, sizeof *st);
     st->numel = n;
@@ -141,6 +145,65 @@ void check_tolerance(const void *out, const void *ref, kwb_dtype t, size_t n, co
             }
         }
     }
+    st->matched_ratio = n ? 1.0 - (double)st->fails / (double)n : 1.0;
+}
+
+/* Tensors of at least this many elements are checked by several threads. */
+enum { CHECK_PARALLEL_MIN = 1 << 20, CHECK_THREADS_MAX = 8 };
+
+/* One thread's share of a parallel check. */
+typedef struct check_part {
+    const unsigned char *out, *ref;
+    kwb_dtype t;
+    size_t first, n;
+    const check_policy *p;
+    check_stats st;
+} check_part;
+
+static void *check_part_run(void *arg)
+{
+    check_part *c = arg;
+    size_t off = c->first * dtype_size(c->t);
+    check_tolerance_serial(c->out + off, c->ref + off, c->t, c->n, c->p, &c->st);
+    return NULL;
+}
+
+/* Threads for a check of N elements: one per CPU up to CHECK_THREADS_MAX, one for small ones. */
+static int check_threads(size_t n)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < CHECK_PARALLEL_MIN || cpus < 2)
+        return 1;
+    return cpus < CHECK_THREADS_MAX ? (int)cpus : CHECK_THREADS_MAX;
+}
+
+void check_tolerance(const void *out, const void *ref, kwb_dtype t, size_t n, const check_policy *p, check_stats *st)
+{
+    int threads = check_threads(n);
+    check_part part[CHECK_THREADS_MAX];
+    pthread_t tid[CHECK_THREADS_MAX];
+    int started = 0;
+    size_t share = (n + (size_t)threads - 1) / (size_t)threads, at = 0;
+    for (int i = 0; i < threads; i++, at += share) {
+        part[i] = (check_part){out, ref, t, at, at < n ? (n - at < share ? n - at : share) : 0, p, {0}};
+        if (i > 0 && pthread_create(&tid[i], NULL, check_part_run, &part[i]) == 0)
+            started |= 1 << i;
+        else if (i > 0)
+            check_part_run(&part[i]); /* no thread to be had: this one does it */
+    }
+    check_part_run(&part[0]);
+    memset(st, 0, sizeof *st);
+    for (int i = 0; i < threads; i++) {
+        if (started & (1 << i))
+            pthread_join(tid[i], NULL);
+        if (st->fails == 0 && part[i].st.fails > 0)
+            st->first_fail = part[i].first + part[i].st.first_fail;
+        st->fails += part[i].st.fails;
+        st->nonfinite += part[i].st.nonfinite;
+        st->max_abs = i ? worst(st->max_abs, part[i].st.max_abs) : part[i].st.max_abs;
+        st->max_rel = i ? worst(st->max_rel, part[i].st.max_rel) : part[i].st.max_rel;
+    }
+    st->numel = n;
     st->matched_ratio = n ? 1.0 - (double)st->fails / (double)n : 1.0;
 }
 

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -614,6 +615,47 @@ static void test_large_blocks(void **state)
     assert_true(st.max_abs > 0 && st.max_abs < 0.0011);
 }
 
+/* A tensor large enough to be checked by several threads: the counts, the first failure (in a
+ * later thread's share than a NaN), the maxima and the ratio are those of one pass. */
+static void test_parallel_check(void **state)
+{
+    (void)state;
+    enum { N = (1 << 21) + 77 };
+    float *out = malloc(N * sizeof *out), *ref = malloc(N * sizeof *ref);
+    uint16_t *out16 = malloc(N * sizeof *out16), *ref16 = malloc(N * sizeof *ref16);
+    assert_non_null(out && ref && out16 && ref16);
+    for (int i = 0; i < N; i++) {
+        ref[i] = 1.0f + (float)(i % 5);
+        out[i] = ref[i] + 0.002f;
+    }
+    out[1500000] = ref[1500000] + 7.0f;
+    out[1500001] = ref[1500001] - 3.0f;
+    out[N - 1] = NAN;
+    check_policy p = check_policy_default();
+    check_stats st;
+    check_tolerance(out, ref, KWB_F32, N, &p, &st);
+    exact(st.numel, N);
+    exact(st.fails, 3);
+    exact(st.first_fail, 1500000);
+    exact(st.nonfinite, 1);
+    assert_true(isnan(st.max_abs));
+    exact(st.matched_ratio, 1.0 - 3.0 / N);
+    out[N - 1] = ref[N - 1];
+    check_tolerance(out, ref, KWB_F32, N, &p, &st);
+    exact(st.fails, 2);
+    exact(st.max_abs, (float)7.0f);
+    out[5] = ref[5] + 9.0f; /* the first thread's share */
+    for (int i = 0; i < N; i++) {
+        out16[i] = dtype_f32_to_bf16(out[i]);
+        ref16[i] = dtype_f32_to_bf16(ref[i]);
+    }
+    check_tolerance(out16, ref16, KWB_BF16, N, &p, &st);
+    exact(st.fails, 3);
+    exact(st.first_fail, 5);
+    exact(st.nonfinite, 0);
+    free(out), free(ref), free(out16), free(ref16);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -624,7 +666,7 @@ int main(void)
         cmocka_unit_test(test_infinities),      cmocka_unit_test(test_half_types),
         cmocka_unit_test(test_fp8_types),       cmocka_unit_test(test_int32),
         cmocka_unit_test(test_first_fail),      cmocka_unit_test(test_merge),
-        cmocka_unit_test(test_large_blocks),
+        cmocka_unit_test(test_large_blocks),    cmocka_unit_test(test_parallel_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
