@@ -25,6 +25,10 @@
 enum { HOLD_TIMEOUT_NS = 500000000 }; /* a call that synchronizes inside cannot deadlock */
 #define THROTTLE_SHARE 0.75
 enum { FLUSH_TIMED = 16 }; /* flushes timed with events, for the average reported with every sample */
+/* In a batch the GPU waits this long after each flush before the call (one-by-one samples have
+ * the host's synchronization there): the flush's write-back settles as it does between samples
+ * taken alone, so that both ways measure the same kernel time. */
+#define BATCH_GAP_US 20.0
 
 typedef struct cuda_peaks {
     double copy_gbps; /* device-to-device copy, bytes read + written */
@@ -43,7 +47,9 @@ typedef struct cuda_priv {
     int *timed_out;            /* device */
     unsigned long long *probe; /* device: clock0, time0, clock1, time1 per call of a batch */
     cudaEvent_t batch_start[TIMING_BATCH_MAX], batch_stop[TIMING_BATCH_MAX];
-    int no_batch; /* a batch's records could not be split by call: sample one by one */
+    int no_batch;  /* a batch's records could not be split by call: sample one by one */
+    int *quiet;    /* device: a flag never set and a sink, for the quiet gap after a batch's flush */
+    double gap_us; /* that gap (KWB_BATCH_GAP_US, default BATCH_GAP_US) */
     void *flush_buf;
     size_t flush_bytes;
     int l2_bytes, persist_max, sms, clock_khz, mem_clock_khz, mem_bus_bits;
@@ -333,14 +339,20 @@ static int cuda_sample(device *d, const timing_policy *pol, device_call call, vo
     return rc;
 }
 
-/* Queues call I of a batch behind the held stream: its flush, then probe, event, the call,
- * event, probe. */
+/* Queues call I of a batch behind the held stream: its flush and quiet gap, then probe, event,
+ * the call, event, probe. */
 static int queue_batch_call(device *d, const timing_policy *pol, device_call call, void *ctx, int which, int i,
                             kwb_error *err)
 {
     cuda_priv *p = priv(d);
-    if ((pol->cold && queue_flush(d, err) != 0) ||
-        cuda_fail(d, (cudaError_t)cuda_support_probe(p->stream, p->probe + 4 * i), "probe", err) ||
+    if (pol->cold && queue_flush(d, err) != 0)
+        return -1;
+    /* the quiet gap: the spin kernel on a flag never set, for gap_us */
+    if (pol->cold && p->gap_us > 0 &&
+        cuda_fail(d, (cudaError_t)cuda_support_hold(p->stream, p->quiet, (uint64_t)(p->gap_us * 1e3), p->quiet + 1),
+                  "quiet gap", err))
+        return -1;
+    if (cuda_fail(d, (cudaError_t)cuda_support_probe(p->stream, p->probe + 4 * i), "probe", err) ||
         cuda_fail(d, cudaEventRecord(p->batch_start[i], p->stream), "event", err))
         return -1;
     int rc = call(ctx, which, err);
@@ -371,7 +383,7 @@ static int read_batch(device *d, const timing_policy *pol, int k, device_sample 
             return kwb_error_set(err, "the call synchronized the device inside while no CUPTI span was "
                                       "available: it cannot be timed");
         x->ms = x->kernels > 0 ? ms[i] : ev;
-        x->flush_ms = pol->cold ? p->flush_ms : 0;
+        x->flush_ms = pol->cold ? p->flush_ms + p->gap_us * 1e-3 : 0;
         x->clock_mhz = clock_between(p, v + 4 * i);
         x->throttled = x->clock_mhz > 0 && x->clock_mhz < THROTTLE_SHARE * p->clock_khz / 1e3;
         add_front_end(p, x);
@@ -490,6 +502,7 @@ static void cuda_close(device *d)
         cudaFree(p->digest_slot);
         cudaFree(p->probe);
         cudaFree(p->timed_out);
+        cudaFree(p->quiet);
         cudaFreeHost((void *)p->hold_flag);
         cudaEventDestroy(p->start);
         cudaEventDestroy(p->stop);
@@ -749,6 +762,8 @@ static int setup(device *d, kwb_error *err)
         cuda_fail(d, cudaHostAlloc((void **)&p->hold_flag, sizeof(int), cudaHostAllocMapped), "host flag", err) ||
         cuda_fail(d, cudaHostGetDevicePointer((void **)&p->hold_flag_dev, (void *)p->hold_flag, 0), "flag", err) ||
         cuda_fail(d, cudaMalloc((void **)&p->timed_out, sizeof(int)), "cudaMalloc", err) ||
+        cuda_fail(d, cudaMalloc((void **)&p->quiet, 2 * sizeof(int)), "cudaMalloc", err) ||
+        cuda_fail(d, cudaMemset(p->quiet, 0, 2 * sizeof(int)), "cudaMemset", err) ||
         cuda_fail(d, cudaMalloc((void **)&p->probe, 4 * TIMING_BATCH_MAX * sizeof(unsigned long long)), "cudaMalloc",
                   err) ||
         cuda_fail(d, cudaMalloc(&p->flush_buf, p->flush_bytes), "cudaMalloc", err) ||
@@ -783,6 +798,8 @@ device *device_cuda_open(int ordinal, const char *cache_dir, kwb_error *err)
         snprintf(p->cupti_note, sizeof p->cupti_note, "CUPTI unavailable (%.180s): held-stream events", cerr.msg);
     p->raw_span = getenv("KWB_RAW_SPAN") && strcmp(getenv("KWB_RAW_SPAN"), "1") == 0;
     p->no_batch = getenv("KWB_NO_BATCH") && *getenv("KWB_NO_BATCH");
+    const char *gap = getenv("KWB_BATCH_GAP_US");
+    p->gap_us = gap && *gap ? atof(gap) : BATCH_GAP_US;
     load_or_measure_peaks(d, cache_dir);
     return d;
 }
