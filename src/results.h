@@ -23,6 +23,8 @@ typedef struct wl_cost {
     int reference_runs;                            /* reference calls for the checked trials */
     int reference_cached;                          /* checked trials whose reference outputs came from the cache */
     int reference_fresh; /* reference calls for the timed calls' fresh inputs (never cached) */
+    int audits;          /* checked timed calls */
+    int quick_audits;    /* of those, passed because their outputs' digests matched verified ones */
 } wl_cost;
 
 typedef struct wl_result {

@@ -304,6 +304,8 @@ static void on_workload_end(wl_result *r, const runner_event *ev)
     r->cost.reference_runs = (int)json_integer_value(json_object_get(cost, "reference_runs"));
     r->cost.reference_cached = (int)json_integer_value(json_object_get(cost, "reference_cached"));
     r->cost.reference_fresh = (int)json_integer_value(json_object_get(cost, "reference_fresh"));
+    r->cost.audits = (int)json_integer_value(json_object_get(cost, "audits"));
+    r->cost.quick_audits = (int)json_integer_value(json_object_get(cost, "quick_audits"));
     const char *bs = json_string_value(json_object_get(ev->json, "baseline_status"));
     if (bs && status_from_name(bs, &r->baseline_status) == 0)
         r->has_baseline_status = 1;

@@ -451,18 +451,27 @@ static long long guard_damage(const unsigned char *head, const unsigned char *ta
     return 0;
 }
 
+/* Reads output I's guard zones back (and, with DATA, its data into its host copy); *off is the
+ * first damaged guard byte's offset, or 0. Returns 0 or -1 with *err set. */
+static int read_output(tensor_buf *b, device *dev, uint64_t key, int i, int data, long long *off, kwb_error *err)
+{
+    unsigned char head[INPUTS_GUARD], tail[INPUTS_GUARD];
+    /* the data straight into its host copy, the guards beside it: no staging copy of the block */
+    if (dev->ops->download(dev, head, b->dev, INPUTS_GUARD, err) != 0 ||
+        (data && b->nbytes && dev->ops->download(dev, b->host, b->dev + INPUTS_GUARD, b->nbytes, err) != 0) ||
+        dev->ops->download(dev, tail, b->dev + INPUTS_GUARD + b->nbytes, INPUTS_GUARD, err) != 0)
+        return -1;
+    *off = guard_damage(head, tail, b->nbytes, key, i, on_cpu(dev));
+    return 0;
+}
+
 int outputs_fetch(output_set *out, device *dev, uint64_t key, int *which, long long *offset, kwb_error *err)
 {
     int damaged = 0;
     for (int i = 0; i < out->n; i++) {
-        tensor_buf *b = &out->bufs[i];
-        unsigned char head[INPUTS_GUARD], tail[INPUTS_GUARD];
-        /* the data straight into its host copy, the guards beside it: no staging copy of the block */
-        if (dev->ops->download(dev, head, b->dev, INPUTS_GUARD, err) != 0 ||
-            (b->nbytes && dev->ops->download(dev, b->host, b->dev + INPUTS_GUARD, b->nbytes, err) != 0) ||
-            dev->ops->download(dev, tail, b->dev + INPUTS_GUARD + b->nbytes, INPUTS_GUARD, err) != 0)
+        long long off;
+        if (read_output(&out->bufs[i], dev, key, i, 1, &off, err) != 0)
             return -1;
-        long long off = guard_damage(head, tail, b->nbytes, key, i, on_cpu(dev));
         if (off != 0 && !damaged) {
             damaged = 1;
             *which = i;
@@ -470,6 +479,29 @@ int outputs_fetch(output_set *out, device *dev, uint64_t key, int *which, long l
         }
     }
     return damaged;
+}
+
+int outputs_digests(output_set *out, device *dev, uint64_t key, uint64_t dkey, uint64_t *digests, int *which,
+                    long long *offset, kwb_error *err)
+{
+    if (!dev->ops->digest)
+        return 2;
+    for (int i = 0; i < out->n; i++) {
+        tensor_buf *b = &out->bufs[i];
+        long long off;
+        if (read_output(b, dev, key, i, 0, &off, err) != 0)
+            return -1;
+        if (off != 0) {
+            *which = i;
+            *offset = off;
+            return 1;
+        }
+        digests[i] = 0;
+        int rc = b->nbytes ? dev->ops->digest(dev, b->dev + INPUTS_GUARD, b->nbytes, dkey, &digests[i], err) : 0;
+        if (rc != 0)
+            return rc < 0 ? -1 : 2;
+    }
+    return 0;
 }
 
 void outputs_bind(const output_set *out, const trial_inputs *in, const definition *d, const workload *w, kwb_arg *args)

@@ -74,6 +74,12 @@ int outputs_poison(output_set *out, device *dev, uint64_t key, kwb_error *err);
  * (the callee wrote outside the shape; *which names the output and *offset says where),
  * or -1 with *err set. */
 int outputs_fetch(output_set *out, device *dev, uint64_t key, int *which, long long *offset, kwb_error *err);
+/* As outputs_fetch without the data: the guards are read back and checked, and each output's
+ * digest under DKEY computed on the device into digests[0..out->n). Returns 0, 1 when a guard
+ * changed (*which, *offset), 2 when the device has no digest to offer (nothing learned), or -1
+ * with *err set. */
+int outputs_digests(output_set *out, device *dev, uint64_t key, uint64_t dkey, uint64_t *digests, int *which,
+                    long long *offset, kwb_error *err);
 /* Fills ARGS (inputs then outputs, definition order) for a call on OUT. */
 void outputs_bind(const output_set *out, const trial_inputs *in, const definition *d, const workload *w, kwb_arg *args);
 
