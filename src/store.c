@@ -31,6 +31,8 @@
 #define BUSY_TIMEOUT_MS 5000
 /* PRAGMA application_id: "kwb1" in ASCII, so that `file` and sqlite3 tell kwb stores apart. */
 #define KWB_APPLICATION_ID 0x6b776231
+/* The outcome of a round whose kwb ended (killed, or out of time) before the round did. */
+#define CUT_OFF "cut off: the kwb running it ended before it did"
 
 /* ---- schema ------------------------------------------------------------------------------ */
 
@@ -284,7 +286,7 @@ static const char *const migrations[] = {
     X(RUNS_INTERRUPT, "UPDATE eval_runs SET state = 'interrupted', ended_at = ?2"                                      \
                       " WHERE session_id = ?1 AND state = 'running'")                                                  \
     X(ROUNDS_INTERRUPT, "UPDATE rounds SET state = 'interrupted', ended_at = ?2, best_mean_ms = ?3,"                   \
-                        " best_candidate_id = ?4 WHERE session_id = ?1 AND state = 'running'")                         \
+                        " best_candidate_id = ?4, outcome = ?5 WHERE session_id = ?1 AND state = 'running'")           \
     X(ROUND_NEXT, "SELECT coalesce(max(number), 0) + 1 FROM rounds WHERE session_id = ?")                              \
     X(ROUND_ADD, "INSERT INTO rounds (session_id, number, title, started_at) VALUES (?, ?, ?, ?)")                     \
     X(ROUND_SESSION, "SELECT session_id, number FROM rounds WHERE id = ?")                                             \
@@ -1102,6 +1104,24 @@ static int check_holder(store *st, int64_t session, pid_t pid, char *name, size_
     return 1;
 }
 
+/* 1 when SESSION's recorded holder is gone (killed, or out of time: it never released it): what
+ * the session shows running was left by that kwb (a holder records itself before anything runs
+ * and releases after everything ended). */
+static int session_orphaned(store *st, int64_t session)
+{
+    sqlite3_stmt *s;
+    kwb_error ignored;
+    if (row(st, &ignored, &s, Q_SESSION_HOLDER, "i", session) != 1)
+        return 0;
+    int64_t hpid = sqlite3_column_int64(s, 1);
+    char host[256], start[32];
+    col_buf(s, 2, host, sizeof host);
+    col_buf(s, 3, start, sizeof start);
+    int null_start = sqlite3_column_type(s, 3) == SQLITE_NULL;
+    sqlite3_reset(s);
+    return hpid > 0 && !holder_alive(st, hpid, host, null_start ? NULL : start);
+}
+
 int store_session_acquire(store *st, int64_t session, pid_t pid, kwb_error *err)
 {
     char name[256] = "", start[32];
@@ -1172,7 +1192,7 @@ int store_session_mark_interrupted(store *st, int64_t session, int *n_evals, int
         return tx_fail(st, err, "marking session %lld interrupted", (long long)session);
     ne = sqlite3_changes(st->db);
     if (best_of(st, session, &best, &mean, err) < 0 ||
-        exec(st, err, Q_ROUNDS_INTERRUPT, "idDo", session, t, mean, best))
+        exec(st, err, Q_ROUNDS_INTERRUPT, "idDot", session, t, mean, best, CUT_OFF))
         return tx_fail(st, err, "marking session %lld interrupted", (long long)session);
     nr = sqlite3_changes(st->db);
     if (((ne || nr) && log_event(st, err, session, 0, 0, "session",
@@ -1272,6 +1292,23 @@ int store_round_end(store *st, int64_t round, const char *state, const char *out
     return 0;
 }
 
+/* Rounds of SESSION still running with nobody holding it were cut off: shown as interrupted,
+ * as the next kwb to write the session records them. */
+static void show_cut_off_rounds(store *st, int64_t session, store_round *r, int n)
+{
+    int running = 0;
+    for (int i = 0; i < n; i++)
+        running |= strcmp(r[i].state, "running") == 0;
+    if (!running || !session_orphaned(st, session))
+        return;
+    for (int i = 0; i < n; i++)
+        if (strcmp(r[i].state, "running") == 0) {
+            snprintf(r[i].state, sizeof r[i].state, "interrupted");
+            free(r[i].outcome);
+            r[i].outcome = xstrdup(CUT_OFF);
+        }
+}
+
 int store_trajectory(store *st, int64_t session, int last_n, store_round **out, int *n, kwb_error *err)
 {
     int64_t best = 0;
@@ -1296,6 +1333,7 @@ int store_trajectory(store *st, int64_t session, int last_n, store_round **out, 
             (*out)[i].best_candidate = best;
             (*out)[i].best_mean_ms = best ? mean : 0;
         }
+    show_cut_off_rounds(st, session, *out, *n); /* their best is the current one too, as when marked */
     return 0;
 fail:
     store_round_list_free(*out, *n);
@@ -1840,6 +1878,23 @@ void store_strings_free(char **s, int n)
     free(s);
 }
 
+/* Eval runs of SESSION still running with nobody holding it were cut off: shown as
+ * interrupted. Returns how many of the N were. */
+static int show_cut_off_runs(store *st, int64_t session, store_eval_run *r, int n)
+{
+    int running = 0, cut = 0;
+    for (int i = 0; i < n; i++)
+        running |= strcmp(r[i].state, "running") == 0;
+    if (!running || !session_orphaned(st, session))
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (strcmp(r[i].state, "running") == 0) {
+            snprintf(r[i].state, sizeof r[i].state, "interrupted");
+            cut++;
+        }
+    return cut;
+}
+
 int store_eval_run_get(store *st, int64_t id, store_eval_run *out, kwb_error *err)
 {
     sqlite3_stmt *s;
@@ -1848,6 +1903,7 @@ int store_eval_run_get(store *st, int64_t id, store_eval_run *out, kwb_error *er
     if (rc == 1) {
         read_run(s, out);
         sqlite3_reset(s);
+        show_cut_off_runs(st, out->session, out, 1);
         return 0;
     }
     if (rc == 0)
@@ -1887,6 +1943,11 @@ int store_eval_run_list(store *st, int64_t session, const char *state, store_eva
         *out = NULL;
         *n = 0;
         return kwb_error_prefix(err, "listing the eval runs of session %lld", (long long)session);
+    }
+    if (show_cut_off_runs(st, session, *out, *n) && state && strcmp(state, "running") == 0) {
+        store_eval_run_list_free(*out, *n); /* none of them runs any more */
+        *out = NULL;
+        *n = 0;
     }
     return 0;
 }

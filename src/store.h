@@ -103,7 +103,8 @@ int store_round_reopen(store *st, int64_t round, const char *why, kwb_error *err
  * records the session's best candidate at that moment. */
 int store_round_end(store *st, int64_t round, const char *state, const char *outcome, kwb_error *err);
 /* The round trajectory of SESSION in number order: the last LAST_N rounds (all when
- * LAST_N <= 0) into *out[*n]; a running round shows the current best. */
+ * LAST_N <= 0) into *out[*n]; a running round shows the current best. A round left running by a
+ * kwb that is gone (nobody holds the session) shows as interrupted, its outcome "cut off: ...". */
 int store_trajectory(store *st, int64_t session, int last_n, store_round **out, int *n, kwb_error *err);
 /* Frees an array from store_trajectory. */
 void store_round_list_free(store_round *r, int n);
@@ -229,7 +230,8 @@ int store_eval_resume(store *st, int64_t eval_run, kwb_error *err);
 int store_eval_uuids(store *st, int64_t eval_run, char ***uuids, int *n, kwb_error *err);
 /* Frees an array of N strings. */
 void store_strings_free(char **s, int n);
-/* Reads eval run ID into *out (free with store_eval_run_free); -1 when there is none. */
+/* Reads eval run ID into *out (free with store_eval_run_free); -1 when there is none. A run left
+ * running by a kwb that is gone (nobody holds its session) shows as interrupted. */
 int store_eval_run_get(store *st, int64_t id, store_eval_run *out, kwb_error *err);
 /* Records OPTIONS (JSON text: the run's options and planned workloads) with EVAL_RUN. */
 int store_eval_set_options(store *st, int64_t eval_run, const char *options, kwb_error *err);
@@ -238,7 +240,8 @@ int store_eval_set_options(store *st, int64_t eval_run, const char *options, kwb
 int store_eval_options(store *st, int64_t eval_run, char **options, kwb_error *err);
 /* The commit ids of every candidate of SESSION into *oids[*n] (free with store_strings_free). */
 int store_candidate_commits(store *st, int64_t session, char ***oids, int *n, kwb_error *err);
-/* Eval runs of SESSION (only those in STATE when not NULL), oldest first, into *out[*n]. */
+/* Eval runs of SESSION (only those in STATE when not NULL), oldest first, into *out[*n]; runs left
+ * running by a kwb that is gone show as interrupted (and are not listed as "running"). */
 int store_eval_run_list(store *st, int64_t session, const char *state, store_eval_run **out, int *n, kwb_error *err);
 /* Frees what r owns. */
 void store_eval_run_free(store_eval_run *r);
