@@ -320,10 +320,12 @@ static const char *const migrations[] = {
                  " JOIN candidates c ON c.id = e.candidate_id"                                                         \
                  " WHERE e.session_id = ? AND e.mean_latency_ms IS NOT NULL AND c.state <> 'rejected'"                 \
                  " ORDER BY e.n_workloads DESC, e.mean_latency_ms, e.id LIMIT 1")                                      \
-    X(CAND_PROMOTED, "SELECT c.id, (SELECT e.mean_latency_ms FROM eval_runs e WHERE e.candidate_id = c.id"             \
-                     "   AND e.mean_latency_ms IS NOT NULL ORDER BY e.id DESC LIMIT 1)"                                \
-                     " FROM candidates c JOIN decisions d ON d.candidate_id = c.id"                                    \
+    X(CAND_PROMOTED, "SELECT c.id FROM candidates c JOIN decisions d ON d.candidate_id = c.id"                         \
                      " WHERE c.session_id = ? AND c.state = 'promoted' ORDER BY d.decided_at DESC, d.id DESC LIMIT 1") \
+    X(CAND_EVIDENCE, "SELECT e.id, e.n_done, CASE WHEN e.n_passed = e.n_done THEN e.latency_sum_ms / e.n_done END,"    \
+                     " (SELECT max(n_workloads) FROM eval_runs WHERE session_id = e.session_id) FROM eval_runs e"      \
+                     " WHERE e.candidate_id = ? AND e.n_done > 0"                                                      \
+                     " ORDER BY e.n_done DESC, e.state = 'complete' DESC, e.id DESC LIMIT 1")                          \
     X(CAND_CURRENT_ROUND, "SELECT candidate_id FROM rounds WHERE session_id = ? AND candidate_id IS NOT NULL"          \
                           " ORDER BY number DESC LIMIT 1")                                                             \
     X(CAND_NEWEST, "SELECT id FROM candidates WHERE session_id = ? ORDER BY id DESC LIMIT 1")                          \
@@ -1152,19 +1154,20 @@ int store_session_release(store *st, int64_t session, pid_t pid, kwb_error *err)
     return 0;
 }
 
-/* The best candidate (see store_candidate_best) without a transaction of its own. */
-static int best_of(store *st, int64_t session, int64_t *id, double *mean, kwb_error *err)
+int store_candidate_evidence(store *st, int64_t candidate, store_evidence *out, kwb_error *err)
 {
     sqlite3_stmt *s;
-    int rc = row(st, err, &s, Q_CAND_BEST, "i", session);
-    *id = 0;
-    *mean = NAN;
-    if (rc == 1) {
-        *id = sqlite3_column_int64(s, 0);
-        *mean = sqlite3_column_double(s, 1);
-        sqlite3_reset(s);
-    }
-    return rc;
+    *out = (store_evidence){.mean_ms = NAN};
+    int rc = row(st, err, &s, Q_CAND_EVIDENCE, "i", candidate);
+    if (rc != 1)
+        return rc < 0 ? kwb_error_prefix(err, "reading the evaluation of candidate %lld", (long long)candidate) : 0;
+    out->eval_run = sqlite3_column_int64(s, 0);
+    out->n_done = sqlite3_column_int(s, 1);
+    if (sqlite3_column_type(s, 2) != SQLITE_NULL)
+        out->mean_ms = sqlite3_column_double(s, 2);
+    out->n_session = sqlite3_column_int(s, 3);
+    sqlite3_reset(s);
+    return 1;
 }
 
 int store_candidate_promoted(store *st, int64_t session, int64_t *id, double *mean_ms, kwb_error *err)
@@ -1174,10 +1177,29 @@ int store_candidate_promoted(store *st, int64_t session, int64_t *id, double *me
     *id = 0;
     if (mean_ms)
         *mean_ms = NAN;
+    if (rc != 1)
+        return rc;
+    *id = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    store_evidence ev;
+    if (store_candidate_evidence(st, *id, &ev, err) < 0)
+        return -1;
+    if (mean_ms)
+        *mean_ms = ev.mean_ms;
+    return 1;
+}
+
+/* The best candidate (see store_candidate_best) without a transaction of its own. */
+static int best_of(store *st, int64_t session, int64_t *id, double *mean, kwb_error *err)
+{
+    int rc = store_candidate_promoted(st, session, id, mean, err);
+    if (rc != 0)
+        return rc; /* the decisions say which is best */
+    sqlite3_stmt *s;
+    rc = row(st, err, &s, Q_CAND_BEST, "i", session);
     if (rc == 1) {
         *id = sqlite3_column_int64(s, 0);
-        if (mean_ms)
-            *mean_ms = sqlite3_column_double(s, 1);
+        *mean = sqlite3_column_double(s, 1);
         sqlite3_reset(s);
     }
     return rc;
@@ -1990,33 +2012,56 @@ static void read_wl_row(sqlite3_stmt *s, void *out)
     w->speedup = w->median_ms > 0 && vs > 0 ? vs / w->median_ms : 0;
 }
 
-int store_wl_table_get(store *st, int64_t candidate, store_wl_table *out, kwb_error *err)
+/* The rows of eval run RUN (its state shown as store_eval_run_get shows it) into OUT. */
+static int wl_table_of_run(store *st, int64_t run, store_wl_table *out, kwb_error *err)
 {
-    sqlite3_stmt *s;
+    store_eval_run r;
+    if (store_eval_run_get(st, run, &r, err) != 0)
+        return -1;
+    out->eval_run = run;
+    snprintf(out->state, sizeof out->state, "%s", r.state);
+    store_eval_run_free(&r);
+    sqlite3_stmt *s = prep(st, err, Q_ROW_TABLE, "i", run);
+    return !s || collect(st, s, (void **)&out->rows, &out->n, sizeof *out->rows, read_wl_row, err) < 0 ? -1 : 0;
+}
+
+/* OUT for CANDIDATE from eval run RUN (0: none, then 0 is returned); 1, or -1 with *err. */
+static int wl_table_fill(store *st, int64_t candidate, int64_t run, store_wl_table *out, kwb_error *err)
+{
     memset(out, 0, sizeof *out);
     out->candidate = candidate;
-    int rc = row(st, err, &s, Q_RUN_PICK, "i", candidate);
-    if (rc == 1) {
-        out->eval_run = sqlite3_column_int64(s, 0);
-        col_buf(s, 1, out->state, sizeof out->state);
-        sqlite3_reset(s);
-        s = prep(st, err, Q_ROW_TABLE, "i", out->eval_run);
-        if (!s || collect(st, s, (void **)&out->rows, &out->n, sizeof *out->rows, read_wl_row, err) < 0)
-            rc = -1;
-    }
-    if (rc < 0) {
+    if (run && wl_table_of_run(st, run, out, err) != 0) {
         store_wl_table_free(out);
         return kwb_error_prefix(err, "reading the evaluation of candidate %lld", (long long)candidate);
     }
-    return rc;
+    return run ? 1 : 0;
+}
+
+int store_wl_table_get(store *st, int64_t candidate, store_wl_table *out, kwb_error *err)
+{
+    sqlite3_stmt *s;
+    int64_t run = 0;
+    int rc = row(st, err, &s, Q_RUN_PICK, "i", candidate);
+    if (rc == 1) {
+        run = sqlite3_column_int64(s, 0);
+        sqlite3_reset(s);
+    }
+    if (rc < 0) {
+        memset(out, 0, sizeof *out);
+        return kwb_error_prefix(err, "reading the evaluation of candidate %lld", (long long)candidate);
+    }
+    return wl_table_fill(st, candidate, run, out, err);
 }
 
 int store_wl_table_best(store *st, int64_t session, store_wl_table *out, kwb_error *err)
 {
     int64_t id = 0;
+    store_evidence ev = {0};
     memset(out, 0, sizeof *out);
     int rc = store_candidate_best(st, session, &id, NULL, err);
-    return rc == 1 ? store_wl_table_get(st, id, out, err) : rc;
+    if (rc == 1 && store_candidate_evidence(st, id, &ev, err) < 0)
+        return -1;
+    return rc == 1 ? wl_table_fill(st, id, ev.eval_run, out, err) : rc;
 }
 
 int store_wl_table_current(store *st, int64_t session, store_wl_table *out, kwb_error *err)

@@ -162,14 +162,29 @@ int store_candidate_get(store *st, int64_t id, store_candidate *out, kwb_error *
 /* Finds REF in SESSION: a candidate name, else a commit prefix of at least 4 hex digits.
  * 1 and *out set, 0 when nothing matches, -1 when the prefix is ambiguous or on error. */
 int store_candidate_find(store *st, int64_t session, const char *ref, store_candidate *out, kwb_error *err);
-/* The best candidate of SESSION: lowest mean latency (mean of the per-workload candidate
- * medians) over an eval run that is complete with every workload PASSED, among runs covering
- * the most workloads (a partial run never beats a full sweep); rejected candidates excluded.
- * 1 with *id and *mean_ms (when not NULL) set, 0 when there is none. */
+/* The best candidate of SESSION: the candidate promoted last (decisions taken back do not count),
+ * with its evidence's mean (store_candidate_evidence; NaN when none), even when that evidence is
+ * partial. In a session where nothing is promoted: lowest mean latency (mean of the per-workload
+ * candidate medians) over an eval run complete with every workload PASSED, among runs covering the
+ * most workloads; rejected candidates excluded. 1 with *id and *mean_ms (when not NULL) set, 0
+ * when there is none. */
 int store_candidate_best(store *st, int64_t session, int64_t *id, double *mean_ms, kwb_error *err);
 /* The candidate of SESSION promoted last (the one rounds start from): 1 with *id and *mean_ms
- * (its latest complete mean; NaN when none; when not NULL) set, 0 when none was promoted. */
+ * (its evidence's mean, see store_candidate_evidence; NaN when none; when not NULL) set, 0 when
+ * none was promoted. */
 int store_candidate_promoted(store *st, int64_t session, int64_t *id, double *mean_ms, kwb_error *err);
+/* The evaluation that speaks for a candidate. */
+typedef struct store_evidence {
+    int64_t eval_run; /* 0 when it has none with a workload recorded */
+    int n_done;       /* workloads it recorded */
+    int n_session;    /* the most workloads an eval run of the session planned */
+    double mean_ms;   /* mean of its candidate medians; NaN unless every recorded workload PASSED */
+} store_evidence;
+
+/* CANDIDATE's eval run with the most workloads recorded (complete first, then the newest): a sweep
+ * cut short still speaks for more workloads than its gate. Partial when n_done < n_session.
+ * 1 with *out set, 0 when it has none (*out zero, mean NaN), -1 with *err. */
+int store_candidate_evidence(store *st, int64_t candidate, store_evidence *out, kwb_error *err);
 /* The current candidate of SESSION: that of the latest round that has one, else the newest
  * candidate. 1 with *id set, 0 when the session has none. */
 int store_candidate_current(store *st, int64_t session, int64_t *id, kwb_error *err);
@@ -277,7 +292,8 @@ typedef struct store_wl_table {
 /* The per-workload table of CANDIDATE's latest complete eval run, else its latest one:
  * 1 and *out set (free with store_wl_table_free), 0 when it has none. */
 int store_wl_table_get(store *st, int64_t candidate, store_wl_table *out, kwb_error *err);
-/* The same for SESSION's best candidate (store_candidate_best); 0 when there is none. */
+/* The table of SESSION's best candidate (store_candidate_best) from its evidence run
+ * (store_candidate_evidence); 0 when there is none. */
 int store_wl_table_best(store *st, int64_t session, store_wl_table *out, kwb_error *err);
 /* The same for SESSION's current candidate (store_candidate_current); 0 when none. */
 int store_wl_table_current(store *st, int64_t session, store_wl_table *out, kwb_error *err);
