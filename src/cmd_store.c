@@ -31,6 +31,7 @@ typedef struct ws_args {
     const char *dataset;
     const char *pos[3];
     int npos;
+    int redo; /* kwb decide --redo: the workbench's redo makes a decision again */
 } ws_args;
 
 static int parse_ws_args(const char *cmd, int argc, char **argv, int min_pos, int max_pos, const char *usage,
@@ -44,6 +45,7 @@ static int parse_ws_args(const char *cmd, int argc, char **argv, int min_pos, in
         {"output", required_argument, NULL, 'o'},
         {"repo", required_argument, NULL, 'R'},
         {"dataset", required_argument, NULL, 'D'},
+        {"redo", no_argument, NULL, 'e'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -60,6 +62,7 @@ static int parse_ws_args(const char *cmd, int argc, char **argv, int min_pos, in
         case 'o': a->output = optarg; break;
         case 'R': a->repo = optarg; break;
         case 'D': a->dataset = optarg; break;
+        case 'e': a->redo = 1; break;
         case 'h': printf("usage: kwb %s %s\n", cmd, usage); exit(0);
         default:
             suggest_bad_option(cmd, argv, opts);
@@ -350,7 +353,8 @@ int cmd_decide(int argc, char **argv)
     ws_handle h;
     int64_t session;
     store_candidate c = {0};
-    if (parse_ws_args("decide", argc, argv, 2, 2, "CANDIDATE promote|reject [--reason TEXT] [--session S]", &a) != 0)
+    if (parse_ws_args("decide", argc, argv, 2, 2, "CANDIDATE promote|reject [--reason TEXT] [--session S] [--redo]",
+                      &a) != 0)
         return 2;
     int promote = strcmp(a.pos[1], "promote") == 0;
     if (!promote && strcmp(a.pos[1], "reject") != 0) {
@@ -372,7 +376,9 @@ int cmd_decide(int argc, char **argv)
         code = archive_mark_rejected(h.ar, c.commit, name, &err) == 0 ? 0 : 2;
         free(name);
     }
-    if (code == 0 && store_candidate_decide(h.st, c.id, promote ? "promoted" : "rejected", a.reason, &err) != 0)
+    int (*record)(store *, int64_t, const char *, const char *, kwb_error *) =
+        a.redo ? store_candidate_redecide : store_candidate_decide; /* a new decision drops the redo stack */
+    if (code == 0 && record(h.st, c.id, promote ? "promoted" : "rejected", a.reason, &err) != 0)
         code = 2;
     if (code != 0)
         fail("decide", &err);

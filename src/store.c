@@ -1524,12 +1524,26 @@ static int rebest_round(store *st, int64_t candidate, kwb_error *err)
     return exec(st, err, Q_ROUND_REBEST, "ioD", candidate, best, mean);
 }
 
-int store_candidate_decide(store *st, int64_t id, const char *decision, const char *reason, kwb_error *err)
+/* Inside a transaction: a new decision on CANDIDATE makes its session's redo stack stale. */
+static int drop_redo_of(store *st, int64_t candidate, kwb_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = row(st, err, &s, Q_CAND_GET, "i", candidate);
+    if (rc != 1)
+        return rc < 0 ? -1 : kwb_error_set(err, "no such candidate");
+    int64_t session = sqlite3_column_int64(s, 1);
+    sqlite3_reset(s);
+    return exec(st, err, Q_REDO_DROP, "ii", session, (int64_t)0);
+}
+
+/* Decides candidate ID; KEEP_REDO when the decision is a redo (the caller drops its group). */
+static int decide(store *st, int64_t id, const char *decision, const char *reason, int keep_redo, kwb_error *err)
 {
     char name[256];
     if (one_of(decision, cand_decisions, "candidate decision", err) || tx_begin(st, err) ||
         exec_one(st, err, "candidate", Q_CAND_STATE, "ti", decision, id) ||
-        insert(st, err, NULL, Q_CAND_DECISION, "ttdi", decision, reason, now(), id) || rebest_round(st, id, err))
+        insert(st, err, NULL, Q_CAND_DECISION, "ttdi", decision, reason, now(), id) || rebest_round(st, id, err) ||
+        (!keep_redo && drop_redo_of(st, id, err)))
         return tx_fail(st, err, "deciding candidate %lld", (long long)id);
     cand_name(st, id, name, sizeof name);
     if (log_event(st, err, 0, 0, id, "decision", "candidate '%s' %s%s%s", name, decision, reason ? ": " : "",
@@ -1537,6 +1551,16 @@ int store_candidate_decide(store *st, int64_t id, const char *decision, const ch
         tx_commit(st, err))
         return tx_fail(st, err, "deciding candidate %lld", (long long)id);
     return 0;
+}
+
+int store_candidate_decide(store *st, int64_t id, const char *decision, const char *reason, kwb_error *err)
+{
+    return decide(st, id, decision, reason, 0, err);
+}
+
+int store_candidate_redecide(store *st, int64_t id, const char *decision, const char *reason, kwb_error *err)
+{
+    return decide(st, id, decision, reason, 1, err);
 }
 
 /* After row() on a candidate SELECT returned RC: reads S into *out when RC is 1. */

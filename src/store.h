@@ -155,8 +155,11 @@ int store_writer_known(const char *origin);
 /* Sets candidate ID's state: "new", "evaluated", "promoted" or "rejected". */
 int store_candidate_set_state(store *st, int64_t id, const char *state, kwb_error *err);
 /* Decides candidate ID: DECISION "promoted" or "rejected" (sets its state too), with REASON
- * (may be NULL), recorded with the time in the decisions table. */
+ * (may be NULL), recorded with the time in the decisions table; a new decision drops the
+ * session's redo stack (store_redo_drop) in the same transaction. */
 int store_candidate_decide(store *st, int64_t id, const char *decision, const char *reason, kwb_error *err);
+/* The same, made again by a redo: the redo stack stays (the redo drops the group it made). */
+int store_candidate_redecide(store *st, int64_t id, const char *decision, const char *reason, kwb_error *err);
 /* Reads candidate ID into *out (free with store_candidate_free); -1 when there is none. */
 int store_candidate_get(store *st, int64_t id, store_candidate *out, kwb_error *err);
 /* Finds REF in SESSION: a candidate name, else a commit prefix of at least 4 hex digits.
