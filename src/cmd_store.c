@@ -31,6 +31,7 @@ typedef struct ws_args {
     const char *dataset;
     const char *pos[3];
     int npos;
+    int redo; /* kwb decide --redo: the workbench's redo makes a decision again */
 } ws_args;
 
 static int parse_ws_args(const char *cmd, int argc, char **argv, int min_pos, int max_pos, const char *usage,
@@ -44,6 +45,7 @@ static int parse_ws_args(const char *cmd, int argc, char **argv, int min_pos, in
         {"output", required_argument, NULL, 'o'},
         {"repo", required_argument, NULL, 'R'},
         {"dataset", required_argument, NULL, 'D'},
+        {"redo", no_argument, NULL, 'e'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -60,6 +62,7 @@ static int parse_ws_args(const char *cmd, int argc, char **argv, int min_pos, in
         case 'o': a->output = optarg; break;
         case 'R': a->repo = optarg; break;
         case 'D': a->dataset = optarg; break;
+        case 'e': a->redo = 1; break;
         case 'h': printf("usage: kwb %s %s\n", cmd, usage); exit(0);
         default:
             suggest_bad_option(cmd, argv, opts);
@@ -152,6 +155,34 @@ static char *candidate_name(store *st, int64_t id)
     return name;
 }
 
+/* " (partial: N of M workloads)" when candidate ID's evidence covers fewer workloads than the
+ * session's fullest evaluation; "" otherwise. */
+static void partial_note(store *st, int64_t id, char *buf, size_t cap)
+{
+    store_evidence ev;
+    kwb_error err;
+    buf[0] = '\0';
+    if (id > 0 && store_candidate_evidence(st, id, &ev, &err) == 1 && ev.n_done < ev.n_session)
+        snprintf(buf, cap, " (partial: %d of %d workloads)", ev.n_done, ev.n_session);
+}
+
+/* "best: NAME, mean X ms (partial: N of M workloads)": the session's best, as decided. */
+static void print_best(store *st, int64_t session)
+{
+    int64_t id = 0;
+    double mean = NAN;
+    kwb_error err;
+    if (store_candidate_best(st, session, &id, &mean, &err) != 1)
+        return;
+    char *name = candidate_name(st, id), note[96];
+    partial_note(st, id, note, sizeof note);
+    printf("\nbest: %s", name);
+    if (mean > 0)
+        printf(", mean %.4f ms", mean);
+    printf("%s\n", note);
+    free(name);
+}
+
 /* The trajectory, each column as wide as its longest cell (names are never cut). */
 static void print_trajectory(ws_handle *h, int64_t session, const store_round *r, int n)
 {
@@ -168,9 +199,12 @@ static void print_trajectory(ws_handle *h, int64_t session, const store_round *r
     for (int i = 0; i < n; i++) {
         printf("%-5d  %-*s  %-11s  %-*s  %-*s  %s", r[i].number, wt, r[i].title ? r[i].title : "", r[i].state, wc,
                cand[i], wb, best[i], r[i].best_mean_ms > 0 ? "" : "-");
-        if (r[i].best_mean_ms > 0)
+        char note[96] = "";
+        if (r[i].best_mean_ms > 0) {
             printf("%.4f", r[i].best_mean_ms);
-        printf("%s%s\n", r[i].outcome ? "  " : "", r[i].outcome ? r[i].outcome : "");
+            partial_note(h->st, r[i].best_candidate, note, sizeof note);
+        }
+        printf("%s%s%s\n", note, r[i].outcome ? "  " : "", r[i].outcome ? r[i].outcome : "");
         free(cand[i]);
         free(best[i]);
     }
@@ -201,6 +235,7 @@ int cmd_log(int argc, char **argv)
         code = fail("log", &err);
     else {
         print_trajectory(&h, session, r, nr);
+        print_best(h.st, session);
         printf("\ndecisions:\n");
         for (int i = 0; i < ne; i++) {
             if (strcmp(e[i].kind, "decision") != 0 && strcmp(e[i].kind, "direction") != 0)
@@ -318,7 +353,8 @@ int cmd_decide(int argc, char **argv)
     ws_handle h;
     int64_t session;
     store_candidate c = {0};
-    if (parse_ws_args("decide", argc, argv, 2, 2, "CANDIDATE promote|reject [--reason TEXT] [--session S]", &a) != 0)
+    if (parse_ws_args("decide", argc, argv, 2, 2, "CANDIDATE promote|reject [--reason TEXT] [--session S] [--redo]",
+                      &a) != 0)
         return 2;
     int promote = strcmp(a.pos[1], "promote") == 0;
     if (!promote && strcmp(a.pos[1], "reject") != 0) {
@@ -340,7 +376,9 @@ int cmd_decide(int argc, char **argv)
         code = archive_mark_rejected(h.ar, c.commit, name, &err) == 0 ? 0 : 2;
         free(name);
     }
-    if (code == 0 && store_candidate_decide(h.st, c.id, promote ? "promoted" : "rejected", a.reason, &err) != 0)
+    int (*record)(store *, int64_t, const char *, const char *, kwb_error *) =
+        a.redo ? store_candidate_redecide : store_candidate_decide; /* a new decision drops the redo stack */
+    if (code == 0 && record(h.st, c.id, promote ? "promoted" : "rejected", a.reason, &err) != 0)
         code = 2;
     if (code != 0)
         fail("decide", &err);
@@ -443,6 +481,24 @@ static json_t *rounds_json(const store_round *r, int n)
     return arr;
 }
 
+/* The session's best as decided (store_candidate_best) with the workloads its evidence covers
+ * ("workloads" of "of": partial when fewer); JSON null when there is none. */
+static json_t *best_json(ws_handle *h, int64_t session)
+{
+    int64_t id = 0;
+    double mean = NAN;
+    store_evidence ev = {0};
+    kwb_error err;
+    if (store_candidate_best(h->st, session, &id, &mean, &err) != 1 ||
+        store_candidate_evidence(h->st, id, &ev, &err) < 0)
+        return json_null();
+    char *name = candidate_name(h->st, id);
+    json_t *o = json_pack("{s:I, s:s, s:o, s:i, s:i}", "candidate", (json_int_t)id, "name", name, "mean_ms",
+                          num_or_null(mean), "workloads", ev.n_done, "of", ev.n_session);
+    free(name);
+    return o;
+}
+
 /* The workload WL of the shipped dataset with uuid UUID, for axes and traces; may be NULL. */
 static const workload *find_workload(const workload_set *set, const char *uuid)
 {
@@ -526,8 +582,9 @@ static json_t *build_model(ws_handle *h, int64_t session, const char *dataset_di
         return NULL;
     }
     const char *device = nruns ? runs[nruns - 1].device : "none";
-    json_t *model = json_pack("{s:s, s:s, s:s, s:o, s:o}", "session", s.name, "definition", s.definition, "device",
-                              device, "candidates", candidates_json(h, r, nr), "rounds", rounds_json(r, nr));
+    json_t *model =
+        json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "session", s.name, "definition", s.definition, "device", device,
+                  "candidates", candidates_json(h, r, nr), "rounds", rounds_json(r, nr), "best", best_json(h, session));
     store_wl_table best = {0}, base = {0};
     int has_best = store_wl_table_best(h->st, session, &best, err);
     if (has_best <= 0)

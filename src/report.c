@@ -19,7 +19,13 @@ typedef struct field {
 
 static const field top_fields[] = {
     {"session", T_STR, 1}, {"definition", T_STR, 1}, {"device", T_STR, 1}, {"candidates", T_ARR, 1},
-    {"rounds", T_ARR, 1},  {"workloads", T_ARR, 1},  {"traces", T_ARR, 0},
+    {"rounds", T_ARR, 1},  {"workloads", T_ARR, 1},  {"traces", T_ARR, 0}, {"best", T_OBJ, 0},
+};
+static const field best_fields[] = {
+    {"name", T_STR, 1},
+    {"mean_ms", T_NUM, 0},
+    {"workloads", T_INT, 0},
+    {"of", T_INT, 0},
 };
 static const field candidate_fields[] = {
     {"id", T_INT, 1},     {"name", T_STR, 1},  {"parent", T_INT, 0},  {"origin", T_STR, 0},
@@ -114,6 +120,9 @@ int report_validate(const json_t *model, kwb_error *err)
         check_array(model, "workloads", workload_fields, COUNT(workload_fields), err) < 0 ||
         check_array(model, "traces", NULL, 0, err) < 0)
         return -1;
+    const json_t *best = json_object_get(model, "best");
+    if (json_is_object(best) && check_fields(best, best_fields, COUNT(best_fields), "best", err) < 0)
+        return -1;
     return 0;
 }
 
@@ -207,6 +216,25 @@ static void status_counts(const json_t *workloads, strbuf *sb)
     }
 }
 
+/* The session's best as decided, "NAME, mean X ms (partial: N of M workloads)", into BUF; NULL
+ * when the model has none. */
+static const char *best_text(const json_t *model, char *buf, size_t cap)
+{
+    const json_t *b = json_object_get(model, "best");
+    if (!json_is_object(b))
+        return NULL;
+    double mean = 0;
+    json_int_t n = json_integer_value(json_object_get(b, "workloads")),
+               m = json_integer_value(json_object_get(b, "of"));
+    int used = snprintf(buf, cap, "%s", get_str(b, "name"));
+    if (get_num(b, "mean_ms", &mean) && used >= 0 && (size_t)used < cap)
+        used += snprintf(buf + used, cap - (size_t)used, ", mean %.4g ms", mean);
+    if (n < m && used >= 0 && (size_t)used < cap)
+        snprintf(buf + used, cap - (size_t)used,
+                 " (partial: %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT " workloads)", n, m);
+    return buf;
+}
+
 /* 1 with *best set to the highest round speedup, 0 when no round has one. */
 static int best_speedup(const json_t *model, double *best)
 {
@@ -294,6 +322,9 @@ static void md_header(const json_t *model, strbuf *sb)
                   json_array_size(get_arr(model, "rounds")));
     if (best_speedup(model, &best))
         strbuf_printf(sb, " (best speedup %.3gx)", best);
+    char text[512];
+    if (best_text(model, text, sizeof text))
+        strbuf_printf(sb, "\n- best: %s", text);
     strbuf_printf(sb, "\n- workloads: %zu", json_array_size(wls));
     strbuf counts;
     strbuf_init(&counts);
@@ -547,6 +578,9 @@ static void html_summary(const json_t *model, strbuf *sb)
     int has_best = best_speedup(model, &best);
     snprintf(num, sizeof num, "%.3g\xc3\x97", has_best ? best : 0.0);
     html_meta_item(sb, "best speedup", has_best ? num : NULL);
+    char text[512];
+    if (best_text(model, text, sizeof text))
+        html_meta_item(sb, "best", text);
     strbuf counts;
     strbuf_init(&counts);
     status_counts(get_arr(model, "workloads"), &counts);

@@ -342,9 +342,9 @@ void round_verdict_prompt(const round_engine *e, const char *accept_keys, const 
              e->verdict_promote ? "reject" : "promote", again_key, e->verdict_reason);
 }
 
-/* `kwb decide NAME promote|reject --reason REASON` for the session; 0 or -1 with *err (the
- * child's last line). */
-static int run_decide(round_engine *e, const char *name, int promote, const char *reason, kwb_error *err)
+/* `kwb decide NAME promote|reject --reason REASON` for the session (with --redo when REDO: the
+ * redo stack stays); 0 or -1 with *err (the child's last line). */
+static int run_decide(round_engine *e, const char *name, int promote, const char *reason, int redo, kwb_error *err)
 {
     char *self = paths_self(), *log = xasprintf("%s/%s.decide.log", e->folder, name);
     char *argv[12] = {self ? self : (char *)"kwb",
@@ -356,6 +356,8 @@ static int run_decide(round_engine *e, const char *name, int promote, const char
                       "--reason",
                       (char *)reason};
     int n = 8;
+    if (redo)
+        argv[n++] = "--redo";
     if (e->workspace)
         argv[n++] = "--workspace", argv[n++] = (char *)e->workspace;
     argv[n] = NULL;
@@ -434,7 +436,7 @@ int round_decide(round_engine *e, round_answer answer, const char *why, char *sa
     e->step = ROUND_DECIDING;
     char prev_dir[1024];
     snprintf(prev_dir, sizeof prev_dir, "%s", e->best_dir);
-    if (run_decide(e, e->cand_name, promote, reason, err) != 0)
+    if (run_decide(e, e->cand_name, promote, reason, 0, err) != 0)
         return -1;
     if (!e->session && round_refresh(e, err) != 0)
         return -1;
@@ -572,7 +574,7 @@ int round_redo(round_engine *e, char *said, size_t cap, kwb_error *err)
             store_candidate c;
             if ((rc = store_candidate_get(e->h->st, d->candidate, &c, err)) != 0)
                 break;
-            rc = run_decide(e, c.name, strcmp(d->decision, "promoted") == 0, d->reason ? d->reason : "", err);
+            rc = run_decide(e, c.name, strcmp(d->decision, "promoted") == 0, d->reason ? d->reason : "", 1, err);
             store_candidate_free(&c);
         } else {
             rc = store_direction_decide(e->h->st, d->direction, d->decision, d->reason, err);

@@ -31,6 +31,8 @@
 #define BUSY_TIMEOUT_MS 5000
 /* PRAGMA application_id: "kwb1" in ASCII, so that `file` and sqlite3 tell kwb stores apart. */
 #define KWB_APPLICATION_ID 0x6b776231
+/* The outcome of a round whose kwb ended (killed, or out of time) before the round did. */
+#define CUT_OFF "cut off: the kwb running it ended before it did"
 
 /* ---- schema ------------------------------------------------------------------------------ */
 
@@ -284,7 +286,7 @@ static const char *const migrations[] = {
     X(RUNS_INTERRUPT, "UPDATE eval_runs SET state = 'interrupted', ended_at = ?2"                                      \
                       " WHERE session_id = ?1 AND state = 'running'")                                                  \
     X(ROUNDS_INTERRUPT, "UPDATE rounds SET state = 'interrupted', ended_at = ?2, best_mean_ms = ?3,"                   \
-                        " best_candidate_id = ?4 WHERE session_id = ?1 AND state = 'running'")                         \
+                        " best_candidate_id = ?4, outcome = ?5 WHERE session_id = ?1 AND state = 'running'")           \
     X(ROUND_NEXT, "SELECT coalesce(max(number), 0) + 1 FROM rounds WHERE session_id = ?")                              \
     X(ROUND_ADD, "INSERT INTO rounds (session_id, number, title, started_at) VALUES (?, ?, ?, ?)")                     \
     X(ROUND_SESSION, "SELECT session_id, number FROM rounds WHERE id = ?")                                             \
@@ -318,10 +320,12 @@ static const char *const migrations[] = {
                  " JOIN candidates c ON c.id = e.candidate_id"                                                         \
                  " WHERE e.session_id = ? AND e.mean_latency_ms IS NOT NULL AND c.state <> 'rejected'"                 \
                  " ORDER BY e.n_workloads DESC, e.mean_latency_ms, e.id LIMIT 1")                                      \
-    X(CAND_PROMOTED, "SELECT c.id, (SELECT e.mean_latency_ms FROM eval_runs e WHERE e.candidate_id = c.id"             \
-                     "   AND e.mean_latency_ms IS NOT NULL ORDER BY e.id DESC LIMIT 1)"                                \
-                     " FROM candidates c JOIN decisions d ON d.candidate_id = c.id"                                    \
+    X(CAND_PROMOTED, "SELECT c.id FROM candidates c JOIN decisions d ON d.candidate_id = c.id"                         \
                      " WHERE c.session_id = ? AND c.state = 'promoted' ORDER BY d.decided_at DESC, d.id DESC LIMIT 1") \
+    X(CAND_EVIDENCE, "SELECT e.id, e.n_done, CASE WHEN e.n_passed = e.n_done THEN e.latency_sum_ms / e.n_done END,"    \
+                     " (SELECT max(n_workloads) FROM eval_runs WHERE session_id = e.session_id) FROM eval_runs e"      \
+                     " WHERE e.candidate_id = ? AND e.n_done > 0"                                                      \
+                     " ORDER BY e.n_done DESC, e.state = 'complete' DESC, e.id DESC LIMIT 1")                          \
     X(CAND_CURRENT_ROUND, "SELECT candidate_id FROM rounds WHERE session_id = ? AND candidate_id IS NOT NULL"          \
                           " ORDER BY number DESC LIMIT 1")                                                             \
     X(CAND_NEWEST, "SELECT id FROM candidates WHERE session_id = ? ORDER BY id DESC LIMIT 1")                          \
@@ -1102,6 +1106,24 @@ static int check_holder(store *st, int64_t session, pid_t pid, char *name, size_
     return 1;
 }
 
+/* 1 when SESSION's recorded holder is gone (killed, or out of time: it never released it): what
+ * the session shows running was left by that kwb (a holder records itself before anything runs
+ * and releases after everything ended). */
+static int session_orphaned(store *st, int64_t session)
+{
+    sqlite3_stmt *s;
+    kwb_error ignored;
+    if (row(st, &ignored, &s, Q_SESSION_HOLDER, "i", session) != 1)
+        return 0;
+    int64_t hpid = sqlite3_column_int64(s, 1);
+    char host[256], start[32];
+    col_buf(s, 2, host, sizeof host);
+    col_buf(s, 3, start, sizeof start);
+    int null_start = sqlite3_column_type(s, 3) == SQLITE_NULL;
+    sqlite3_reset(s);
+    return hpid > 0 && !holder_alive(st, hpid, host, null_start ? NULL : start);
+}
+
 int store_session_acquire(store *st, int64_t session, pid_t pid, kwb_error *err)
 {
     char name[256] = "", start[32];
@@ -1132,19 +1154,20 @@ int store_session_release(store *st, int64_t session, pid_t pid, kwb_error *err)
     return 0;
 }
 
-/* The best candidate (see store_candidate_best) without a transaction of its own. */
-static int best_of(store *st, int64_t session, int64_t *id, double *mean, kwb_error *err)
+int store_candidate_evidence(store *st, int64_t candidate, store_evidence *out, kwb_error *err)
 {
     sqlite3_stmt *s;
-    int rc = row(st, err, &s, Q_CAND_BEST, "i", session);
-    *id = 0;
-    *mean = NAN;
-    if (rc == 1) {
-        *id = sqlite3_column_int64(s, 0);
-        *mean = sqlite3_column_double(s, 1);
-        sqlite3_reset(s);
-    }
-    return rc;
+    *out = (store_evidence){.mean_ms = NAN};
+    int rc = row(st, err, &s, Q_CAND_EVIDENCE, "i", candidate);
+    if (rc != 1)
+        return rc < 0 ? kwb_error_prefix(err, "reading the evaluation of candidate %lld", (long long)candidate) : 0;
+    out->eval_run = sqlite3_column_int64(s, 0);
+    out->n_done = sqlite3_column_int(s, 1);
+    if (sqlite3_column_type(s, 2) != SQLITE_NULL)
+        out->mean_ms = sqlite3_column_double(s, 2);
+    out->n_session = sqlite3_column_int(s, 3);
+    sqlite3_reset(s);
+    return 1;
 }
 
 int store_candidate_promoted(store *st, int64_t session, int64_t *id, double *mean_ms, kwb_error *err)
@@ -1154,10 +1177,29 @@ int store_candidate_promoted(store *st, int64_t session, int64_t *id, double *me
     *id = 0;
     if (mean_ms)
         *mean_ms = NAN;
+    if (rc != 1)
+        return rc;
+    *id = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    store_evidence ev;
+    if (store_candidate_evidence(st, *id, &ev, err) < 0)
+        return -1;
+    if (mean_ms)
+        *mean_ms = ev.mean_ms;
+    return 1;
+}
+
+/* The best candidate (see store_candidate_best) without a transaction of its own. */
+static int best_of(store *st, int64_t session, int64_t *id, double *mean, kwb_error *err)
+{
+    int rc = store_candidate_promoted(st, session, id, mean, err);
+    if (rc != 0)
+        return rc; /* the decisions say which is best */
+    sqlite3_stmt *s;
+    rc = row(st, err, &s, Q_CAND_BEST, "i", session);
     if (rc == 1) {
         *id = sqlite3_column_int64(s, 0);
-        if (mean_ms)
-            *mean_ms = sqlite3_column_double(s, 1);
+        *mean = sqlite3_column_double(s, 1);
         sqlite3_reset(s);
     }
     return rc;
@@ -1172,7 +1214,7 @@ int store_session_mark_interrupted(store *st, int64_t session, int *n_evals, int
         return tx_fail(st, err, "marking session %lld interrupted", (long long)session);
     ne = sqlite3_changes(st->db);
     if (best_of(st, session, &best, &mean, err) < 0 ||
-        exec(st, err, Q_ROUNDS_INTERRUPT, "idDo", session, t, mean, best))
+        exec(st, err, Q_ROUNDS_INTERRUPT, "idDot", session, t, mean, best, CUT_OFF))
         return tx_fail(st, err, "marking session %lld interrupted", (long long)session);
     nr = sqlite3_changes(st->db);
     if (((ne || nr) && log_event(st, err, session, 0, 0, "session",
@@ -1272,6 +1314,23 @@ int store_round_end(store *st, int64_t round, const char *state, const char *out
     return 0;
 }
 
+/* Rounds of SESSION still running with nobody holding it were cut off: shown as interrupted,
+ * as the next kwb to write the session records them. */
+static void show_cut_off_rounds(store *st, int64_t session, store_round *r, int n)
+{
+    int running = 0;
+    for (int i = 0; i < n; i++)
+        running |= strcmp(r[i].state, "running") == 0;
+    if (!running || !session_orphaned(st, session))
+        return;
+    for (int i = 0; i < n; i++)
+        if (strcmp(r[i].state, "running") == 0) {
+            snprintf(r[i].state, sizeof r[i].state, "interrupted");
+            free(r[i].outcome);
+            r[i].outcome = xstrdup(CUT_OFF);
+        }
+}
+
 int store_trajectory(store *st, int64_t session, int last_n, store_round **out, int *n, kwb_error *err)
 {
     int64_t best = 0;
@@ -1296,6 +1355,7 @@ int store_trajectory(store *st, int64_t session, int last_n, store_round **out, 
             (*out)[i].best_candidate = best;
             (*out)[i].best_mean_ms = best ? mean : 0;
         }
+    show_cut_off_rounds(st, session, *out, *n); /* their best is the current one too, as when marked */
     return 0;
 fail:
     store_round_list_free(*out, *n);
@@ -1464,12 +1524,26 @@ static int rebest_round(store *st, int64_t candidate, kwb_error *err)
     return exec(st, err, Q_ROUND_REBEST, "ioD", candidate, best, mean);
 }
 
-int store_candidate_decide(store *st, int64_t id, const char *decision, const char *reason, kwb_error *err)
+/* Inside a transaction: a new decision on CANDIDATE makes its session's redo stack stale. */
+static int drop_redo_of(store *st, int64_t candidate, kwb_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = row(st, err, &s, Q_CAND_GET, "i", candidate);
+    if (rc != 1)
+        return rc < 0 ? -1 : kwb_error_set(err, "no such candidate");
+    int64_t session = sqlite3_column_int64(s, 1);
+    sqlite3_reset(s);
+    return exec(st, err, Q_REDO_DROP, "ii", session, (int64_t)0);
+}
+
+/* Decides candidate ID; KEEP_REDO when the decision is a redo (the caller drops its group). */
+static int decide(store *st, int64_t id, const char *decision, const char *reason, int keep_redo, kwb_error *err)
 {
     char name[256];
     if (one_of(decision, cand_decisions, "candidate decision", err) || tx_begin(st, err) ||
         exec_one(st, err, "candidate", Q_CAND_STATE, "ti", decision, id) ||
-        insert(st, err, NULL, Q_CAND_DECISION, "ttdi", decision, reason, now(), id) || rebest_round(st, id, err))
+        insert(st, err, NULL, Q_CAND_DECISION, "ttdi", decision, reason, now(), id) || rebest_round(st, id, err) ||
+        (!keep_redo && drop_redo_of(st, id, err)))
         return tx_fail(st, err, "deciding candidate %lld", (long long)id);
     cand_name(st, id, name, sizeof name);
     if (log_event(st, err, 0, 0, id, "decision", "candidate '%s' %s%s%s", name, decision, reason ? ": " : "",
@@ -1477,6 +1551,16 @@ int store_candidate_decide(store *st, int64_t id, const char *decision, const ch
         tx_commit(st, err))
         return tx_fail(st, err, "deciding candidate %lld", (long long)id);
     return 0;
+}
+
+int store_candidate_decide(store *st, int64_t id, const char *decision, const char *reason, kwb_error *err)
+{
+    return decide(st, id, decision, reason, 0, err);
+}
+
+int store_candidate_redecide(store *st, int64_t id, const char *decision, const char *reason, kwb_error *err)
+{
+    return decide(st, id, decision, reason, 1, err);
 }
 
 /* After row() on a candidate SELECT returned RC: reads S into *out when RC is 1. */
@@ -1840,6 +1924,23 @@ void store_strings_free(char **s, int n)
     free(s);
 }
 
+/* Eval runs of SESSION still running with nobody holding it were cut off: shown as
+ * interrupted. Returns how many of the N were. */
+static int show_cut_off_runs(store *st, int64_t session, store_eval_run *r, int n)
+{
+    int running = 0, cut = 0;
+    for (int i = 0; i < n; i++)
+        running |= strcmp(r[i].state, "running") == 0;
+    if (!running || !session_orphaned(st, session))
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (strcmp(r[i].state, "running") == 0) {
+            snprintf(r[i].state, sizeof r[i].state, "interrupted");
+            cut++;
+        }
+    return cut;
+}
+
 int store_eval_run_get(store *st, int64_t id, store_eval_run *out, kwb_error *err)
 {
     sqlite3_stmt *s;
@@ -1848,6 +1949,7 @@ int store_eval_run_get(store *st, int64_t id, store_eval_run *out, kwb_error *er
     if (rc == 1) {
         read_run(s, out);
         sqlite3_reset(s);
+        show_cut_off_runs(st, out->session, out, 1);
         return 0;
     }
     if (rc == 0)
@@ -1887,6 +1989,11 @@ int store_eval_run_list(store *st, int64_t session, const char *state, store_eva
         *out = NULL;
         *n = 0;
         return kwb_error_prefix(err, "listing the eval runs of session %lld", (long long)session);
+    }
+    if (show_cut_off_runs(st, session, *out, *n) && state && strcmp(state, "running") == 0) {
+        store_eval_run_list_free(*out, *n); /* none of them runs any more */
+        *out = NULL;
+        *n = 0;
     }
     return 0;
 }
@@ -1929,33 +2036,56 @@ static void read_wl_row(sqlite3_stmt *s, void *out)
     w->speedup = w->median_ms > 0 && vs > 0 ? vs / w->median_ms : 0;
 }
 
-int store_wl_table_get(store *st, int64_t candidate, store_wl_table *out, kwb_error *err)
+/* The rows of eval run RUN (its state shown as store_eval_run_get shows it) into OUT. */
+static int wl_table_of_run(store *st, int64_t run, store_wl_table *out, kwb_error *err)
 {
-    sqlite3_stmt *s;
+    store_eval_run r;
+    if (store_eval_run_get(st, run, &r, err) != 0)
+        return -1;
+    out->eval_run = run;
+    snprintf(out->state, sizeof out->state, "%s", r.state);
+    store_eval_run_free(&r);
+    sqlite3_stmt *s = prep(st, err, Q_ROW_TABLE, "i", run);
+    return !s || collect(st, s, (void **)&out->rows, &out->n, sizeof *out->rows, read_wl_row, err) < 0 ? -1 : 0;
+}
+
+/* OUT for CANDIDATE from eval run RUN (0: none, then 0 is returned); 1, or -1 with *err. */
+static int wl_table_fill(store *st, int64_t candidate, int64_t run, store_wl_table *out, kwb_error *err)
+{
     memset(out, 0, sizeof *out);
     out->candidate = candidate;
-    int rc = row(st, err, &s, Q_RUN_PICK, "i", candidate);
-    if (rc == 1) {
-        out->eval_run = sqlite3_column_int64(s, 0);
-        col_buf(s, 1, out->state, sizeof out->state);
-        sqlite3_reset(s);
-        s = prep(st, err, Q_ROW_TABLE, "i", out->eval_run);
-        if (!s || collect(st, s, (void **)&out->rows, &out->n, sizeof *out->rows, read_wl_row, err) < 0)
-            rc = -1;
-    }
-    if (rc < 0) {
+    if (run && wl_table_of_run(st, run, out, err) != 0) {
         store_wl_table_free(out);
         return kwb_error_prefix(err, "reading the evaluation of candidate %lld", (long long)candidate);
     }
-    return rc;
+    return run ? 1 : 0;
+}
+
+int store_wl_table_get(store *st, int64_t candidate, store_wl_table *out, kwb_error *err)
+{
+    sqlite3_stmt *s;
+    int64_t run = 0;
+    int rc = row(st, err, &s, Q_RUN_PICK, "i", candidate);
+    if (rc == 1) {
+        run = sqlite3_column_int64(s, 0);
+        sqlite3_reset(s);
+    }
+    if (rc < 0) {
+        memset(out, 0, sizeof *out);
+        return kwb_error_prefix(err, "reading the evaluation of candidate %lld", (long long)candidate);
+    }
+    return wl_table_fill(st, candidate, run, out, err);
 }
 
 int store_wl_table_best(store *st, int64_t session, store_wl_table *out, kwb_error *err)
 {
     int64_t id = 0;
+    store_evidence ev = {0};
     memset(out, 0, sizeof *out);
     int rc = store_candidate_best(st, session, &id, NULL, err);
-    return rc == 1 ? store_wl_table_get(st, id, out, err) : rc;
+    if (rc == 1 && store_candidate_evidence(st, id, &ev, err) < 0)
+        return -1;
+    return rc == 1 ? wl_table_fill(st, id, ev.eval_run, out, err) : rc;
 }
 
 int store_wl_table_current(store *st, int64_t session, store_wl_table *out, kwb_error *err)

@@ -103,7 +103,8 @@ int store_round_reopen(store *st, int64_t round, const char *why, kwb_error *err
  * records the session's best candidate at that moment. */
 int store_round_end(store *st, int64_t round, const char *state, const char *outcome, kwb_error *err);
 /* The round trajectory of SESSION in number order: the last LAST_N rounds (all when
- * LAST_N <= 0) into *out[*n]; a running round shows the current best. */
+ * LAST_N <= 0) into *out[*n]; a running round shows the current best. A round left running by a
+ * kwb that is gone (nobody holds the session) shows as interrupted, its outcome "cut off: ...". */
 int store_trajectory(store *st, int64_t session, int last_n, store_round **out, int *n, kwb_error *err);
 /* Frees an array from store_trajectory. */
 void store_round_list_free(store_round *r, int n);
@@ -154,21 +155,39 @@ int store_writer_known(const char *origin);
 /* Sets candidate ID's state: "new", "evaluated", "promoted" or "rejected". */
 int store_candidate_set_state(store *st, int64_t id, const char *state, kwb_error *err);
 /* Decides candidate ID: DECISION "promoted" or "rejected" (sets its state too), with REASON
- * (may be NULL), recorded with the time in the decisions table. */
+ * (may be NULL), recorded with the time in the decisions table; a new decision drops the
+ * session's redo stack (store_redo_drop) in the same transaction. */
 int store_candidate_decide(store *st, int64_t id, const char *decision, const char *reason, kwb_error *err);
+/* The same, made again by a redo: the redo stack stays (the redo drops the group it made). */
+int store_candidate_redecide(store *st, int64_t id, const char *decision, const char *reason, kwb_error *err);
 /* Reads candidate ID into *out (free with store_candidate_free); -1 when there is none. */
 int store_candidate_get(store *st, int64_t id, store_candidate *out, kwb_error *err);
 /* Finds REF in SESSION: a candidate name, else a commit prefix of at least 4 hex digits.
  * 1 and *out set, 0 when nothing matches, -1 when the prefix is ambiguous or on error. */
 int store_candidate_find(store *st, int64_t session, const char *ref, store_candidate *out, kwb_error *err);
-/* The best candidate of SESSION: lowest mean latency (mean of the per-workload candidate
- * medians) over an eval run that is complete with every workload PASSED, among runs covering
- * the most workloads (a partial run never beats a full sweep); rejected candidates excluded.
- * 1 with *id and *mean_ms (when not NULL) set, 0 when there is none. */
+/* The best candidate of SESSION: the candidate promoted last (decisions taken back do not count),
+ * with its evidence's mean (store_candidate_evidence; NaN when none), even when that evidence is
+ * partial. In a session where nothing is promoted: lowest mean latency (mean of the per-workload
+ * candidate medians) over an eval run complete with every workload PASSED, among runs covering the
+ * most workloads; rejected candidates excluded. 1 with *id and *mean_ms (when not NULL) set, 0
+ * when there is none. */
 int store_candidate_best(store *st, int64_t session, int64_t *id, double *mean_ms, kwb_error *err);
 /* The candidate of SESSION promoted last (the one rounds start from): 1 with *id and *mean_ms
- * (its latest complete mean; NaN when none; when not NULL) set, 0 when none was promoted. */
+ * (its evidence's mean, see store_candidate_evidence; NaN when none; when not NULL) set, 0 when
+ * none was promoted. */
 int store_candidate_promoted(store *st, int64_t session, int64_t *id, double *mean_ms, kwb_error *err);
+/* The evaluation that speaks for a candidate. */
+typedef struct store_evidence {
+    int64_t eval_run; /* 0 when it has none with a workload recorded */
+    int n_done;       /* workloads it recorded */
+    int n_session;    /* the most workloads an eval run of the session planned */
+    double mean_ms;   /* mean of its candidate medians; NaN unless every recorded workload PASSED */
+} store_evidence;
+
+/* CANDIDATE's eval run with the most workloads recorded (complete first, then the newest): a sweep
+ * cut short still speaks for more workloads than its gate. Partial when n_done < n_session.
+ * 1 with *out set, 0 when it has none (*out zero, mean NaN), -1 with *err. */
+int store_candidate_evidence(store *st, int64_t candidate, store_evidence *out, kwb_error *err);
 /* The current candidate of SESSION: that of the latest round that has one, else the newest
  * candidate. 1 with *id set, 0 when the session has none. */
 int store_candidate_current(store *st, int64_t session, int64_t *id, kwb_error *err);
@@ -229,7 +248,8 @@ int store_eval_resume(store *st, int64_t eval_run, kwb_error *err);
 int store_eval_uuids(store *st, int64_t eval_run, char ***uuids, int *n, kwb_error *err);
 /* Frees an array of N strings. */
 void store_strings_free(char **s, int n);
-/* Reads eval run ID into *out (free with store_eval_run_free); -1 when there is none. */
+/* Reads eval run ID into *out (free with store_eval_run_free); -1 when there is none. A run left
+ * running by a kwb that is gone (nobody holds its session) shows as interrupted. */
 int store_eval_run_get(store *st, int64_t id, store_eval_run *out, kwb_error *err);
 /* Records OPTIONS (JSON text: the run's options and planned workloads) with EVAL_RUN. */
 int store_eval_set_options(store *st, int64_t eval_run, const char *options, kwb_error *err);
@@ -238,7 +258,8 @@ int store_eval_set_options(store *st, int64_t eval_run, const char *options, kwb
 int store_eval_options(store *st, int64_t eval_run, char **options, kwb_error *err);
 /* The commit ids of every candidate of SESSION into *oids[*n] (free with store_strings_free). */
 int store_candidate_commits(store *st, int64_t session, char ***oids, int *n, kwb_error *err);
-/* Eval runs of SESSION (only those in STATE when not NULL), oldest first, into *out[*n]. */
+/* Eval runs of SESSION (only those in STATE when not NULL), oldest first, into *out[*n]; runs left
+ * running by a kwb that is gone show as interrupted (and are not listed as "running"). */
 int store_eval_run_list(store *st, int64_t session, const char *state, store_eval_run **out, int *n, kwb_error *err);
 /* Frees what r owns. */
 void store_eval_run_free(store_eval_run *r);
@@ -274,7 +295,8 @@ typedef struct store_wl_table {
 /* The per-workload table of CANDIDATE's latest complete eval run, else its latest one:
  * 1 and *out set (free with store_wl_table_free), 0 when it has none. */
 int store_wl_table_get(store *st, int64_t candidate, store_wl_table *out, kwb_error *err);
-/* The same for SESSION's best candidate (store_candidate_best); 0 when there is none. */
+/* The table of SESSION's best candidate (store_candidate_best) from its evidence run
+ * (store_candidate_evidence); 0 when there is none. */
 int store_wl_table_best(store *st, int64_t session, store_wl_table *out, kwb_error *err);
 /* The same for SESSION's current candidate (store_candidate_current); 0 when none. */
 int store_wl_table_current(store *st, int64_t session, store_wl_table *out, kwb_error *err);

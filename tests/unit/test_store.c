@@ -1014,6 +1014,145 @@ static void test_best_candidate(void **state)
     check_integrity(f->path);
 }
 
+/* A pid that has ended and been reaped (a holder that is gone). */
+static pid_t gone_pid(void)
+{
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0)
+        _exit(0);
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    return child;
+}
+
+/* A kwb killed mid-evaluation leaves its round and eval run "running" and its pid as the holder:
+ * read, they show as interrupted (the round "cut off"), not running; the next writer records it. */
+static void test_cut_off_shows_interrupted(void **state)
+{
+    fixture *f = *state;
+    kwb_error err = {{0}};
+    int64_t s = 0, round = 0, n_ev = 0;
+    store *st = open_rw(f);
+    OK(store_session_create(st, "s", "d", &s, &err));
+    OK(store_session_acquire(st, s, gone_pid(), &err)); /* the judge's eval, killed */
+    OK(store_round_begin(st, s, "sweep", &round, NULL, &err));
+    const double ms[] = {1, 1};
+    int64_t cand = evaluated(st, f, s, "cut", 2, ms, NULL);
+    OK(store_round_set_candidate(st, round, cand, &err));
+    store_round *r = NULL;
+    int n = 0;
+    OK(store_trajectory(st, s, 0, &r, &n, &err));
+    assert_int_equal(n, 1);
+    assert_string_equal(r[0].state, "interrupted");
+    assert_non_null(strstr(r[0].outcome, "cut off"));
+    store_round_list_free(r, n);
+    store_eval_run *runs = NULL;
+    OK(store_eval_run_list(st, s, NULL, &runs, &n, &err));
+    assert_int_equal(n, 1);
+    assert_string_equal(runs[0].state, "interrupted");
+    n_ev = runs[0].id;
+    store_eval_run_list_free(runs, n);
+    OK(store_eval_run_list(st, s, "running", &runs, &n, &err));
+    assert_int_equal(n, 0); /* nothing runs any more */
+    store_eval_run_list_free(runs, n);
+    store_eval_run one;
+    OK(store_eval_run_get(st, n_ev, &one, &err));
+    assert_string_equal(one.state, "interrupted");
+    store_eval_run_free(&one);
+    store_close(st);
+    assert_int_equal(sql_int(f->path, "SELECT count(*) FROM rounds WHERE state = 'running'"), 1); /* only shown */
+
+    st = open_rw(f); /* the next kwb to write the session records it */
+    int ne = 0, nr = 0;
+    OK(store_session_acquire(st, s, getpid(), &err));
+    OK(store_session_mark_interrupted(st, s, &ne, &nr, &err));
+    assert_int_equal(ne, 1);
+    assert_int_equal(nr, 1);
+    OK(store_session_release(st, s, getpid(), &err));
+    store_close(st);
+    assert_int_equal(sql_int(f->path, "SELECT count(*) FROM rounds WHERE state = 'interrupted' AND outcome LIKE "
+                                      "'cut off:%'"),
+                     1);
+    check_integrity(f->path);
+}
+
+/* The best follows decisions: the candidate promoted last is the best even when its evaluation
+ * was cut short (its evidence: the sweep's 2 of 3 workloads, not its complete 1-workload gate);
+ * taking the promotion back gives the best back. */
+static void test_best_follows_decisions(void **state)
+{
+    fixture *f = *state;
+    kwb_error err = {{0}};
+    int64_t s = 0, best = 0, sweep = 0;
+    double mean = 0;
+    store *st = open_rw(f);
+    OK(store_session_create(st, "s", "d", &s, &err));
+    const double base_ms[] = {4, 4, 4}, cut_ms[] = {1, 3};
+    int64_t base = evaluated(st, f, s, "base", 3, base_ms, "complete");
+    OK(store_candidate_decide(st, base, "promoted", "start", &err));
+    int64_t cut = evaluated(st, f, s, "cut", 1, cut_ms, "complete");          /* the gate */
+    OK(store_eval_begin(st, cut, 0, "cpu", "kwb-runner 1", 3, &sweep, &err)); /* the sweep, cut short */
+    for (int i = 0; i < 2; i++) {
+        wl_result r = result(&f->wl[i], ST_PASSED, cut_ms[i]);
+        OK(store_eval_add(st, sweep, &r, NULL, &err));
+    }
+    OK(store_eval_finish(st, sweep, "interrupted", &err));
+    assert_int_equal(store_candidate_best(st, s, &best, NULL, &err), 1);
+    assert_int_equal(best, base); /* undecided: the decisions say base */
+    OK(store_candidate_decide(st, cut, "promoted", "by hand", &err));
+    assert_int_equal(store_candidate_best(st, s, &best, &mean, &err), 1);
+    assert_int_equal(best, cut);
+    assert_true(mean == 2.0);
+    store_evidence ev;
+    assert_int_equal(store_candidate_evidence(st, cut, &ev, &err), 1);
+    assert_int_equal(ev.eval_run, sweep);
+    assert_int_equal(ev.n_done, 2);
+    assert_int_equal(ev.n_session, 3);
+    store_wl_table t;
+    assert_int_equal(store_wl_table_best(st, s, &t, &err), 1);
+    assert_int_equal(t.candidate, cut);
+    assert_int_equal(t.n, 2);
+    assert_string_equal(t.state, "interrupted");
+    store_wl_table_free(&t);
+    store_decision *d = NULL;
+    int n = 0;
+    OK(store_decision_undo(st, s, &d, &n, &err));
+    store_decision_list_free(d, n);
+    assert_int_equal(store_candidate_best(st, s, &best, &mean, &err), 1);
+    assert_int_equal(best, base);
+    assert_true(mean == 4.0);
+    store_close(st);
+    check_integrity(f->path);
+}
+
+/* A decision outside the round engine drops the redo stack in its own transaction; the same
+ * decision made by a redo keeps it (the redo drops the group it made). */
+static void test_decision_drops_redo(void **state)
+{
+    fixture *f = *state;
+    kwb_error err = {{0}};
+    int64_t s = 0;
+    store *st = open_rw(f);
+    OK(store_session_create(st, "s", "d", &s, &err));
+    const double ms[] = {1, 1};
+    int64_t a = evaluated(st, f, s, "a", 2, ms, "complete"), b = evaluated(st, f, s, "b", 2, ms, "complete");
+    store_decision g[1] = {{.candidate = a, .decision = "promoted", .reason = "faster"}};
+    OK(store_redo_push(st, s, g, 1, &err));
+    OK(store_candidate_redecide(st, a, "promoted", "faster", &err));
+    store_decision *d = NULL;
+    int n = 0;
+    OK(store_redo_top(st, s, &d, &n, &err));
+    assert_int_equal(n, 1);
+    store_decision_list_free(d, n);
+    OK(store_candidate_decide(st, b, "rejected", "by hand", &err));
+    OK(store_redo_top(st, s, &d, &n, &err));
+    assert_int_equal(n, 0);
+    store_close(st);
+    assert_int_equal(sql_int(f->path, "SELECT count(*) FROM redo"), 0);
+    check_integrity(f->path);
+}
+
 static void test_current_candidate(void **state)
 {
     fixture *f = *state;
@@ -1328,6 +1467,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rounds_and_directions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_decision_undo, setup, teardown),
         cmocka_unit_test_setup_teardown(test_redo_and_verdicts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cut_off_shows_interrupted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_best_follows_decisions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_decision_drops_redo, setup, teardown),
         cmocka_unit_test_setup_teardown(test_best_candidate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_current_candidate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lock_alive_holder, setup, teardown),
