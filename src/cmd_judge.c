@@ -143,7 +143,7 @@ int cmd_judge(int argc, char **argv)
     int64_t session = 0, best_id = 0;
     store_session s = {0};
     store_candidate best = {0};
-    char *folder = NULL;
+    char *folder = NULL, *best_dir = NULL;
     int code = 2, have_best = 0;
     /* a session that does not exist yet is started by this judgement (the start: no best) */
     int found = a.definition ? store_session_find(h.st, a.session, &session, &err) : 1;
@@ -159,10 +159,8 @@ int cmd_judge(int argc, char **argv)
     have_best = found ? store_candidate_promoted(h.st, session, &best_id, NULL, &err) : 0;
     if (have_best < 0 || (have_best && store_candidate_get(h.st, best_id, &best, &err) != 0))
         goto out;
-    if (have_best && !best.solution_dir) {
-        kwb_error_set(&err, "the best candidate %s has no solution folder recorded", best.name);
+    if (have_best && !(best_dir = wsopen_candidate_folder(&h, a.session, &best, &err)))
         goto out;
-    }
     folder = xasprintf("%s/run/%s", h.ws.root, a.session);
     if (paths_mkdir_p(folder) != 0) {
         kwb_error_set(&err, "%s: cannot make the folder: %s", folder, strerror(errno));
@@ -181,7 +179,7 @@ int cmd_judge(int argc, char **argv)
         .direction = a.direction,
         .origin = a.origin,
         .best_name = have_best ? best.name : NULL,
-        .best_dir = have_best ? best.solution_dir : NULL,
+        .best_dir = best_dir,
         .st = h.st,
         .best_id = best_id,
         .folder = folder,
@@ -204,6 +202,7 @@ out:
     if (code == 2)
         fprintf(stderr, "kwb judge: %s\n", err.msg);
     free(folder);
+    free(best_dir);
     store_candidate_free(&best);
     store_session_free(&s);
     wsclose(&h);

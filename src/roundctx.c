@@ -56,7 +56,7 @@ static void load_best(round_ctx *c)
     store_candidate cand;
     if (store_candidate_get(c->h.st, id, &cand, &err) == 0) {
         c->best_name = xstrdup(cand.name);
-        c->best_dir = cand.solution_dir ? xstrdup(cand.solution_dir) : NULL;
+        c->best_dir = wsopen_candidate_folder(&c->h, c->session_name, &cand, &err); /* NULL: gone, no commit */
         store_candidate_free(&cand);
     }
     store_wl_table t;

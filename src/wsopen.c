@@ -1,6 +1,10 @@
 #include "wsopen.h"
 
 #include <string.h>
+#include <unistd.h>
+
+#include "paths.h"
+#include "xalloc.h"
 
 int wsopen(const char *dir, int readonly, ws_handle *h, kwb_error *err)
 {
@@ -50,4 +54,32 @@ int wsopen_candidate(ws_handle *h, int64_t session, const char *ref, store_candi
     if (found < 0)
         return -1;
     return found ? 0 : kwb_error_set(err, "no candidate '%s' in this session (kwb log lists them)", ref);
+}
+
+char *wsopen_candidate_folder(ws_handle *h, const char *session_name, const store_candidate *c, kwb_error *err)
+{
+    if (c->solution_dir) {
+        char *json = xasprintf("%s/solution.json", c->solution_dir);
+        int here = access(json, R_OK) == 0;
+        free(json);
+        if (here)
+            return xstrdup(c->solution_dir);
+    }
+    if (!c->commit || !h->ar) {
+        kwb_error_set(err, "candidate %s: its folder %s is gone and it has no archived commit", c->name,
+                      c->solution_dir ? c->solution_dir : "(none)");
+        return NULL;
+    }
+    char *parent = xasprintf("%s/run/%s/archived", h->ws.root, session_name);
+    char *dir = xasprintf("%s/%s", parent, c->name);
+    paths_remove_tree(dir); /* afresh: an older checkout may be partial */
+    int rc = paths_mkdir_p(parent) != 0 ? kwb_error_set(err, "%s: cannot make the folder", parent)
+                                        : archive_checkout(h->ar, c->commit, dir, err);
+    if (rc != 0) {
+        free(parent);
+        free(dir);
+        return NULL;
+    }
+    free(parent);
+    return dir;
 }

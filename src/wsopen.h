@@ -26,5 +26,9 @@ int wsopen_session(ws_handle *h, const char *name, int64_t *id, kwb_error *err);
 /* Candidate REF of SESSION (a name or a commit prefix): 0 with *out set (free with
  * store_candidate_free), or -1 with *err naming what was not found. */
 int wsopen_candidate(ws_handle *h, int64_t session, const char *ref, store_candidate *out, kwb_error *err);
+/* The folder holding candidate C's files: its recorded solution folder while that still holds a
+ * solution.json, else a checkout of its archived commit under WS/run/SESSION_NAME/archived/NAME
+ * (made afresh). Returns a string to free, or NULL with *err set. */
+char *wsopen_candidate_folder(ws_handle *h, const char *session_name, const store_candidate *c, kwb_error *err);
 
 #endif

@@ -78,6 +78,14 @@ expect_grep '^shapes: not promotable at the heldout: .*sweep: all 6 PASSED.*repl
 "$KWB" judge --session s --solution "$TMP/honest" --name z2 --origin llm "${common[@]}" >/dev/null 2>&1
 [ "$(sqlite3 "$db" "SELECT writer FROM candidates WHERE name = 'z2'")" = llm ] &&
     pass "--origin llm is recorded" || fail "z2: writer $(sqlite3 "$db" "SELECT writer FROM candidates WHERE name = 'z2'")"
+# The best's own folder gone (a tarball of the workspace opened on another machine): the judge
+# compares against its archived commit, checked out into the workspace.
+mv "$TMP/honest" "$TMP/honest.away"
+"$KWB" judge --session s --solution "$TMP/slower" --name z4 "${common[@]}" >"$TMP/z4.out" 2>"$TMP/z4.err"
+expect_code 1 "$?" "best's folder gone: judged against its archived copy (slower: not promotable)"
+[ -f "$TMP/ws/run/s/archived/honest/solution.json" ] && pass "the best checked out of the archive" ||
+    fail "no archived checkout: $(cat "$TMP/z4.err")"
+mv "$TMP/honest.away" "$TMP/honest"
 "$KWB" judge --session s --solution "$TMP/honest" --name z3 --origin robot "${common[@]}" >/dev/null 2>"$TMP/bad5.err"
 expect_code 2 "$?" "an unknown origin: exit 2"
 expect_grep "kwb judge: --origin robot: who wrote the candidate is human, tuner, llm or command" "$TMP/bad5.err" \
