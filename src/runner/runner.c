@@ -496,8 +496,10 @@ static int trial_run(runner_ctx *r, int trial, kwb_error *err)
  * can compare plain calls with checked and fresh ones. Draws come from the clock, not the
  * seed: a candidate cannot learn the schedule from one run for the next. The evidence asked for
  * (EVIDENCE_MIN fresh calls per callee) takes about EVIDENCE_MIN * REFRESH_GAP_MAX / 2 calls: a gap
- * of at most 16 lets a sweep stop after some 140 calls where 48 kept it sampling for 400. */
-enum { TIMED_TRIAL_BASE = 1000, CHECK_ONE_IN = 8, REFRESH_GAP_MAX = 16, EXTRA_WARMUP_MAX = 8 };
+ * of at most 16 lets a sweep stop after some 140 calls where 48 kept it sampling for 400. Once the
+ * evidence is in, a noisy kernel that needs more samples for its median's precision gets fresh
+ * inputs every 1-REFRESH_GAP_LATE calls (each refresh costs new inputs, a reference and a check). */
+enum { TIMED_TRIAL_BASE = 1000, CHECK_ONE_IN = 8, REFRESH_GAP_MAX = 16, REFRESH_GAP_LATE = 48, EXTRA_WARMUP_MAX = 8 };
 
 typedef struct timed_ctx {
     runner_ctx *r;
@@ -694,6 +696,8 @@ static int refresh_inputs(timed_ctx *t, kwb_error *err)
 }
 
 /* After every timed call, outside the timed window: see timed_ctx. */
+static int timed_enough(void *ctx);
+
 static int timed_after(void *ctx, int which, int *mark, kwb_error *err)
 {
     timed_ctx *t = ctx;
@@ -721,7 +725,7 @@ static int timed_after(void *ctx, int which, int *mark, kwb_error *err)
     }
     int busy = checked;
     if (t->calls >= t->next_refresh) {
-        t->next_refresh = t->calls + 1 + (int)(draw(t) % REFRESH_GAP_MAX);
+        t->next_refresh = t->calls + 1 + (int)(draw(t) % (timed_enough(t) ? REFRESH_GAP_LATE : REFRESH_GAP_MAX));
         if (refresh_inputs(t, err) != 0)
             return -1;
         busy = 1;
