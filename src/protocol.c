@@ -298,6 +298,24 @@ static event_type event_type_of(const char *name)
     return EV_UNKNOWN;
 }
 
+const char *const protocol_hook_parts[COST_HOOK_PARTS] = {"poison", "inputs", "reference", "check", "digest"};
+const char *const protocol_host_steps[COST_HOST_STEPS] = {"queue", "sync", "cupti", "reads"};
+
+void protocol_cost_parts_set(json_t *cost, const double *hook_s, const double *host_s, long alone, long batched,
+                             long batches)
+{
+    json_t *hooks = json_object(), *host = json_object();
+    for (int i = 0; i < COST_HOOK_PARTS; i++)
+        json_object_set_new(hooks, protocol_hook_parts[i], json_real(hook_s[i]));
+    for (int i = 0; i < COST_HOST_STEPS; i++)
+        json_object_set_new(host, protocol_host_steps[i], json_real(host_s[i]));
+    json_object_set_new(host, "alone", json_integer(alone));
+    json_object_set_new(host, "batched", json_integer(batched));
+    json_object_set_new(host, "batches", json_integer(batches));
+    json_object_set_new(cost, "hooks", hooks);
+    json_object_set_new(cost, "host", host);
+}
+
 json_t *protocol_real(double v)
 {
     if (isnan(v))

@@ -152,4 +152,21 @@ void protocol_event_free(runner_event *ev);
  * it is not finite; events' numbers are read back either way. */
 json_t *protocol_real(double v);
 
+/* Parts of the integrity hooks' time in a workload-end event's cost "hooks" (seconds each):
+ * poisoning outputs, making fresh inputs, the reference on them, full checks (read-back and
+ * comparison), checks by digest. */
+enum { COST_HOOK_POISON, COST_HOOK_INPUTS, COST_HOOK_REFERENCE, COST_HOOK_CHECK, COST_HOOK_DIGEST, COST_HOOK_PARTS };
+/* Their names, in COST_HOOK_* order. */
+extern const char *const protocol_hook_parts[COST_HOOK_PARTS];
+/* Steps of the host's time around timed samples in the cost's "host" (seconds each): queuing
+ * flushes and calls, waiting for the device, collecting CUPTI's records, reading events and
+ * probes back. */
+enum { COST_HOST_QUEUE, COST_HOST_SYNC, COST_HOST_CUPTI, COST_HOST_READS, COST_HOST_STEPS };
+/* Their names, in COST_HOST_* order. */
+extern const char *const protocol_host_steps[COST_HOST_STEPS];
+/* Sets COST's "hooks" from HOOK_S[COST_HOOK_PARTS] and "host" from HOST_S[COST_HOST_STEPS] and
+ * the sample counts ALONE, BATCHED and BATCHES. */
+void protocol_cost_parts_set(json_t *cost, const double *hook_s, const double *host_s, long alone, long batched,
+                             long batches);
+
 #endif

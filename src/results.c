@@ -224,6 +224,9 @@ static json_t *result_json(const definition *d, const wl_result *r)
                                json_pack("{s:f, s:f, s:f, s:f, s:f}", "flush_ms", r->cost.flush_ms, "warmup_s",
                                          r->cost.warmup_s, "sampling_s", r->cost.sampling_s, "hooks_s", r->cost.hooks_s,
                                          "runner_start_s", r->cost.runner_start_s));
+    if (r->cost.wall_s > 0)
+        protocol_cost_parts_set(json_object_get(o, "cost"), r->cost.hook_s, r->cost.host_s, r->cost.alone,
+                                r->cost.batched, r->cost.batches);
     if (r->verdict[0])
         json_object_set_new(o, "verdict",
                             json_pack("{s:s, s:f, s:f, s:f}", "kind", r->verdict, "ratio", r->ratio, "lo", r->ratio_lo,

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "definition.h"
+#include "protocol.h"
 #include "stats.h"
 #include "status.h"
 #include "workload.h"
@@ -22,9 +23,12 @@ typedef struct wl_cost {
                                                     * (hooks included), the integrity hooks */
     int reference_runs;                            /* reference calls for the checked trials */
     int reference_cached;                          /* checked trials whose reference outputs came from the cache */
-    int reference_fresh; /* reference calls for the timed calls' fresh inputs (never cached) */
-    int audits;          /* checked timed calls */
-    int quick_audits;    /* of those, passed because their outputs' digests matched verified ones */
+    int reference_fresh;            /* reference calls for the timed calls' fresh inputs (never cached) */
+    int audits;                     /* checked timed calls */
+    int quick_audits;               /* of those, passed because their outputs' digests matched verified ones */
+    double hook_s[COST_HOOK_PARTS]; /* the hooks' seconds per part (protocol.h's COST_HOOK_*) */
+    double host_s[COST_HOST_STEPS]; /* the host's seconds per step around samples (COST_HOST_*) */
+    long alone, batched, batches;   /* samples taken one by one and in batches; batches */
 } wl_cost;
 
 typedef struct wl_result {

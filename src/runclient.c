@@ -281,6 +281,19 @@ static void on_timing(runclient *rc, launch *l, wl_result *r, int i, runner_even
     }
 }
 
+/* The cost account's parts (protocol.h): the hooks' seconds, the host's steps, the counts. */
+static void read_cost_parts(wl_cost *c, json_t *cost)
+{
+    json_t *hooks = json_object_get(cost, "hooks"), *host = json_object_get(cost, "host");
+    for (int i = 0; i < COST_HOOK_PARTS; i++)
+        c->hook_s[i] = json_number_value(json_object_get(hooks, protocol_hook_parts[i]));
+    for (int i = 0; i < COST_HOST_STEPS; i++)
+        c->host_s[i] = json_number_value(json_object_get(host, protocol_host_steps[i]));
+    c->alone = (long)json_integer_value(json_object_get(host, "alone"));
+    c->batched = (long)json_integer_value(json_object_get(host, "batched"));
+    c->batches = (long)json_integer_value(json_object_get(host, "batches"));
+}
+
 static void on_workload_end(wl_result *r, const runner_event *ev)
 {
     eval_status st = ST_RUNTIME_ERROR;
@@ -306,6 +319,7 @@ static void on_workload_end(wl_result *r, const runner_event *ev)
     r->cost.reference_fresh = (int)json_integer_value(json_object_get(cost, "reference_fresh"));
     r->cost.audits = (int)json_integer_value(json_object_get(cost, "audits"));
     r->cost.quick_audits = (int)json_integer_value(json_object_get(cost, "quick_audits"));
+    read_cost_parts(&r->cost, cost);
     const char *bs = json_string_value(json_object_get(ev->json, "baseline_status"));
     if (bs && status_from_name(bs, &r->baseline_status) == 0)
         r->has_baseline_status = 1;

@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "kwb/kernel.h"
+#include "protocol.h"
 
 typedef struct device device;
 
@@ -74,9 +75,17 @@ typedef struct device_ops {
     void (*close)(device *d);
 } device_ops;
 
+/* Where the host's time around the timed samples went, summed since the device opened. */
+typedef struct device_host_profile {
+    double step_s[COST_HOST_STEPS]; /* seconds per step (COST_HOST_*, protocol.h) */
+    long alone, batched;            /* samples taken one by one, and inside batches */
+    long batches;                   /* batches taken */
+} device_host_profile;
+
 struct device {
     const device_ops *ops;
     void *priv;
+    device_host_profile prof; /* kept by devices that sample on another processor (cuda) */
 };
 
 /* Opens the device named SPEC ("cpu", "cuda", "cuda:N"). Returns NULL and sets *err when

@@ -60,8 +60,6 @@ typedef struct cuda_priv {
     int broken;
     int raw_span; /* KWB_RAW_SPAN=1: report the bare activity span */
     cuda_peaks peaks;
-    double sample_wall[5]; /* host time per step of a sample: flush, sync, call, CUPTI, reads */
-    long samples;
     unsigned long long *digest_slot; /* device: the digest kernel's sum */
     int digest_ok;                   /* the digest kernel agreed with the host's formula at open */
     double flush_ms;                 /* device time of one flush, averaged over the first FLUSH_TIMED */
@@ -215,13 +213,20 @@ static int held_call(device *d, device_call call, void *ctx, int which, kwb_erro
     return rc;
 }
 
+/* Adds the host time since *T to step STEP of D's profile and moves *T to now. */
+static void lap(device *d, int step, double *t)
+{
+    double now = proc_now();
+    d->prof.step_s[step] += now - *t;
+    *t = now;
+}
+
 /* One sample of CALL: cold caches if asked, the held-stream call, CUPTI span and events. */
 static int timed_sample(device *d, const timing_policy *pol, device_call call, void *ctx, int which, device_sample *out,
                         kwb_error *err)
 {
     cuda_priv *p = priv(d);
-    double t[6];
-    t[0] = proc_now();
+    double t = proc_now();
     int time_flush = pol->cold && p->flushes_timed < FLUSH_TIMED; /* events cost driver calls: a few suffice */
     if (time_flush)
         cudaEventRecord(p->flush_start, p->stream);
@@ -229,17 +234,23 @@ static int timed_sample(device *d, const timing_policy *pol, device_call call, v
         return -1;
     if (time_flush)
         cudaEventRecord(p->flush_stop, p->stream);
-    t[1] = proc_now();
-    if (cuda_fail(d, cudaMemsetAsync(p->timed_out, 0, sizeof(int), p->stream), "reset", err) || cuda_sync(d, err))
+    if (cuda_fail(d, cudaMemsetAsync(p->timed_out, 0, sizeof(int), p->stream), "reset", err))
         return -1;
-    t[2] = proc_now();
+    lap(d, COST_HOST_QUEUE, &t);
+    if (cuda_sync(d, err))
+        return -1;
+    lap(d, COST_HOST_SYNC, &t);
     if (p->cupti)
         cupti_timer_begin(p->cupti);
-    if (held_call(d, call, ctx, which, err) != 0 || cuda_sync(d, err) != 0)
+    lap(d, COST_HOST_CUPTI, &t);
+    if (held_call(d, call, ctx, which, err) != 0)
         return -1;
-    t[3] = proc_now();
+    lap(d, COST_HOST_QUEUE, &t);
+    if (cuda_sync(d, err) != 0)
+        return -1;
+    lap(d, COST_HOST_SYNC, &t);
     int spans = p->cupti && cupti_timer_end(p->cupti, &out->ms, &out->kernels) == 0;
-    t[4] = proc_now();
+    lap(d, COST_HOST_CUPTI, &t);
     float ev = 0, fl = 0;
     int timed_out = 0;
     cudaEventElapsedTime(&ev, p->start, p->stop);
@@ -255,10 +266,8 @@ static int timed_sample(device *d, const timing_policy *pol, device_call call, v
         out->ms = ev;
     out->clock_mhz = probe_clock_mhz(d);
     out->throttled = out->clock_mhz > 0 && out->clock_mhz < THROTTLE_SHARE * p->clock_khz / 1e3;
-    t[5] = proc_now();
-    for (int i = 0; i < 5; i++)
-        p->sample_wall[i] += t[i + 1] - t[i];
-    p->samples++;
+    lap(d, COST_HOST_READS, &t);
+    d->prof.alone++;
     return 0;
 }
 
@@ -368,8 +377,10 @@ static int read_batch(device *d, const timing_policy *pol, int k, device_sample 
     double ms[TIMING_BATCH_MAX];
     int kernels[TIMING_BATCH_MAX], timed_out = 0;
     unsigned long long v[4 * TIMING_BATCH_MAX];
+    double t = proc_now();
     if (cupti_timer_end_batch(p->cupti, k, ms, kernels) != 0)
         p->no_batch = 1; /* these samples fall back to their events; later ones are taken alone */
+    lap(d, COST_HOST_CUPTI, &t);
     if (cuda_fail(d, cudaMemcpy(v, p->probe, sizeof *v * 4 * (size_t)k, cudaMemcpyDeviceToHost), "probe", err) ||
         cuda_fail(d, cudaMemcpy(&timed_out, p->timed_out, sizeof timed_out, cudaMemcpyDeviceToHost), "probe", err))
         return -1;
@@ -388,6 +399,7 @@ static int read_batch(device *d, const timing_policy *pol, int k, device_sample 
         x->throttled = x->clock_mhz > 0 && x->clock_mhz < THROTTLE_SHARE * p->clock_khz / 1e3;
         add_front_end(p, x);
     }
+    lap(d, COST_HOST_READS, &t);
     return 0;
 }
 
@@ -404,12 +416,14 @@ static int cuda_sample_batch(device *d, const timing_policy *pol, device_call ca
                 return -1;
         return 0;
     }
-    double t0 = proc_now();
+    double t = proc_now();
     if (pol->cold)
         drop_persisting(p);
     if (cuda_fail(d, cudaMemsetAsync(p->timed_out, 0, sizeof(int), p->stream), "reset", err) || cuda_sync(d, err))
         return -1;
+    lap(d, COST_HOST_SYNC, &t);
     cupti_timer_begin_batch(p->cupti);
+    lap(d, COST_HOST_CUPTI, &t);
     *p->hold_flag = 0;
     __sync_synchronize();
     if (cuda_fail(d, (cudaError_t)cuda_support_hold(p->stream, p->hold_flag_dev, HOLD_TIMEOUT_NS, p->timed_out), "hold",
@@ -420,16 +434,13 @@ static int cuda_sample_batch(device *d, const timing_policy *pol, device_call ca
         rc = queue_batch_call(d, pol, call, ctx, which[i], i, err);
     *p->hold_flag = 1;
     __sync_synchronize();
-    double t1 = proc_now();
+    lap(d, COST_HOST_QUEUE, &t);
     if (rc != 0 || cuda_sync(d, err) != 0)
         return -1;
-    double t2 = proc_now();
+    lap(d, COST_HOST_SYNC, &t);
     rc = read_batch(d, pol, k, out, err);
-    double t3 = proc_now();
-    p->sample_wall[2] += t1 - t0; /* queued: flushes and calls */
-    p->sample_wall[1] += t2 - t1; /* the one synchronization */
-    p->sample_wall[4] += t3 - t2; /* records, probes and events */
-    p->samples += k;
+    d->prof.batched += k;
+    d->prof.batches++;
     return rc;
 }
 
@@ -478,24 +489,9 @@ static void cuda_describe(device *d, json_t *hello)
                                   p->peaks.front_end_us));
 }
 
-/* With KWB_SAMPLE_PROFILE=FILE: one line appended with the host time per step of a sample. */
-static void write_sample_profile(const cuda_priv *p)
-{
-    const char *path = getenv("KWB_SAMPLE_PROFILE");
-    FILE *f = path && p->samples ? fopen(path, "a") : NULL;
-    if (!f)
-        return;
-    double n = (double)p->samples;
-    fprintf(f, "samples %ld us/sample: flush-enqueue %.1f sync %.1f held-call+sync %.1f cupti %.1f reads %.1f\n",
-            p->samples, p->sample_wall[0] / n * 1e6, p->sample_wall[1] / n * 1e6, p->sample_wall[2] / n * 1e6,
-            p->sample_wall[3] / n * 1e6, p->sample_wall[4] / n * 1e6);
-    fclose(f);
-}
-
 static void cuda_close(device *d)
 {
     cuda_priv *p = priv(d);
-    write_sample_profile(p);
     cupti_timer_close(p->cupti);
     if (!p->broken) {
         cudaFree(p->flush_buf);

@@ -78,17 +78,19 @@ typedef struct runner_ctx {
     trial_inputs in;
     kwb_arg *args; /* inputs then outputs of the call being made */
     int nargs;
-    pid_t pid;                /* the runner's own (a candidate's fork is not the runner) */
-    unsigned long seq;        /* events sent so far (the sealed channel's sequence) */
-    int threads0;             /* the runner's threads once set up: no call may leave more */
-    int restart;              /* the harness failed: stop here, a fresh runner takes the rest */
-    refcache refs;            /* the reference's outputs on disk */
-    int ref_runs, ref_cached; /* the workload in flight's trials: reference calls, cache hits */
-    int ref_fresh;            /* reference calls on the timed calls' fresh inputs */
-    int audits, quick_audits; /* checked timed calls, and those passed by their outputs' digests */
-    char sandbox[768];        /* the sandbox in force, in words (the hello's "sandbox") */
-    char *own_scratch;        /* the scratch folder this runner made (no "scratch" in the job) */
-    int ref_out_seq;          /* ref-out files written so far (each gets a name of its own) */
+    pid_t pid;                      /* the runner's own (a candidate's fork is not the runner) */
+    unsigned long seq;              /* events sent so far (the sealed channel's sequence) */
+    int threads0;                   /* the runner's threads once set up: no call may leave more */
+    int restart;                    /* the harness failed: stop here, a fresh runner takes the rest */
+    refcache refs;                  /* the reference's outputs on disk */
+    int ref_runs, ref_cached;       /* the workload in flight's trials: reference calls, cache hits */
+    int ref_fresh;                  /* reference calls on the timed calls' fresh inputs */
+    int audits, quick_audits;       /* checked timed calls, and those passed by their outputs' digests */
+    double hook_s[COST_HOOK_PARTS]; /* the workload in flight's integrity hooks: seconds per part (COST_HOOK_*) */
+    device_host_profile prof0;      /* the device's host profile when the workload started */
+    char sandbox[768];              /* the sandbox in force, in words (the hello's "sandbox") */
+    char *own_scratch;              /* the scratch folder this runner made (no "scratch" in the job) */
+    int ref_out_seq;                /* ref-out files written so far (each gets a name of its own) */
 } runner_ctx;
 
 /* The supervision set up by lifetime_split (the hello's "lifetime"). */
@@ -600,6 +602,14 @@ static int audit_by_digest(timed_ctx *t, int which, kwb_error *err)
     return 1;
 }
 
+/* Adds the seconds since *T to hook part PART of the workload's account; *T becomes now. */
+static void hook_lap(runner_ctx *r, int part, double *t)
+{
+    double now = proc_now();
+    r->hook_s[part] += now - *t;
+    *t = now;
+}
+
 /* Checks the timed call callee WHICH just made as a trial's call is checked; a failure here,
  * after the trials passed, is REJECTED_INTEGRITY: the candidate behaves differently when timed. */
 static int audit_timed_call(timed_ctx *t, int which, kwb_error *err)
@@ -622,7 +632,9 @@ static int audit_timed_call(timed_ctx *t, int which, kwb_error *err)
         lifetime_kill_strays();
         return 0;
     }
+    double t0 = proc_now();
     int quick = audit_by_digest(t, which, err);
+    hook_lap(r, COST_HOOK_DIGEST, &t0);
     if (quick != 0)
         return quick < 0 ? -1 : 0;
     int g = outputs_fetch(&c->out, r->dev, t->poison[which], &o, &off, err);
@@ -638,14 +650,17 @@ static int audit_timed_call(timed_ctx *t, int which, kwb_error *err)
         restore_inputs(r, err);
         return 0;
     }
+    hook_lap(r, COST_HOOK_CHECK, &t0);
     if (t->ref_stale) { /* the answer is computed only now, from the pristine inputs */
         if (run_reference(r, TIMED_TRIAL_BASE + t->refreshes, err) != 0)
             return -1;
         t->ref_stale = 0;
     }
+    hook_lap(r, COST_HOOK_REFERENCE, &t0);
     check_stats st;
     eval_status before = c->status;
     compare_outputs(r, c, &st);
+    hook_lap(r, COST_HOOK_CHECK, &t0);
     if (before == ST_PASSED && c->status != ST_PASSED) {
         char msg[sizeof c->message];
         snprintf(msg, sizeof msg,
@@ -657,15 +672,19 @@ static int audit_timed_call(timed_ctx *t, int which, kwb_error *err)
     }
     if (c->status == ST_PASSED)
         remember_verified(t, which, err);
+    hook_lap(r, COST_HOOK_DIGEST, &t0);
     return 0;
 }
 
 /* Poisons callee WHICH's outputs for its next call, which is then checked. */
 static int check_next_call(timed_ctx *t, int which, kwb_error *err)
 {
+    double t0 = proc_now();
     t->check_next[which] = 1;
     t->poison[which] = draw(t);
-    return outputs_poison(&t->who[which]->out, t->r->dev, t->poison[which], err);
+    int rc = outputs_poison(&t->who[which]->out, t->r->dev, t->poison[which], err);
+    hook_lap(t->r, COST_HOOK_POISON, &t0);
+    return rc;
 }
 
 /* New inputs for the calls that follow: fresh values at other addresses. Two input sets
@@ -674,6 +693,7 @@ static int check_next_call(timed_ctx *t, int which, kwb_error *err)
 static int refresh_inputs(timed_ctx *t, kwb_error *err)
 {
     runner_ctx *r = t->r;
+    double t0 = proc_now();
     int trial = TIMED_TRIAL_BASE + ++t->refreshes;
     trial_inputs other = t->spare;
     t->spare = r->in;
@@ -687,6 +707,7 @@ static int refresh_inputs(timed_ctx *t, kwb_error *err)
         return -1;
     }
     t->ref_stale = 1;
+    hook_lap(r, COST_HOOK_INPUTS, &t0);
     for (int i = 0; i < t->n; i++) {
         t->fresh_next[i] = 1;
         if (!t->check_next[i] && check_next_call(t, i, err) != 0)
@@ -945,6 +966,17 @@ static void time_workload(runner_ctx *r, double phases[2])
     phases[1] = proc_now() - t0 - phases[0];
 }
 
+/* Adds to COST where the workload's hooks and the host's side of its samples spent their time. */
+static void add_cost_parts(runner_ctx *r, json_t *cost)
+{
+    const device_host_profile *now = &r->dev->prof, *then = &r->prof0;
+    double host_s[COST_HOST_STEPS];
+    for (int i = 0; i < COST_HOST_STEPS; i++)
+        host_s[i] = now->step_s[i] - then->step_s[i];
+    protocol_cost_parts_set(cost, r->hook_s, host_s, now->alone - then->alone, now->batched - then->batched,
+                            now->batches - then->batches);
+}
+
 static void emit_workload_end(runner_ctx *r, const double phases[3])
 {
     callee *c = &r->sols[0];
@@ -954,6 +986,7 @@ static void emit_workload_end(runner_ctx *r, const double phases[3])
                                   phases[1], "reference_timing_s", phases[2], "reference_runs", r->ref_runs,
                                   "reference_cached", r->ref_cached, "reference_fresh", r->ref_fresh, "audits",
                                   r->audits, "quick_audits", r->quick_audits));
+    add_cost_parts(r, json_object_get(ev, "cost"));
     json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
     json_object_set_new(ev, "status", json_string(status_name(c->status)));
     json_object_set_new(ev, "max_abs", protocol_real(c->stats.max_abs));
@@ -1205,6 +1238,8 @@ static void run_workload(runner_ctx *r, json_t *wobj)
     reset_callee(&r->ref);
     r->has_gate = 0;
     r->ref_runs = r->ref_cached = r->ref_fresh = r->audits = r->quick_audits = 0;
+    memset(r->hook_s, 0, sizeof r->hook_s);
+    r->prof0 = r->dev->prof;
     for (int s = 0; s < r->nsols; s++) {
         reset_callee(&r->sols[s]);
         if (r->sols[s].interposed[0])
