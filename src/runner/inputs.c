@@ -198,6 +198,98 @@ static int make_declared(tensor_buf *b, device *dev, const definition *d, int i,
     return 1;
 }
 
+/* Reads B's bytes at device address SRC into its host copy. A copy read back a second time moves
+ * to the device's page-locked memory first, where it has some: its transfers then run several
+ * times faster, while a buffer read once (most inputs) never pays for pinning. */
+static int read_into_host(device *dev, tensor_buf *b, const void *src, kwb_error *err)
+{
+    if (++b->reads == 2 && !b->pinned && b->nbytes && dev->ops->host_alloc) {
+        void *p = dev->ops->host_alloc(dev, b->nbytes);
+        if (p) {
+            free(b->host);
+            b->host = p;
+            b->pinned = 1;
+        }
+    }
+    return dev->ops->download(dev, b->host, src, b->nbytes, err);
+}
+
+/* Frees B's host copy, wherever it lives. */
+static void free_host(device *dev, tensor_buf *b)
+{
+    if (b->pinned)
+        dev->ops->host_free(dev, b->host);
+    else
+        free(b->host);
+    b->host = NULL;
+    b->pinned = 0;
+}
+
+/* Fills input ARG (buffer B) on the device with generator GEN from KEY; its host copy is stale
+ * until inputs_host (or inputs_seal, on a device without digests) reads it back. */
+static int generate(device *dev, tensor_buf *b, const kwb_arg *arg, input_gen_fn gen, uint64_t key, kwb_error *err)
+{
+    b->key = key;
+    b->gen = gen;
+    b->host_stale = 1;
+    return fill_input(dev, arg, gen, b->nbytes / dtype_size(arg->dtype), key, err);
+}
+
+/* Generates input I's values again in scratch device memory and reads them into its host copy:
+ * its pristine values whatever a call did to its own memory. */
+static int regenerate_host(trial_inputs *in, device *dev, int i, kwb_error *err)
+{
+    tensor_buf *b = &in->bufs[i];
+    kwb_arg arg = in->args[i];
+    arg.data = dev->ops->alloc(dev, b->nbytes, err);
+    if (!arg.data)
+        return -1;
+    int rc = fill_input(dev, &arg, b->gen, b->nbytes / dtype_size(arg.dtype), b->key, err) != 0 ||
+                     read_into_host(dev, b, arg.data, err) != 0
+                 ? -1
+                 : 0;
+    dev->ops->release(dev, arg.data);
+    if (rc == 0)
+        b->host_stale = 0;
+    return rc;
+}
+
+int inputs_host(trial_inputs *in, device *dev, kwb_error *err)
+{
+    for (int i = 0; i < in->n; i++) {
+        tensor_buf *b = &in->bufs[i];
+        if (!b->host_stale)
+            continue;
+        uint64_t now = 0;
+        int rc = b->has_digest ? dev->ops->digest(dev, b->dev, b->nbytes, in->digest_key, &now, err) : 1;
+        if (rc < 0)
+            return -1;
+        if (rc == 0 && now == b->digest) { /* as sealed: the device holds the pristine values */
+            if (read_into_host(dev, b, b->dev, err) != 0)
+                return -1;
+            b->host_stale = 0;
+        } else if (regenerate_host(in, dev, i, err) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int inputs_restore(trial_inputs *in, device *dev, kwb_error *err)
+{
+    for (int i = 0; i < in->n; i++) {
+        tensor_buf *b = &in->bufs[i];
+        if (!b->nbytes)
+            continue;
+        int rc = b->host_stale
+                     ? fill_input(dev, &in->args[i], b->gen, b->nbytes / dtype_size(in->args[i].dtype), b->key, err)
+                     : dev->ops->upload(dev, b->dev, b->host, b->nbytes, err);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int make_input(trial_inputs *in, int i, device *dev, const definition *d, const workload *w, const char *root,
                       uint64_t key, kwb_error *err)
 {
@@ -226,14 +318,16 @@ static int make_input(trial_inputs *in, int i, device *dev, const definition *d,
     int declared = make_declared(b, dev, d, i, w, key, err);
     if (declared != 0)
         return declared < 0 ? -1 : 0;
-    /* Generated where it lives; the host keeps the pristine copy the checks compare with. */
+    /* Generated where it lives; the host copy the checks compare with is read back when asked for. */
     size_t n = b->nbytes / dtype_size(t->dtype);
     input_gen_fn gen;
-    if (generator_of(dev, d, i, &gen, err) != 0 || fill_input(dev, arg, gen, n, key, err) != 0 ||
-        dev->ops->download(dev, b->host, b->dev, b->nbytes, err) != 0)
+    if (generator_of(dev, d, i, &gen, err) != 0 || generate(dev, b, arg, gen, key, err) != 0)
         return -1;
     if (!getenv("KWB_CHECK_RNG"))
         return 0;
+    if (read_into_host(dev, b, b->dev, err) != 0)
+        return -1;
+    b->host_stale = 0;
     input_gen_fn host_gen = strcmp(dev->ops->kind, "cpu") == 0 ? gen : reference_host_gen;
     if (gen && !host_gen)
         return 0; /* no host twin to compare with */
@@ -256,6 +350,14 @@ int inputs_seal(trial_inputs *in, device *dev, kwb_error *err)
         if (rc < 0)
             return -1;
         b->has_digest = rc == 0;
+    }
+    for (int i = 0; i < in->n; i++) { /* no digest to tell a pristine copy by: read back now */
+        tensor_buf *b = &in->bufs[i];
+        if (b->host_stale && !b->has_digest) {
+            if (read_into_host(dev, b, b->dev, err) != 0)
+                return -1;
+            b->host_stale = 0;
+        }
     }
     return 0;
 }
@@ -297,10 +399,8 @@ int inputs_refill(trial_inputs *in, device *dev, const definition *d, const work
         }
         if (declared)
             continue;
-        size_t n = b->nbytes / dtype_size(arg->dtype);
         input_gen_fn gen;
-        if (generator_of(dev, d, i, &gen, err) != 0 || fill_input(dev, arg, gen, n, key, err) != 0 ||
-            dev->ops->download(dev, b->host, b->dev, b->nbytes, err) != 0) {
+        if (generator_of(dev, d, i, &gen, err) != 0 || generate(dev, b, arg, gen, key, err) != 0) {
             kwb_error_prefix(err, "input '%s'", d->inputs[i].name);
             return -1;
         }
@@ -311,7 +411,7 @@ int inputs_refill(trial_inputs *in, device *dev, const definition *d, const work
 void inputs_free(trial_inputs *in, device *dev)
 {
     for (int i = 0; i < in->n; i++) {
-        free(in->bufs[i].host);
+        free_host(dev, &in->bufs[i]);
         dev->ops->release(dev, in->bufs[i].dev);
     }
     free(in->bufs);
@@ -333,7 +433,7 @@ static void *scratch(size_t n)
     return buf;
 }
 
-int inputs_changed(const trial_inputs *in, device *dev, const char **name, kwb_error *err)
+int inputs_changed(trial_inputs *in, device *dev, const char **name, kwb_error *err)
 {
     for (int i = 0; i < in->n; i++) {
         const tensor_buf *b = &in->bufs[i];
@@ -345,6 +445,8 @@ int inputs_changed(const trial_inputs *in, device *dev, const char **name, kwb_e
             return -1;
         if (rc0 == 0 && digest == b->digest)
             continue; /* as it was: nothing read back */
+        if (b->host_stale && regenerate_host(in, dev, i, err) != 0)
+            return -1; /* the pristine values to compare with */
         void *now = scratch(b->nbytes);
         int rc = dev->ops->download(dev, now, b->dev, b->nbytes, err);
         int changed = rc == 0 && memcmp(now, b->host, b->nbytes) != 0;
@@ -378,7 +480,7 @@ int outputs_alloc(output_set *out, device *dev, const definition *d, const workl
 void outputs_free(output_set *out, device *dev)
 {
     for (int i = 0; i < out->n; i++) {
-        free(out->bufs[i].host);
+        free_host(dev, &out->bufs[i]);
         dev->ops->release(dev, out->bufs[i].dev);
     }
     free(out->bufs);
@@ -458,7 +560,7 @@ static int read_output(tensor_buf *b, device *dev, uint64_t key, int i, int data
     unsigned char head[INPUTS_GUARD], tail[INPUTS_GUARD];
     /* the data straight into its host copy, the guards beside it: no staging copy of the block */
     if (dev->ops->download(dev, head, b->dev, INPUTS_GUARD, err) != 0 ||
-        (data && b->nbytes && dev->ops->download(dev, b->host, b->dev + INPUTS_GUARD, b->nbytes, err) != 0) ||
+        (data && b->nbytes && read_into_host(dev, b, b->dev + INPUTS_GUARD, err) != 0) ||
         dev->ops->download(dev, tail, b->dev + INPUTS_GUARD + b->nbytes, INPUTS_GUARD, err) != 0)
         return -1;
     *off = guard_damage(head, tail, b->nbytes, key, i, on_cpu(dev));

@@ -14,6 +14,11 @@
 /* Bytes of guard before and after every output buffer. */
 #define INPUTS_GUARD 4096
 
+/* A generator of one input (kwb/reference.h's kwb_generate): fills ARG's tensor (device memory on
+ * cuda, host memory when STREAM is NULL on the host twin) from KEY; 0, or -1 when ARG is not an
+ * input it makes. */
+typedef int (*input_gen_fn)(const kwb_arg *arg, uint64_t key, kwb_stream stream);
+
 /* One tensor: a pristine host copy and its device memory. */
 typedef struct tensor_buf {
     size_t nbytes;
@@ -21,6 +26,11 @@ typedef struct tensor_buf {
     int has_digest;
     void *host;         /* inputs: as generated; outputs: last downloaded (without guards) */
     unsigned char *dev; /* device allocation; outputs: INPUTS_GUARD + nbytes + INPUTS_GUARD */
+    int host_stale;     /* inputs: generated on the device and not read back yet (inputs_host) */
+    int reads;          /* times the host copy was read back from the device */
+    int pinned;         /* the host copy is the device's page-locked memory (host_alloc) */
+    uint64_t key;       /* inputs: the key its values were generated from ... */
+    input_gen_fn gen;   /* ... and the generator (NULL: the dtype's random draw) */
 } tensor_buf;
 
 /* A set of output buffers for one callee (the reference or one solution). */
@@ -39,10 +49,6 @@ typedef struct trial_inputs {
 
 /* Makes the inputs of TRIAL of W (seeded by SEED), reading safetensors under ROOT, and
  * uploads them to DEV. Returns 0, or -1 with *err set (a missing blob, a shape mismatch). */
-/* A generator of one input (kwb/reference.h's kwb_generate): fills ARG's tensor (device memory on
- * cuda, host memory when STREAM is NULL on the host twin) from KEY; 0, or -1 when ARG is not an
- * input it makes. */
-typedef int (*input_gen_fn)(const kwb_arg *arg, uint64_t key, kwb_stream stream);
 /* The reference's generators for the inputs its definition declares {"reference": true}: GEN
  * where the inputs live, HOST_GEN the same bytes on the host (KWB_CHECK_RNG; may be NULL). */
 void inputs_set_reference_generators(input_gen_fn gen, input_gen_fn host_gen);
@@ -59,10 +65,19 @@ int inputs_refill(trial_inputs *in, device *dev, const definition *d, const work
 int inputs_seal(trial_inputs *in, device *dev, kwb_error *err);
 /* Frees in's buffers on DEV. */
 void inputs_free(trial_inputs *in, device *dev);
-/* Nonzero when an input on the device differs from its pristine host copy (NAME set): by its
+/* Nonzero when an input on the device differs from its pristine values (NAME set): by its
  * digest on the device where recorded (a difference confirmed by reading it back), else by
  * reading it back. */
-int inputs_changed(const trial_inputs *in, device *dev, const char **name, kwb_error *err);
+int inputs_changed(trial_inputs *in, device *dev, const char **name, kwb_error *err);
+/* Makes every input's host copy hold its pristine values: inputs generated on a device with
+ * digests are read back only when asked for (a refresh of a GiB of weights costs no transfer),
+ * from the device when their digest is the sealed one, else made again in scratch memory.
+ * Returns 0, or -1 with *err set. */
+int inputs_host(trial_inputs *in, device *dev, kwb_error *err);
+/* Puts the pristine values back into every input's device memory (after a call changed them):
+ * uploaded from the host copy, or generated again where it was not read back. Returns 0, or -1
+ * with *err set. */
+int inputs_restore(trial_inputs *in, device *dev, kwb_error *err);
 
 /* Allocates output buffers for W on DEV. Returns 0 or -1 with *err set. */
 int outputs_alloc(output_set *out, device *dev, const definition *d, const workload *w, kwb_error *err);

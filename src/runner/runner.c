@@ -177,10 +177,13 @@ static void describe_mismatch(runner_ctx *r, const callee *c, int o, const check
              st->matched_ratio, r->job.check.required_ratio, st->nonfinite ? "; NaN or a stray infinity" : "");
 }
 
-/* The call's arguments with host data: this trial's inputs (the pristine copies), then C's
- * fetched outputs. The caller frees the array. */
-static kwb_arg *host_args(runner_ctx *r, const callee *c)
+/* The call's arguments with host data: this trial's inputs (the pristine copies, read back
+ * now where they were not), then C's fetched outputs. The caller frees the array; NULL with
+ * *err set when the inputs could not be read back. */
+static kwb_arg *host_args(runner_ctx *r, const callee *c, kwb_error *err)
 {
+    if (inputs_host(&r->in, r->dev, err) != 0)
+        return NULL;
     kwb_arg *a = xcalloc((size_t)r->nargs, sizeof *a);
     outputs_bind(&c->out, &r->in, r->def, r->wl, a);
     for (int i = 0; i < r->nargs; i++)
@@ -193,9 +196,12 @@ static kwb_arg *host_args(runner_ctx *r, const callee *c)
  * score equivalence); records a mismatch. */
 static void compare_own(runner_ctx *r, callee *c, output_check_fn check, check_stats *trial_stats)
 {
-    kwb_arg *got = host_args(r, c), *want = host_args(r, &r->ref);
+    kwb_error err = {{0}};
+    kwb_arg *got = host_args(r, c, &err), *want = got ? host_args(r, &r->ref, &err) : NULL;
     char msg[1024] = "";
-    if (check(got, r->nargs, want + r->in.n, &r->job.check, trial_stats, msg, sizeof msg) != 0)
+    if (!want)
+        fail(c, ST_RUNTIME_ERROR, "harness: the inputs could not be read back for the check: %s", err.msg);
+    else if (check(got, r->nargs, want + r->in.n, &r->job.check, trial_stats, msg, sizeof msg) != 0)
         fail(c, ST_INCORRECT_NUMERICAL, "%s", msg[0] ? msg : "the definition's own check failed");
     check_stats_merge(&c->stats, trial_stats);
     free(got);
@@ -435,9 +441,7 @@ static void restore_inputs(runner_ctx *r, kwb_error *err)
 {
     const char *changed;
     if (inputs_changed(&r->in, r->dev, &changed, err) != 0)
-        for (int i = 0; i < r->in.n; i++)
-            if (r->in.bufs[i].nbytes)
-                r->dev->ops->upload(r->dev, r->in.bufs[i].dev, r->in.bufs[i].host, r->in.bufs[i].nbytes, err);
+        inputs_restore(&r->in, r->dev, err);
 }
 
 /* The trial whose float inputs the definition scales ("kwb": {"magnitude"}): adversarial
@@ -447,6 +451,8 @@ enum { MAGNITUDE_TRIAL = 999 };
 /* Scales the inputs the definition names by their factors, host copy and device alike. */
 static int scale_inputs(runner_ctx *r, kwb_error *err)
 {
+    if (inputs_host(&r->in, r->dev, err) != 0)
+        return -1;
     for (int i = 0; i < r->in.n; i++) {
         tensor_buf *b = &r->in.bufs[i];
         double f = r->def->input_scale[i];
@@ -830,8 +836,11 @@ static int64_t *cost_values(runner_ctx *r)
     if (d->cost.nfrom_inputs == 0)
         return v;
     cost_values_fn fn = r->ref_cost;
-    kwb_arg *host = host_args(r, &r->ref); /* the inputs come first */
-    int rc = fn ? fn(host, r->in.n, (const char *const *)d->cost.from_inputs, d->cost.nfrom_inputs, v + d->naxes) : -1;
+    kwb_error err = {{0}};
+    kwb_arg *host = host_args(r, &r->ref, &err); /* the inputs come first */
+    int rc = fn && host
+                 ? fn(host, r->in.n, (const char *const *)d->cost.from_inputs, d->cost.nfrom_inputs, v + d->naxes)
+                 : -1;
     free(host);
     if (rc != 0) {
         free(v);
@@ -1140,6 +1149,8 @@ static void dump_metadata(runner_ctx *r, dump_parts *p)
 /* Writes the inputs and the reference's outputs of the trial just run to PATH. */
 static int dump_write(runner_ctx *r, const char *path, kwb_error *err)
 {
+    if (inputs_host(&r->in, r->dev, err) != 0)
+        return -1;
     size_t nin = (size_t)r->def->ninputs, n = nin + (size_t)r->def->noutputs;
     dump_parts p = {.tensors = xcalloc(n, sizeof *p.tensors),
                     .meta = xcalloc(2 * (8 + nin), sizeof *p.meta),

@@ -170,6 +170,7 @@ static void assert_dump_matches(const safetensors *st, const definition *d, cons
     assert_non_null(dev);
     trial_inputs in = {0};
     assert_int_equal(inputs_make(&in, dev, d, w, ROOT, seed, trial, &err), 0);
+    assert_int_equal(inputs_host(&in, dev, &err), 0);
     kwb_arg *args = calloc((size_t)(d->ninputs + d->noutputs), sizeof *args);
     memcpy(args, in.args, sizeof *args * (size_t)d->ninputs);
     for (int i = 0; i < d->ninputs; i++) {

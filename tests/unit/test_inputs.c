@@ -1,0 +1,200 @@
+/* test_inputs.c - inputs made on a device are read back only when asked for: inputs_host gives
+ * the values inputs_make made, bit for bit, even after a call overwrote the device's copy (made
+ * again in scratch memory, the call's damage left for inputs_changed to see); inputs_restore
+ * puts them back; inputs_refill's values are read back afresh. Run on the cpu device, which has
+ * digests as the GPU does. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "definition.h"
+#include "runner/device.h"
+#include "runner/inputs.h"
+#include "workload.h"
+
+#ifndef TOP_SRCDIR
+#error "TOP_SRCDIR must name the absolute source directory"
+#endif
+
+#define ROOT TOP_SRCDIR "/workloads"
+#define DEF_PATH ROOT "/definitions/gdn/gdn_decode_qk4_v8_d128_k_last.json"
+
+typedef struct fixture {
+    definition *d;
+    workload w;
+    json_t *wj;
+    device *dev;
+} fixture;
+
+static int setup(void **state)
+{
+    kwb_error err = {{0}};
+    fixture *f = calloc(1, sizeof *f);
+    f->d = definition_load(DEF_PATH, &err);
+    assert_non_null(f->d);
+    f->wj = json_pack("{s:s, s:{s:i}, s:{s:{s:s, s:f}}}", "uuid", "u-b2", "axes", "batch_size", 2, "inputs", "scale",
+                      "type", "scalar", "value", 0.5);
+    assert_int_equal(workload_parse(f->wj, f->d, "test", 0, &f->w, &err), 0);
+    f->dev = device_cpu_open(NULL, &err);
+    assert_non_null(f->dev);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    f->dev->ops->close(f->dev);
+    workload_free(&f->w);
+    json_decref(f->wj);
+    definition_free(f->d);
+    free(f);
+    return 0;
+}
+
+/* The device copy of every tensor input of IN, concatenated (the caller frees it). */
+static unsigned char *device_bytes(const fixture *f, const trial_inputs *in, size_t *total)
+{
+    *total = 0;
+    for (int i = 0; i < in->n; i++)
+        *total += in->bufs[i].nbytes;
+    unsigned char *all = malloc(*total + 1), *p = all;
+    kwb_error err = {{0}};
+    for (int i = 0; i < in->n; i++) {
+        assert_int_equal(f->dev->ops->download(f->dev, p, in->bufs[i].dev, in->bufs[i].nbytes, &err), 0);
+        p += in->bufs[i].nbytes;
+    }
+    return all;
+}
+
+/* The host copies of IN, concatenated, as device_bytes. */
+static unsigned char *host_bytes(const trial_inputs *in)
+{
+    size_t total = 0;
+    for (int i = 0; i < in->n; i++)
+        total += in->bufs[i].nbytes;
+    unsigned char *all = malloc(total + 1), *p = all;
+    for (int i = 0; i < in->n; i++) {
+        memcpy(p, in->bufs[i].host, in->bufs[i].nbytes);
+        p += in->bufs[i].nbytes;
+    }
+    return all;
+}
+
+/* The largest tensor input of IN (the one a call damages below). */
+static int largest(const trial_inputs *in)
+{
+    int best = 0;
+    for (int i = 1; i < in->n; i++)
+        if (in->bufs[i].nbytes > in->bufs[best].nbytes)
+            best = i;
+    return best;
+}
+
+static void test_host_copy_read_back_when_asked(void **state)
+{
+    fixture *f = *state;
+    kwb_error err = {{0}};
+    trial_inputs in = {0};
+    assert_int_equal(inputs_make(&in, f->dev, f->d, &f->w, ROOT, 11, 3, &err), 0);
+    int stale = 0;
+    for (int i = 0; i < in.n; i++)
+        stale += in.bufs[i].host_stale;
+    assert_true(stale > 0); /* generated inputs are not read back when made */
+    size_t n;
+    unsigned char *dev = device_bytes(f, &in, &n);
+    assert_int_equal(inputs_host(&in, f->dev, &err), 0);
+    for (int i = 0; i < in.n; i++)
+        assert_int_equal(in.bufs[i].host_stale, 0);
+    unsigned char *host = host_bytes(&in);
+    assert_memory_equal(host, dev, n);
+    free(host);
+    free(dev);
+
+    /* refilled for another trial: the host copy follows the new values */
+    assert_int_equal(inputs_refill(&in, f->dev, f->d, &f->w, 11, 4, &err), 0);
+    dev = device_bytes(f, &in, &n);
+    assert_int_equal(inputs_host(&in, f->dev, &err), 0);
+    host = host_bytes(&in);
+    assert_memory_equal(host, dev, n);
+    free(host);
+    free(dev);
+    inputs_free(&in, f->dev);
+}
+
+static void test_damaged_inputs_seen_and_restored(void **state)
+{
+    fixture *f = *state;
+    kwb_error err = {{0}};
+    trial_inputs in = {0}, twin = {0};
+    assert_int_equal(inputs_make(&in, f->dev, f->d, &f->w, ROOT, 11, 3, &err), 0);
+    assert_int_equal(inputs_make(&twin, f->dev, f->d, &f->w, ROOT, 11, 3, &err), 0);
+    size_t n;
+    unsigned char *pristine = device_bytes(f, &twin, &n);
+    const char *changed = NULL;
+    assert_int_equal(inputs_changed(&in, f->dev, &changed, &err), 0);
+
+    /* a call writes into an input before anything was read back */
+    int k = largest(&in);
+    size_t half = in.bufs[k].nbytes / 2;
+    unsigned char *junk = malloc(half);
+    memset(junk, 0x5a, half);
+    assert_int_equal(f->dev->ops->upload(f->dev, in.bufs[k].dev, junk, half, &err), 0);
+    free(junk);
+
+    assert_int_equal(inputs_host(&in, f->dev, &err), 0); /* the pristine values, not the damage */
+    unsigned char *host = host_bytes(&in);
+    assert_memory_equal(host, pristine, n);
+    free(host);
+    assert_int_equal(inputs_changed(&in, f->dev, &changed, &err), 1);
+    assert_string_equal(changed, in.args[k].name);
+
+    assert_int_equal(inputs_restore(&in, f->dev, &err), 0);
+    assert_int_equal(inputs_changed(&in, f->dev, &changed, &err), 0);
+    unsigned char *dev = device_bytes(f, &in, &n);
+    assert_memory_equal(dev, pristine, n);
+    free(dev);
+    free(pristine);
+    inputs_free(&in, f->dev);
+    inputs_free(&twin, f->dev);
+}
+
+static void test_restore_without_reading_back(void **state)
+{
+    fixture *f = *state;
+    kwb_error err = {{0}};
+    trial_inputs in = {0}, twin = {0};
+    assert_int_equal(inputs_make(&in, f->dev, f->d, &f->w, ROOT, 5, 1, &err), 0);
+    assert_int_equal(inputs_make(&twin, f->dev, f->d, &f->w, ROOT, 5, 1, &err), 0);
+    size_t n;
+    unsigned char *pristine = device_bytes(f, &twin, &n);
+    int k = largest(&in);
+    assert_true(in.bufs[k].host_stale);
+    unsigned char *zero = calloc(1, in.bufs[k].nbytes);
+    assert_int_equal(f->dev->ops->upload(f->dev, in.bufs[k].dev, zero, in.bufs[k].nbytes, &err), 0);
+    free(zero);
+    assert_int_equal(inputs_restore(&in, f->dev, &err), 0); /* made again where it lives */
+    unsigned char *dev = device_bytes(f, &in, &n);
+    assert_memory_equal(dev, pristine, n);
+    free(dev);
+    free(pristine);
+    inputs_free(&in, f->dev);
+    inputs_free(&twin, f->dev);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_host_copy_read_back_when_asked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_damaged_inputs_seen_and_restored, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_restore_without_reading_back, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
