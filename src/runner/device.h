@@ -42,11 +42,6 @@ typedef struct device_ops {
     void (*release)(device *d, void *p);
     /* Copies N host bytes to device memory; returns 0 or -1 with *err set. */
     int (*upload)(device *d, void *dst, const void *src, size_t n, kwb_error *err);
-    /* Page-locked host memory of N bytes, which download fills several times faster than
-     * malloc's; NULL when the device has none (the caller uses malloc). NULL op: none. */
-    void *(*host_alloc)(device *d, size_t n);
-    /* Frees memory from host_alloc. */
-    void (*host_free)(device *d, void *p);
     /* Copies N device bytes to host memory; returns 0 or -1 with *err set. */
     int (*download)(device *d, void *dst, const void *src, size_t n, kwb_error *err);
     /* Waits for all work on the device; returns 0 or -1 with *err set. */

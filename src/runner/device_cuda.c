@@ -556,29 +556,11 @@ static int digest_self_test(device *d)
     return ok;
 }
 
-static void *cuda_host_alloc(device *d, size_t n)
-{
-    void *p = NULL;
-    (void)d;
-    if (cudaMallocHost(&p, n) == cudaSuccess)
-        return p;
-    cudaGetLastError(); /* not sticky: malloc's memory serves */
-    return NULL;
-}
-
-static void cuda_host_free(device *d, void *p)
-{
-    (void)d;
-    cudaFreeHost(p);
-}
-
 static const device_ops cuda_ops = {
     .kind = "cuda",
     .alloc = cuda_alloc,
     .release = cuda_release,
     .upload = cuda_upload,
-    .host_alloc = cuda_host_alloc,
-    .host_free = cuda_host_free,
     .download = cuda_download,
     .sync = cuda_sync,
     .fill_random = cuda_fill_random,

@@ -198,31 +198,12 @@ static int make_declared(tensor_buf *b, device *dev, const definition *d, int i,
     return 1;
 }
 
-/* Reads B's bytes at device address SRC into its host copy. A copy read back a second time moves
- * to the device's page-locked memory first, where it has some: its transfers then run several
- * times faster, while a buffer read once (most inputs) never pays for pinning. */
+/* Reads B's bytes at device address SRC into its host copy. (Page-locked host copies were tried:
+ * cudaMallocHost cost more per workload, 0.1-1.2 s on the GDN decode, than the faster transfers
+ * saved.) */
 static int read_into_host(device *dev, tensor_buf *b, const void *src, kwb_error *err)
 {
-    if (++b->reads == 2 && !b->pinned && b->nbytes && dev->ops->host_alloc) {
-        void *p = dev->ops->host_alloc(dev, b->nbytes);
-        if (p) {
-            free(b->host);
-            b->host = p;
-            b->pinned = 1;
-        }
-    }
     return dev->ops->download(dev, b->host, src, b->nbytes, err);
-}
-
-/* Frees B's host copy, wherever it lives. */
-static void free_host(device *dev, tensor_buf *b)
-{
-    if (b->pinned)
-        dev->ops->host_free(dev, b->host);
-    else
-        free(b->host);
-    b->host = NULL;
-    b->pinned = 0;
 }
 
 /* Fills input ARG (buffer B) on the device with generator GEN from KEY; its host copy is stale
@@ -411,7 +392,7 @@ int inputs_refill(trial_inputs *in, device *dev, const definition *d, const work
 void inputs_free(trial_inputs *in, device *dev)
 {
     for (int i = 0; i < in->n; i++) {
-        free_host(dev, &in->bufs[i]);
+        free(in->bufs[i].host);
         dev->ops->release(dev, in->bufs[i].dev);
     }
     free(in->bufs);
@@ -480,7 +461,7 @@ int outputs_alloc(output_set *out, device *dev, const definition *d, const workl
 void outputs_free(output_set *out, device *dev)
 {
     for (int i = 0; i < out->n; i++) {
-        free_host(dev, &out->bufs[i]);
+        free(out->bufs[i].host);
         dev->ops->release(dev, out->bufs[i].dev);
     }
     free(out->bufs);

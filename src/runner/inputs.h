@@ -27,8 +27,6 @@ typedef struct tensor_buf {
     void *host;         /* inputs: as generated; outputs: last downloaded (without guards) */
     unsigned char *dev; /* device allocation; outputs: INPUTS_GUARD + nbytes + INPUTS_GUARD */
     int host_stale;     /* inputs: generated on the device and not read back yet (inputs_host) */
-    int reads;          /* times the host copy was read back from the device */
-    int pinned;         /* the host copy is the device's page-locked memory (host_alloc) */
     uint64_t key;       /* inputs: the key its values were generated from ... */
     input_gen_fn gen;   /* ... and the generator (NULL: the dtype's random draw) */
 } tensor_buf;
