@@ -14,11 +14,12 @@
  * on the tensor cores, T by forward substitution, W and U (tensor cores); it stores W, P, U and
  * the log gates. gdn_scan, one block per (sequence, head, slice of VS state rows), walks the
  * sequence's chunks in order with its state slice in float32 registers (the accumulators of
- * S_C's product) and does the four state-dependent products per chunk with mma.sync
- * (m16n8k16, fp16 or bf16 operands, float32 accumulation), the next chunk's operands
- * prefetched with cp.async into a second shared-memory buffer. The slice width is chosen from
- * the number of sequences on the host (few sequences: narrow slices, many blocks). A ratio of
- * gates is always a later over an earlier (<= 1), so nothing overflows.
+ * S_C's product) and does the four state-dependent products per chunk with mma.sync (m16n8k16,
+ * fp16 or bf16 operands, float32 accumulation; the state is an operand only as fp16, q converted
+ * from bf16 in the fragment, since bf16 rounding of S in Q S^T dominated the error), the next
+ * chunk's operands prefetched with cp.async into a second shared-memory buffer. The slice width
+ * is chosen from the number of sequences on the host (few sequences: narrow slices, many
+ * blocks). A ratio of gates is always a later over an earlier (<= 1), so nothing overflows.
  *
  * Arguments: q k v state A_log a dt_bias b cu_seqlens scale | output new_state. */
 #include <cuda_bf16.h>
@@ -130,6 +131,13 @@ static __device__ __forceinline__ uint32_t f2bf2(float lo, float hi)
 static __device__ __forceinline__ float bf2f(u16 x)
 {
     return __uint_as_float((uint32_t)x << 16);
+}
+
+/* Two bf16 (packed, first in the low half) as two fp16, packed the same way. */
+static __device__ __forceinline__ uint32_t bf2_to_h2(uint32_t w)
+{
+    const __half2 h = __floats2half2_rn(__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u));
+    return *reinterpret_cast<const uint32_t *>(&h);
 }
 
 static __device__ __forceinline__ float softplus(float x)
@@ -357,7 +365,6 @@ template <int VS> struct scan_buf {
 template <int VS> struct scan_smem {
     scan_buf<VS> buf[2];
     u16 sh[VS * LDH];     /* S as fp16 [v][k] */
-    u16 sb[VS * LDH];     /* S as bf16 [v][k] */
     u16 dh[C * (VS + 8)]; /* D as fp16 [t][v] */
     u16 db[C * (VS + 8)]; /* D' as bf16 [t][v] */
 };
@@ -444,14 +451,12 @@ __global__ void __launch_bounds__(NW * 32)
         scan_buf<VS> &bf = sm.buf[c & 1];
         const int64_t t0 = s0 + (int64_t)c * C;
         const int len = (int)min((int64_t)C, e0 - t0);
-        /* the state as fp16 and bf16 operands */
+        /* the state as an fp16 operand */
 #pragma unroll
         for (int i = 0; i < TPW; i++) {
             const int r = 16 * st_mt + g, col = 8 * (st_nt0 + i) + 2 * tq;
             *reinterpret_cast<uint32_t *>(&sm.sh[r * LDH + col]) = f2h2(st[i][0], st[i][1]);
             *reinterpret_cast<uint32_t *>(&sm.sh[(r + 8) * LDH + col]) = f2h2(st[i][2], st[i][3]);
-            *reinterpret_cast<uint32_t *>(&sm.sb[r * LDH + col]) = f2bf2(st[i][0], st[i][1]);
-            *reinterpret_cast<uint32_t *>(&sm.sb[(r + 8) * LDH + col]) = f2bf2(st[i][2], st[i][3]);
         }
         cp_async_wait_all();
         __syncthreads();
@@ -461,7 +466,7 @@ __global__ void __launch_bounds__(NW * 32)
             scan_prefetch<VS>(sm.buf[(c + 1) & 1], w_in + ch * C * D, p_in + ch * C * C, u_in + ch * C * D,
                               g_in + ch * C, q, k, t1, (int)min((int64_t)C, e0 - t1), hq, v0, NW * 32);
         }
-        /* X = W S^T (fp16), Y = Q S^T (bf16): rows 16 mt1.., NT1 n-tiles from nt1_0 */
+        /* X = W S^T and Y = Q S^T (fp16, q converted): rows 16 mt1.., NT1 n-tiles from nt1_0 */
         float xa[NT1][4], ya[NT1][4];
 #pragma unroll
         for (int j = 0; j < NT1; j++)
@@ -474,12 +479,14 @@ __global__ void __launch_bounds__(NW * 32)
             load_a(fw, bf.w, LDH, 16 * mt1, 16 * ks);
             load_a(fq, bf.q, LDH, 16 * mt1, 16 * ks);
 #pragma unroll
+            for (int e = 0; e < 4; e++)
+                fq[e] = bf2_to_h2(fq[e]);
+#pragma unroll
             for (int j = 0; j < NT1; j++) {
                 uint32_t fb[2];
                 load_b_nk(fb, sm.sh, LDH, 8 * (nt1_0 + j), 16 * ks);
                 mma_f16(xa[j], fw, fb);
-                load_b_nk(fb, sm.sb, LDH, 8 * (nt1_0 + j), 16 * ks);
-                mma_bf16(ya[j], fq, fb);
+                mma_f16(ya[j], fq, fb);
             }
         }
         /* D = U - X; D' = D G_C / G_t; Y scaled by scale G_t (P carries its own scale) */
