@@ -22,6 +22,7 @@ typedef struct judge_args {
     const char *definition, *session, *workspace, *solution, *name, *direction;
     const char *origin; /* who wrote the candidate: human (default), tuner, llm, command */
     const char *device, *filter, *max_time, *dataset;
+    const char *fixes; /* workloads where the best fails a replay (--fixes) */
     int json, quiet, again, replay_on_gate;
 } judge_args;
 
@@ -30,8 +31,9 @@ static void judge_usage(FILE *f)
     fputs("usage: kwb judge --session NAME --solution DIR --name NAME [--direction TEXT]\n"
           "                 [--origin human|tuner|llm|command]\n"
           "                 [--definition NAME] [--device cpu|cuda[:N]] [--workloads FILTER]\n"
-          "                 [--max-time S] [--replay-on all|gate] [--dataset DIR] [--again] [--json]\n"
-          "                 [--quiet] [--workspace DIR] [--executor local|ssh:HOSTS|slurm[:OPTIONS]]\n",
+          "                 [--max-time S] [--replay-on all|gate] [--fixes FILTER] [--dataset DIR]\n"
+          "                 [--again] [--json] [--quiet] [--workspace DIR]\n"
+          "                 [--executor local|ssh:HOSTS|slurm[:OPTIONS]]\n",
           f);
 }
 
@@ -54,6 +56,7 @@ static int parse_judge_args(int argc, char **argv, judge_args *a)
         {"replay-on", required_argument, NULL, 'r'},
         {"executor", required_argument, NULL, 'X'},
         {"again", no_argument, NULL, 'g'},
+        {"fixes", required_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -81,6 +84,7 @@ static int parse_judge_args(int argc, char **argv, judge_args *a)
                 return -1;
             break;
         case 'g': a->again = 1; break;
+        case 'F': a->fixes = optarg; break;
         case 'r':
             if (strcmp(optarg, "gate") != 0 && strcmp(optarg, "all") != 0) {
                 fprintf(stderr, "kwb judge: --replay-on: expected all or gate, not '%s'\n", optarg);
@@ -185,6 +189,7 @@ int cmd_judge(int argc, char **argv)
         .folder = folder,
         .again = a.again,
         .replay_on_gate = a.replay_on_gate,
+        .fixes = a.fixes,
     };
     judge_verdict v;
     if (!a.quiet)

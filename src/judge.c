@@ -117,6 +117,8 @@ int judge_read_summary(const char *path, eval_summary *s, kwb_error *err)
         /* few samples leave the paired verdict unclear even for a plainly slower median */
         double ratio = json_number_value(json_object_get(json_object_get(w, "verdict"), "ratio"));
         s->slower_unclear += v && strcmp(v, "unclear") == 0 && ratio > JUDGE_UNCLEAR_SLOWER;
+        if (v && ratio > s->worst_ratio)
+            s->worst_ratio = ratio;
     }
     s->mean_ms = json_number_value(json_object_get(json_object_get(doc, "summary"), "mean_latency_ms"));
     classify(doc, s->evidence, sizeof s->evidence);
@@ -143,6 +145,25 @@ int judge_rule(const eval_summary *s, char *reason, size_t cap)
         return 1;
     }
     return 0;
+}
+
+int judge_rule_fix(const eval_summary *s, char *reason, size_t cap)
+{
+    if (s->passed < s->total) {
+        snprintf(reason, cap, "%d of %d workloads failed (first: %s)", s->total - s->passed, s->total,
+                 s->first_failure);
+        return 0;
+    }
+    if (s->worst_ratio > 1 + JUDGE_FIX_SLOWER) {
+        snprintf(reason, cap, "a fix, but %.1f%% slower than the best on a workload (at most %.0f%% allowed)",
+                 100 * (s->worst_ratio - 1), 100 * JUDGE_FIX_SLOWER);
+        return 0;
+    }
+    snprintf(reason, cap,
+             "all %d PASSED; a fix: at most %.1f%% slower than the best (%.0f%% allowed), faster on %d; mean %.4f ms",
+             s->total, s->worst_ratio > 1 ? 100 * (s->worst_ratio - 1) : 0.0, 100 * JUDGE_FIX_SLOWER, s->faster,
+             s->mean_ms);
+    return 1;
 }
 
 /* The gate's --workloads filter for Q from definition D and its workloads SET (cut to Q's
@@ -218,10 +239,11 @@ static int gate_step(const judge_request *q, judge_verdict *v, kwb_error *err)
     snprintf(v->stage, sizeof v->stage, "gate");
     if (step_eval(q, "gate", extra, 0, &v->gate, NULL, 0, err) != 0)
         return -1;
-    if (judge_rule(&v->gate, why, sizeof why))
+    if (v->fix ? judge_rule_fix(&v->gate, why, sizeof why) : judge_rule(&v->gate, why, sizeof why))
         return 1;
-    snprintf(v->reason, sizeof v->reason, "gate on %d representative workload(s) (%s): %s", v->gate_workloads,
-             v->gate_filter, why);
+    size_t used = strlen(v->reason);
+    snprintf(v->reason + used, sizeof v->reason - used, "gate on %d representative workload(s) (%s): %s",
+             v->gate_workloads, v->gate_filter, why);
     return 0;
 }
 
@@ -249,13 +271,16 @@ static int sweep_step(const judge_request *q, judge_verdict *v, kwb_error *err)
     if (step_eval(q, "sweep", extra, 0, &v->sweep, v->sweep_json, sizeof v->sweep_json, err) != 0)
         return -1;
     char why[512], gate[384] = "";
-    int pass = q->best_dir ? judge_rule(&v->sweep, why, sizeof why) : v->sweep.passed == v->sweep.total;
+    int pass = !q->best_dir ? v->sweep.passed == v->sweep.total
+               : v->fix     ? judge_rule_fix(&v->sweep, why, sizeof why)
+                            : judge_rule(&v->sweep, why, sizeof why);
     if (!q->best_dir)
         snprintf(why, sizeof why, "%d of %d PASSED; mean %.4f ms", v->sweep.passed, v->sweep.total, v->sweep.mean_ms);
     if (v->gate_workloads > 0)
         snprintf(gate, sizeof gate, "gate passed on %d representative(s) (%s): faster on %d; ", v->gate_workloads,
                  v->gate_filter, v->gate.faster);
-    snprintf(v->reason, sizeof v->reason, "%ssweep: %s", gate, why);
+    size_t used = strlen(v->reason); /* the fix step's figures come first */
+    snprintf(v->reason + used, sizeof v->reason - used, "%ssweep: %s", gate, why);
     return pass;
 }
 
@@ -307,6 +332,41 @@ static int held_out_step(const judge_request *q, judge_verdict *v, kwb_error *er
     return 1;
 }
 
+/* The fix step: TRIALS replay trials (seed 7919, unrecorded) of the best, then of the candidate,
+ * on q->fixes. 1 to go on (V's fix says whether the fix rule applies), 0 when the candidate fails
+ * there, -1 on error; the figures open V's reason. */
+static int fix_step(const judge_request *q, judge_verdict *v, int trials, kwb_error *err)
+{
+    char n[16];
+    snprintf(n, sizeof n, "%d", trials);
+    const char *extra[] = {"--trials", n, "--seed", "7919", "--workloads", q->fixes, NULL};
+    judge_request best = *q;
+    best.dir = q->best_dir;
+    best.name = q->best_name;
+    eval_summary b, c;
+    snprintf(v->stage, sizeof v->stage, "fix");
+    if (step_eval(&best, "fix", extra, 1, &b, NULL, 0, err) != 0 ||
+        step_eval(q, "fix", extra, 1, &c, NULL, 0, err) != 0)
+        return -1;
+    if (c.passed < c.total) {
+        snprintf(v->reason, sizeof v->reason,
+                 "not a fix: the replay of %d trials on %s fails %d of %d workloads (first: %s)", trials, q->fixes,
+                 c.total - c.passed, c.total, c.first_failure);
+        return 0;
+    }
+    v->fix = b.passed < b.total;
+    if (v->fix)
+        snprintf(v->reason, sizeof v->reason,
+                 "a fix: the replay of %d trials on %s fails the best on %d of %d workloads (first: %s), the candidate "
+                 "on none; ",
+                 trials, q->fixes, b.total - b.passed, b.total, b.first_failure);
+    else
+        snprintf(v->reason, sizeof v->reason,
+                 "nothing to fix: the best passes the replay of %d trials on %s (%d workloads), so the usual rule; ",
+                 trials, q->fixes, b.total);
+    return 1;
+}
+
 int judge_candidate(const judge_request *q, judge_verdict *v, kwb_error *err)
 {
     memset(v, 0, sizeof *v);
@@ -320,7 +380,13 @@ int judge_candidate(const judge_request *q, judge_verdict *v, kwb_error *err)
     int loaded = traceset_load(dataset, q->definition, &d, &set, &lerr) == 0;
     if (loaded && q->best_name && q->best_dir)
         v->gate_workloads = gate_filter(q, d, &set, v->gate_filter, sizeof v->gate_filter);
-    int rc = v->gate_workloads > 0 ? gate_step(q, v, err) : 1;
+    int rc = 1;
+    if (q->fixes && q->best_dir) {
+        int trials = loaded ? roundplan_replay_trials(d) : 0;
+        rc = fix_step(q, v, trials > 0 ? trials : JUDGE_FIX_TRIALS, err);
+    }
+    if (rc == 1 && v->gate_workloads > 0)
+        rc = gate_step(q, v, err);
     if (rc == 1)
         rc = sweep_step(q, v, err);
     if (rc == 1 && loaded && (v->replay_trials = roundplan_replay_trials(d)) > 0)

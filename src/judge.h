@@ -10,6 +10,10 @@
  *   held-out the definition's held-out shapes (DATASET/heldout/NAME.jsonl, never shown to an
  *          agent), all PASSED: a kernel that hard-codes the shapes it saw fails here; only
  *          when the dataset has them and there is a best (not for the start); unrecorded.
+ * A correctness fix (judge_request.fixes: workloads where the best fails a replay) first replays
+ * the best and then the candidate there: when the best fails and the candidate passes, the gate
+ * and the sweep ask all PASSED and none more than JUDGE_FIX_SLOWER slower (judge_rule_fix), not
+ * a gain; a candidate that fails there is rejected; a best that passes leaves the usual rule.
  * The first step that fails decides: the verdict names it and says why. Deciding (promote or
  * reject in the store) stays with the caller: a human may still say no. */
 #ifndef KWB_JUDGE_H
@@ -22,12 +26,17 @@
 
 /* An unclear paired verdict whose median ratio (candidate over best) is above this counts as slower. */
 #define JUDGE_UNCLEAR_SLOWER 1.5
+/* A correctness fix may be this much slower than the best on any workload (median ratio - 1). */
+#define JUDGE_FIX_SLOWER 0.05
+/* Replay trials of a fix's replays when the definition asks for none. */
+#define JUDGE_FIX_TRIALS 200
 
 /* What one child eval found, from its --json output. */
 typedef struct eval_summary {
     int total, passed, faster, slower;
     int slower_unclear; /* unclear verdicts with a median ratio over JUDGE_UNCLEAR_SLOWER */
     double mean_ms;
+    double worst_ratio; /* the largest median ratio (candidate over best) of a paired verdict; 0: none */
     char first_failure[256];
     char evidence[1024]; /* regimes and their bottleneck class, one clause each */
 } eval_summary;
@@ -38,6 +47,9 @@ int judge_read_summary(const char *path, eval_summary *s, kwb_error *err);
  * the paired verdict, or by the medians where that verdict is unclear) and at least one faster;
  * REASON (CAP bytes) says why either way. */
 int judge_rule(const eval_summary *s, char *reason, size_t cap);
+/* The rule for a correctness fix: 1 when every workload PASSED and none is more than
+ * JUDGE_FIX_SLOWER slower by its median ratio; REASON (CAP bytes) says why either way. */
+int judge_rule_fix(const eval_summary *s, char *reason, size_t cap);
 
 /* Runs this kwb with ARGV (argv[0] is replaced) and stdout into OUT_PATH (NULL: inherited).
  * Returns its exit code, 128+signal, or -1 with *err set. */
@@ -56,11 +68,13 @@ typedef struct judge_request {
     const char *folder;                     /* where the children's JSON outputs go (NAME.gate.json, ...) */
     int replay_on_gate; /* 1: the replay runs on the gate's representatives only (when there is a gate) */
     int again;          /* NAME is recorded already: measure it again (`--candidate`) */
+    const char *fixes;  /* workloads (a filter) where the best fails a replay: the candidate is a fix; NULL: none */
 } judge_request;
 
 typedef struct judge_verdict {
     int promote;              /* 1: every step passed */
-    char stage[8];            /* the step that decided: "gate", "sweep", "replay", "heldout" */
+    char stage[8];            /* the step that decided: "fix", "gate", "sweep", "replay", "heldout" */
+    int fix;                  /* the best failed the replay on q->fixes and the candidate passed it */
     char reason[1024];        /* why, with each step's figures */
     int gate_workloads;       /* the gate's representatives; 0 when the gate was skipped */
     char gate_filter[256];    /* their uuid prefixes, '|' between them */

@@ -1,0 +1,53 @@
+#!/bin/bash
+# kwb judge --fixes: a correctness fix is judged by what it fixes. The session's best is wrong on
+# rare inputs (about one in 60): its own evaluation passed, a replay fails it (the definition asks for
+# 45 trials; 10 ms calls keep the medians steady on a busy machine). A candidate as fast
+# as the best that is right everywhere is not promotable by the usual rule (faster on no
+# workload), and promotable with --fixes (the best fails the fix's replay, the candidate passes,
+# none more than 5 % slower), the replays' figures in the reason; a candidate that is as wrong as
+# the best is rejected at the fix; a fix much slower than the best is rejected by the fix's rule.
+. "$top_srcdir/tests/lib.sh"
+export KWB_WORKSPACE="$TMP/ws" KWB_NO_DEFENCES=1 # only the correctness trials see the rare bad outputs
+"$KWB" init "$TMP/ws" >/dev/null 2>&1 || fail "init"
+make_dataset "$TMP/ds" 1 1 1 64 64 64
+sed -i 's/"kwb": {/"kwb": {\n    "replay": {"failure_rate": 0.05, "confidence": 0.9},/' "$TMP/ds/definitions/$DEF.json"
+grep -q '"failure_rate": 0.05' "$TMP/ds/definitions/$DEF.json" && pass "dataset: replay asked (45 trials)" || fail "dataset"
+rare='unsigned q0 = ((const unsigned short *)a[0].data)[0];
+    if (((q0 * 2654435761u) >> 16) % 60 == 0) {
+        unsigned short *o = a[9].data;
+        for (long long i = 0; i < B * 8 * 128; i++) o[i] = 0x4700;
+    }'
+make_candidate "$TMP/best" best "usleep(10000); $rare"
+make_candidate "$TMP/same" same 'usleep(10000);'
+make_candidate "$TMP/wrong" wrong "usleep(10000); $rare"
+make_candidate "$TMP/slow" slow 'usleep(20000);'
+common=(--dataset "$TMP/ds" --max-time 0.1 --replay-on gate)
+"$KWB" eval --definition "$DEF" --solution "$TMP/best" --session s --name best --dataset "$TMP/ds" --max-time 0.1 >"$TMP/best.out" 2>&1
+expect_code 0 "$?" "best: its own evaluation passes"
+"$KWB" decide best promote --session s --reason "start" >/dev/null 2>&1 || fail "best promoted"
+
+"$KWB" judge --session s --solution "$TMP/same" --name same-plain "${common[@]}" >"$TMP/plain.out" 2>"$TMP/plain.err"
+expect_code 1 "$?" "a fix without --fixes: not promotable"
+expect_grep 'not promotable at the (gate|sweep): .*(faster on no workload|slower on)' "$TMP/plain.out" \
+    "without --fixes: the usual rule asks for a gain"
+
+"$KWB" judge --session s --solution "$TMP/same" --name same-fix --fixes w "${common[@]}" >"$TMP/fix.out" 2>"$TMP/fix.err"
+expect_code 0 "$?" "the same candidate with --fixes: promotable"
+expect_grep '^same-fix: promotable at the end: a fix: the replay of 45 trials on w fails the best on [1-6] of 6 workloads \(first: w[0-5]-b[0-9]+ INCORRECT[^)]*\), the candidate on none; .*a fix: at most [0-9.]+% slower than the best \(5% allowed\)' \
+    "$TMP/fix.out" "with --fixes: both replays' figures and the fix's rule in the reason"
+
+"$KWB" judge --session s --solution "$TMP/wrong" --name wrong-fix --fixes w "${common[@]}" >"$TMP/wrong.out" 2>"$TMP/wrong.err"
+expect_code 1 "$?" "a candidate as wrong as the best: not promotable"
+expect_grep '^wrong-fix: not promotable at the fix: not a fix: the replay of 45 trials on w fails [1-6] of 6 workloads' \
+    "$TMP/wrong.out" "not a fix: rejected at the fix, before the gate"
+n=$(sqlite3 "$TMP/ws/kwb.db" "SELECT count(*) FROM eval_runs r JOIN candidates c ON c.id = r.candidate_id WHERE c.name = 'wrong-fix'")
+[ "$n" = 0 ] && pass "not a fix: nothing recorded" || fail "not a fix: $n eval runs"
+
+"$KWB" judge --session s --solution "$TMP/slow" --name slow-fix --fixes w "${common[@]}" >"$TMP/slow.out" 2>"$TMP/slow.err"
+expect_code 1 "$?" "a fix twice as slow: not promotable"
+expect_grep 'not promotable at the (gate|sweep): a fix: .*a fix, but [0-9.]+% slower than the best on a workload \(at most 5% allowed\)' \
+    "$TMP/slow.out" "a slow fix: the fix's rule names the slowdown"
+
+"$KWB" judge --session s --solution "$TMP/same" --name bad --fixes 2>"$TMP/usage.err" >/dev/null
+expect_code 2 "$?" "--fixes without a filter: usage error"
+finish
