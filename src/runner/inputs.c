@@ -198,14 +198,6 @@ static int make_declared(tensor_buf *b, device *dev, const definition *d, int i,
     return 1;
 }
 
-/* Reads B's bytes at device address SRC into its host copy. (Page-locked host copies were tried:
- * cudaMallocHost cost more per workload, 0.1-1.2 s on the GDN decode, than the faster transfers
- * saved.) */
-static int read_into_host(device *dev, tensor_buf *b, const void *src, kwb_error *err)
-{
-    return dev->ops->download(dev, b->host, src, b->nbytes, err);
-}
-
 /* Fills input ARG (buffer B) on the device with generator GEN from KEY; its host copy is stale
  * until inputs_host (or inputs_seal, on a device without digests) reads it back. */
 static int generate(device *dev, tensor_buf *b, const kwb_arg *arg, input_gen_fn gen, uint64_t key, kwb_error *err)
@@ -214,6 +206,22 @@ static int generate(device *dev, tensor_buf *b, const kwb_arg *arg, input_gen_fn
     b->gen = gen;
     b->host_stale = 1;
     return fill_input(dev, arg, gen, b->nbytes / dtype_size(arg->dtype), key, err);
+}
+
+/* Makes B's values again from its key and generator into ARG's memory (B's own, or scratch). */
+static int remake(device *dev, const tensor_buf *b, const kwb_arg *arg, kwb_error *err)
+{
+    return fill_input(dev, arg, b->gen, b->nbytes / dtype_size(arg->dtype), b->key, err);
+}
+
+/* Whether input I on the device still has its sealed digest: 1 yes, 0 no (or no digest to tell
+ * by), -1 with *err set. */
+static int still_sealed(const trial_inputs *in, device *dev, int i, kwb_error *err)
+{
+    const tensor_buf *b = &in->bufs[i];
+    uint64_t now = 0;
+    int rc = b->has_digest ? dev->ops->digest(dev, b->dev, b->nbytes, in->digest_key, &now, err) : 1;
+    return rc < 0 ? -1 : rc == 0 && now == b->digest;
 }
 
 /* Generates input I's values again in scratch device memory and reads them into its host copy:
@@ -225,10 +233,7 @@ static int regenerate_host(trial_inputs *in, device *dev, int i, kwb_error *err)
     arg.data = dev->ops->alloc(dev, b->nbytes, err);
     if (!arg.data)
         return -1;
-    int rc = fill_input(dev, &arg, b->gen, b->nbytes / dtype_size(arg.dtype), b->key, err) != 0 ||
-                     read_into_host(dev, b, arg.data, err) != 0
-                 ? -1
-                 : 0;
+    int rc = remake(dev, b, &arg, err) != 0 || dev->ops->download(dev, b->host, arg.data, b->nbytes, err) != 0 ? -1 : 0;
     dev->ops->release(dev, arg.data);
     if (rc == 0)
         b->host_stale = 0;
@@ -241,12 +246,11 @@ int inputs_host(trial_inputs *in, device *dev, kwb_error *err)
         tensor_buf *b = &in->bufs[i];
         if (!b->host_stale)
             continue;
-        uint64_t now = 0;
-        int rc = b->has_digest ? dev->ops->digest(dev, b->dev, b->nbytes, in->digest_key, &now, err) : 1;
-        if (rc < 0)
+        int sealed = still_sealed(in, dev, i, err);
+        if (sealed < 0)
             return -1;
-        if (rc == 0 && now == b->digest) { /* as sealed: the device holds the pristine values */
-            if (read_into_host(dev, b, b->dev, err) != 0)
+        if (sealed) { /* the device holds the pristine values */
+            if (dev->ops->download(dev, b->host, b->dev, b->nbytes, err) != 0)
                 return -1;
             b->host_stale = 0;
         } else if (regenerate_host(in, dev, i, err) != 0) {
@@ -262,9 +266,8 @@ int inputs_restore(trial_inputs *in, device *dev, kwb_error *err)
         tensor_buf *b = &in->bufs[i];
         if (!b->nbytes)
             continue;
-        int rc = b->host_stale
-                     ? fill_input(dev, &in->args[i], b->gen, b->nbytes / dtype_size(in->args[i].dtype), b->key, err)
-                     : dev->ops->upload(dev, b->dev, b->host, b->nbytes, err);
+        int rc =
+            b->host_stale ? remake(dev, b, &in->args[i], err) : dev->ops->upload(dev, b->dev, b->host, b->nbytes, err);
         if (rc != 0)
             return -1;
     }
@@ -306,7 +309,7 @@ static int make_input(trial_inputs *in, int i, device *dev, const definition *d,
         return -1;
     if (!getenv("KWB_CHECK_RNG"))
         return 0;
-    if (read_into_host(dev, b, b->dev, err) != 0)
+    if (dev->ops->download(dev, b->host, b->dev, b->nbytes, err) != 0)
         return -1;
     b->host_stale = 0;
     input_gen_fn host_gen = strcmp(dev->ops->kind, "cpu") == 0 ? gen : reference_host_gen;
@@ -335,7 +338,7 @@ int inputs_seal(trial_inputs *in, device *dev, kwb_error *err)
     for (int i = 0; i < in->n; i++) { /* no digest to tell a pristine copy by: read back now */
         tensor_buf *b = &in->bufs[i];
         if (b->host_stale && !b->has_digest) {
-            if (read_into_host(dev, b, b->dev, err) != 0)
+            if (dev->ops->download(dev, b->host, b->dev, b->nbytes, err) != 0)
                 return -1;
             b->host_stale = 0;
         }
@@ -420,11 +423,10 @@ int inputs_changed(trial_inputs *in, device *dev, const char **name, kwb_error *
         const tensor_buf *b = &in->bufs[i];
         if (!b->nbytes)
             continue;
-        uint64_t digest = 0;
-        int rc0 = b->has_digest ? dev->ops->digest(dev, b->dev, b->nbytes, in->digest_key, &digest, err) : 1;
-        if (rc0 < 0)
+        int sealed = still_sealed(in, dev, i, err);
+        if (sealed < 0)
             return -1;
-        if (rc0 == 0 && digest == b->digest)
+        if (sealed)
             continue; /* as it was: nothing read back */
         if (b->host_stale && regenerate_host(in, dev, i, err) != 0)
             return -1; /* the pristine values to compare with */
@@ -541,7 +543,7 @@ static int read_output(tensor_buf *b, device *dev, uint64_t key, int i, int data
     unsigned char head[INPUTS_GUARD], tail[INPUTS_GUARD];
     /* the data straight into its host copy, the guards beside it: no staging copy of the block */
     if (dev->ops->download(dev, head, b->dev, INPUTS_GUARD, err) != 0 ||
-        (data && b->nbytes && read_into_host(dev, b, b->dev + INPUTS_GUARD, err) != 0) ||
+        (data && b->nbytes && dev->ops->download(dev, b->host, b->dev + INPUTS_GUARD, b->nbytes, err) != 0) ||
         dev->ops->download(dev, tail, b->dev + INPUTS_GUARD + b->nbytes, INPUTS_GUARD, err) != 0)
         return -1;
     *off = guard_damage(head, tail, b->nbytes, key, i, on_cpu(dev));

@@ -98,6 +98,29 @@ static int largest(const trial_inputs *in)
     return best;
 }
 
+/* Makes IN for (SEED, TRIAL) and returns the device bytes of a twin made alike (*N of them):
+ * the pristine values, whatever later happens to IN. */
+static unsigned char *make_with_pristine(const fixture *f, trial_inputs *in, uint64_t seed, int trial, size_t *n)
+{
+    kwb_error err = {{0}};
+    trial_inputs twin = {0};
+    assert_int_equal(inputs_make(in, f->dev, f->d, &f->w, ROOT, seed, trial, &err), 0);
+    assert_int_equal(inputs_make(&twin, f->dev, f->d, &f->w, ROOT, seed, trial, &err), 0);
+    unsigned char *pristine = device_bytes(f, &twin, n);
+    inputs_free(&twin, f->dev);
+    return pristine;
+}
+
+/* A call's damage: the first BYTES of input K's device copy set to FILL. */
+static void damage(const fixture *f, trial_inputs *in, int k, size_t bytes, int fill)
+{
+    kwb_error err = {{0}};
+    unsigned char *junk = malloc(bytes);
+    memset(junk, fill, bytes);
+    assert_int_equal(f->dev->ops->upload(f->dev, in->bufs[k].dev, junk, bytes, &err), 0);
+    free(junk);
+}
+
 static void test_host_copy_read_back_when_asked(void **state)
 {
     fixture *f = *state;
@@ -133,21 +156,15 @@ static void test_damaged_inputs_seen_and_restored(void **state)
 {
     fixture *f = *state;
     kwb_error err = {{0}};
-    trial_inputs in = {0}, twin = {0};
-    assert_int_equal(inputs_make(&in, f->dev, f->d, &f->w, ROOT, 11, 3, &err), 0);
-    assert_int_equal(inputs_make(&twin, f->dev, f->d, &f->w, ROOT, 11, 3, &err), 0);
+    trial_inputs in = {0};
     size_t n;
-    unsigned char *pristine = device_bytes(f, &twin, &n);
+    unsigned char *pristine = make_with_pristine(f, &in, 11, 3, &n);
     const char *changed = NULL;
     assert_int_equal(inputs_changed(&in, f->dev, &changed, &err), 0);
 
     /* a call writes into an input before anything was read back */
     int k = largest(&in);
-    size_t half = in.bufs[k].nbytes / 2;
-    unsigned char *junk = malloc(half);
-    memset(junk, 0x5a, half);
-    assert_int_equal(f->dev->ops->upload(f->dev, in.bufs[k].dev, junk, half, &err), 0);
-    free(junk);
+    damage(f, &in, k, in.bufs[k].nbytes / 2, 0x5a);
 
     assert_int_equal(inputs_host(&in, f->dev, &err), 0); /* the pristine values, not the damage */
     unsigned char *host = host_bytes(&in);
@@ -163,30 +180,24 @@ static void test_damaged_inputs_seen_and_restored(void **state)
     free(dev);
     free(pristine);
     inputs_free(&in, f->dev);
-    inputs_free(&twin, f->dev);
 }
 
 static void test_restore_without_reading_back(void **state)
 {
     fixture *f = *state;
     kwb_error err = {{0}};
-    trial_inputs in = {0}, twin = {0};
-    assert_int_equal(inputs_make(&in, f->dev, f->d, &f->w, ROOT, 5, 1, &err), 0);
-    assert_int_equal(inputs_make(&twin, f->dev, f->d, &f->w, ROOT, 5, 1, &err), 0);
+    trial_inputs in = {0};
     size_t n;
-    unsigned char *pristine = device_bytes(f, &twin, &n);
+    unsigned char *pristine = make_with_pristine(f, &in, 5, 1, &n);
     int k = largest(&in);
     assert_true(in.bufs[k].host_stale);
-    unsigned char *zero = calloc(1, in.bufs[k].nbytes);
-    assert_int_equal(f->dev->ops->upload(f->dev, in.bufs[k].dev, zero, in.bufs[k].nbytes, &err), 0);
-    free(zero);
+    damage(f, &in, k, in.bufs[k].nbytes, 0);
     assert_int_equal(inputs_restore(&in, f->dev, &err), 0); /* made again where it lives */
     unsigned char *dev = device_bytes(f, &in, &n);
     assert_memory_equal(dev, pristine, n);
     free(dev);
     free(pristine);
     inputs_free(&in, f->dev);
-    inputs_free(&twin, f->dev);
 }
 
 int main(void)
