@@ -1049,9 +1049,29 @@ static int pid_start_time(pid_t pid, char *buf, size_t cap)
     return 0;
 }
 
-/* 1 when PID has ended and waits to be reaped (state Z or X in /proc/PID/stat). */
-static int pid_zombie(pid_t pid)
+/* 1 when /proc/PID/status's LABEL line (a hex signal mask) has SIGKILL in it. */
+static int sigkill_in(pid_t pid, const char *label)
 {
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int found = 0;
+    size_t n = strlen(label);
+    while (!found && fgets(line, sizeof line, f))
+        if (strncmp(line, label, n) == 0 && line[n] == ':')
+            found = (strtoull(line + n + 1, NULL, 16) >> (SIGKILL - 1)) & 1;
+    fclose(f);
+    return found;
+}
+
+/* 1 when PID is ending: a zombie waiting to be reaped (state Z or X), exiting (PF_EXITING in
+ * its flags), or with a SIGKILL pending (a parent-death signal is sent before the parent can
+ * be waited for, so a killed judge's child may not have run since). */
+static int pid_dying(pid_t pid)
+{
+    enum { PF_EXITING_FLAG = 0x4 };
     char path[64], line[512];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
     FILE *f = fopen(path, "r");
@@ -1060,7 +1080,14 @@ static int pid_zombie(pid_t pid)
     char *got = fgets(line, sizeof line, f);
     fclose(f);
     const char *p = got ? strrchr(line, ')') : NULL;
-    return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+    if (!p || p[1] != ' ')
+        return 0;
+    char state = 0;
+    unsigned long flags = 0;
+    if (sscanf(p + 2, "%c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+        return 0;
+    return state == 'Z' || state == 'X' || (flags & PF_EXITING_FLAG) || sigkill_in(pid, "SigPnd") ||
+           sigkill_in(pid, "ShdPnd");
 }
 
 /* 1 when the holder recorded as PID (started at START, may be NULL) on HOST still runs. WAL
@@ -1072,8 +1099,8 @@ static int holder_alive(const store *st, int64_t pid, const char *host, const ch
         return 0;
     if (kill((pid_t)pid, 0) != 0 && errno != EPERM)
         return 0;
-    if (pid_zombie((pid_t)pid))
-        return 0; /* killed, not yet reaped (its parent was killed with it): it holds nothing */
+    if (pid_dying((pid_t)pid))
+        return 0; /* killed, not yet gone (or not yet reaped): it holds nothing */
     char now_start[32];
     if (start && pid_start_time((pid_t)pid, now_start, sizeof now_start) == 0 && strcmp(now_start, start) != 0)
         return 0; /* the pid was reused by another process */
