@@ -26,6 +26,9 @@ typedef struct wl_cost {
     int reference_fresh;            /* reference calls for the timed calls' fresh inputs (never cached) */
     int audits;                     /* checked timed calls */
     int quick_audits;               /* of those, passed because their outputs' digests matched verified ones */
+    int own_checks;                 /* calls of the definition's own check (kwb.check.method "reference") */
+    int own_checks_spared;          /* checks it was spared: the outputs were the reference's */
+    int device_compares;            /* checks made on the device, the outputs never read back */
     double hook_s[COST_HOOK_PARTS]; /* the hooks' seconds per part (protocol.h's COST_HOOK_*) */
     double host_s[COST_HOST_STEPS]; /* the host's seconds per step around samples (COST_HOST_*) */
     long alone, batched, batches;   /* samples taken one by one and in batches; batches */

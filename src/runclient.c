@@ -319,6 +319,9 @@ static void on_workload_end(wl_result *r, const runner_event *ev)
     r->cost.reference_fresh = (int)json_integer_value(json_object_get(cost, "reference_fresh"));
     r->cost.audits = (int)json_integer_value(json_object_get(cost, "audits"));
     r->cost.quick_audits = (int)json_integer_value(json_object_get(cost, "quick_audits"));
+    r->cost.own_checks = (int)json_integer_value(json_object_get(cost, "own_checks"));
+    r->cost.own_checks_spared = (int)json_integer_value(json_object_get(cost, "own_checks_spared"));
+    r->cost.device_compares = (int)json_integer_value(json_object_get(cost, "device_compares"));
     read_cost_parts(&r->cost, cost);
     const char *bs = json_string_value(json_object_get(ev->json, "baseline_status"));
     if (bs && status_from_name(bs, &r->baseline_status) == 0)

@@ -53,7 +53,8 @@ typedef struct kwb_check_stats {
 
 /* ARGS: the trial's inputs then the solution's outputs (host memory, definition order, NARGS in
  * all); WANT: the reference's outputs. Fills *ST; returns 0 when the trial passes, else 1 with a
- * one-line reason in MSG (CAP bytes). */
+ * one-line reason in MSG (CAP bytes). It must pass the reference's own outputs (in any row order
+ * under the definition's "order": "any"): kwb passes outputs equal to them without calling it. */
 int kwb_check(const kwb_arg *args, int nargs, const kwb_arg *want, const kwb_check_policy *p, kwb_check_stats *st,
               char *msg, size_t cap);
 

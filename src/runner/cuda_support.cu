@@ -1,5 +1,6 @@
 /* cuda_support.cu - kernels of the CUDA device; see cuda_support.h. */
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <mma.h>
 
@@ -147,5 +148,54 @@ extern "C" int cuda_support_digest(void *stream, const void *p, size_t n, uint64
     size_t words = n / 8 + 1, blocks = (words + 255) / 256;
     unsigned grid = blocks < 1024 ? (unsigned)blocks : 1024u;
     kwb_digest<<<grid, 256, 0, (cudaStream_t)stream>>>((const unsigned long long *)p, n, key, out);
+    return (int)cudaGetLastError();
+}
+
+/* Element I of a float tensor of KIND (cuda_support_compare's), as a float. */
+static __device__ __forceinline__ float load_float(const void *p, int kind, size_t i)
+{
+    if (kind == 1)
+        return __half2float(((const __half *)p)[i]);
+    if (kind == 2)
+        return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
+    return ((const float *)p)[i];
+}
+
+/* One thread block's share of the tolerance rule: its maxima and its verdict folded into SLOT. */
+extern "C" __global__ void kwb_compare(const void *out, const void *ref, int kind, size_t n, float atol, float rtol,
+                                       unsigned *slot)
+{
+    float max_abs = 0, max_rel = 0;
+    int bad = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        float x = load_float(out, kind, i), y = load_float(ref, kind, i);
+        float a = fabsf(x - y), r = a / (fabsf(y) + 1e-8f);
+        max_abs = a > max_abs ? a : max_abs;
+        max_rel = r > max_rel ? r : max_rel;
+        bad |= (a > atol && r > rtol) || !isfinite(x) || !isfinite(y);
+    }
+    for (int o = 16; o > 0; o /= 2) {
+        max_abs = fmaxf(max_abs, __shfl_down_sync(0xffffffffu, max_abs, o));
+        max_rel = fmaxf(max_rel, __shfl_down_sync(0xffffffffu, max_rel, o));
+    }
+    bad = __any_sync(0xffffffffu, bad);
+    if ((threadIdx.x & 31) == 0) {
+        /* finite non-negative floats order as their bits do; anything else is bad already */
+        atomicMax(&slot[0], __float_as_uint(max_abs));
+        atomicMax(&slot[1], __float_as_uint(max_rel));
+        if (bad)
+            atomicOr(&slot[2], 1u);
+    }
+}
+
+extern "C" int cuda_support_compare(void *stream, const void *out, const void *ref, int kind, size_t n, float atol,
+                                    float rtol, unsigned *slot)
+{
+    cudaError_t e = cudaMemsetAsync(slot, 0, 3 * sizeof *slot, (cudaStream_t)stream);
+    if (e != cudaSuccess)
+        return (int)e;
+    size_t blocks = (n + 255) / 256;
+    unsigned grid = blocks < 1 ? 1u : blocks < 2048 ? (unsigned)blocks : 2048u;
+    kwb_compare<<<grid, 256, 0, (cudaStream_t)stream>>>(out, ref, kind, n, atol, rtol, slot);
     return (int)cudaGetLastError();
 }

@@ -37,6 +37,13 @@ int cuda_support_mma(void *stream, int grid, int iters, float *out);
  * under KEY into *OUT (device memory), by the kernel kwb_digest. */
 int cuda_support_digest(void *stream, const void *p, size_t n, uint64_t key, unsigned long long *out);
 
+/* Queues on STREAM the tolerance rule over N elements of OUT against REF (device memory; KIND
+ * 0 float32, 1 float16, 2 bfloat16), in float32 as check.c computes it, into SLOT (device, three
+ * words): the largest absolute and relative errors (float bits), and nonzero in SLOT[2] when an
+ * element fails (|out - ref| > ATOL and relative > RTOL) or either value is not finite. */
+int cuda_support_compare(void *stream, const void *out, const void *ref, int kind, size_t n, float atol, float rtol,
+                         unsigned *slot);
+
 #ifdef __cplusplus
 }
 #endif

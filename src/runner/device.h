@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "check.h"
 #include "error.h"
 #include "kwb/kernel.h"
 #include "protocol.h"
@@ -67,6 +68,12 @@ typedef struct device_ops {
      * Returns 0, 1 when the device has none to offer (the caller reads the bytes back
      * instead), or -1 with *err set. */
     int (*digest)(device *d, const void *p, size_t n, uint64_t key, uint64_t *out, kwb_error *err);
+    /* The tolerance rule over N elements of type T at device memory OUT against REF under P:
+     * 0 with *ST filled when every element is finite and within tolerance, 1 when not or when
+     * the device has no comparison for T (the caller reads back and checks on the host), -1 with
+     * *err set. NULL on a device without one. */
+    int (*compare)(device *d, const void *out, const void *ref, kwb_dtype t, size_t n, const check_policy *p,
+                   check_stats *st, kwb_error *err);
     /* Makes caches cold before a sample (cpu: writes a buffer larger than the LLC). */
     void (*flush)(device *d);
     /* Adds device facts (name, memory, clocks, timer) to the hello event. */

@@ -12,6 +12,7 @@
 #include "paths.h"
 #include "proc.h"
 #include "protocol.h"
+#include "runner/cuda_compare.h"
 #include "runner/cuda_rng.h"
 #include "digest_formula.h"
 #include "runner/cuda_support.h"
@@ -62,6 +63,7 @@ typedef struct cuda_priv {
     cuda_peaks peaks;
     unsigned long long *digest_slot; /* device: the digest kernel's sum */
     int digest_ok;                   /* the digest kernel agreed with the host's formula at open */
+    cuda_compare compare;            /* the tolerance rule on the GPU (self-tested at open) */
     double flush_ms;                 /* device time of one flush, averaged over the first FLUSH_TIMED */
     int flushes_timed;
 } cuda_priv;
@@ -481,6 +483,7 @@ static void cuda_describe(device *d, json_t *hello)
     json_object_set_new(hello, "mem_clock_mhz", json_real(p->mem_clock_khz / 1e3));
     json_object_set_new(hello, "timer", json_string(cuda_timer(d)));
     json_object_set_new(hello, "input_digest", json_boolean(p->digest_ok));
+    json_object_set_new(hello, "output_compare", json_boolean(p->compare.ok));
     if (!p->cupti)
         json_object_set_new(hello, "timer_note", json_string(p->cupti_note));
     json_object_set_new(hello, "peaks",
@@ -496,6 +499,7 @@ static void cuda_close(device *d)
     if (!p->broken) {
         cudaFree(p->flush_buf);
         cudaFree(p->digest_slot);
+        cuda_compare_close(&p->compare);
         cudaFree(p->probe);
         cudaFree(p->timed_out);
         cudaFree(p->quiet);
@@ -528,6 +532,16 @@ static int cuda_digest(device *d, const void *p, size_t n, uint64_t key, uint64_
         return -1;
     *out = v;
     return 0;
+}
+
+static int cuda_compare_op(device *d, const void *out, const void *ref, kwb_dtype t, size_t n, const check_policy *p,
+                           check_stats *st, kwb_error *err)
+{
+    cuda_priv *c = priv(d);
+    int e = 0, rc = cuda_compare_run(&c->compare, c->stream, out, ref, t, n, p, st, &e);
+    if (rc < 0)
+        cuda_fail(d, (cudaError_t)e, "compare", err);
+    return rc;
 }
 
 /* Whether the digest kernel agrees with digest_host on sizes around a word and a block's
@@ -570,6 +584,7 @@ static const device_ops cuda_ops = {
     .broken = cuda_broken,
     .stream = cuda_stream,
     .digest = cuda_digest,
+    .compare = cuda_compare_op,
     .flush = cuda_flush,
     .describe = cuda_describe,
     .close = cuda_close,
@@ -783,7 +798,7 @@ static int setup(device *d, kwb_error *err)
             cuda_fail(d, cudaEventCreate(&p->batch_stop[i]), "event", err))
             return -1;
     p->digest_ok = digest_self_test(d);
-    return 0;
+    return cuda_fail(d, (cudaError_t)cuda_compare_open(&p->compare, p->stream), "compare", err);
 }
 
 device *device_cuda_open(int ordinal, const char *cache_dir, kwb_error *err)

@@ -552,10 +552,16 @@ static int read_output(tensor_buf *b, device *dev, uint64_t key, int i, int data
 
 int outputs_fetch(output_set *out, device *dev, uint64_t key, int *which, long long *offset, kwb_error *err)
 {
+    return outputs_check_guards(out, dev, key, 1, which, offset, err);
+}
+
+int outputs_check_guards(output_set *out, device *dev, uint64_t key, int data, int *which, long long *offset,
+                         kwb_error *err)
+{
     int damaged = 0;
     for (int i = 0; i < out->n; i++) {
         long long off;
-        if (read_output(&out->bufs[i], dev, key, i, 1, &off, err) != 0)
+        if (read_output(&out->bufs[i], dev, key, i, data, &off, err) != 0)
             return -1;
         if (off != 0 && !damaged) {
             damaged = 1;

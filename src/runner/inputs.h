@@ -87,6 +87,10 @@ int outputs_poison(output_set *out, device *dev, uint64_t key, kwb_error *err);
  * (the callee wrote outside the shape; *which names the output and *offset says where),
  * or -1 with *err set. */
 int outputs_fetch(output_set *out, device *dev, uint64_t key, int *which, long long *offset, kwb_error *err);
+/* Reads every output's guard zones back and checks them; with DATA the outputs into their host
+ * copies too (outputs_fetch), without it they stay on the device. Returns as outputs_fetch. */
+int outputs_check_guards(output_set *out, device *dev, uint64_t key, int data, int *which, long long *offset,
+                         kwb_error *err);
 /* As outputs_fetch without the data: the guards are read back and checked, and each output's
  * digest under DKEY computed on the device into digests[0..out->n). Returns 0, 1 when a guard
  * changed (*which, *offset), 2 when the device has no digest to offer (nothing learned), or -1

@@ -53,6 +53,8 @@ typedef struct callee {
     check_stats stats;
     eval_status trial_before; /* status before the trial in flight */
     int called;               /* the trial's call went through: its outputs await the check */
+    int on_host;              /* its outputs' host copies are those of its last call */
+    uint64_t guard_key;       /* the key of its last call's guard zones */
     int inputs_clean;         /* the trial's call was seen to leave the inputs as they were */
     char interposed[640];     /* why its library is rejected at load (integrity), or "" */
 } callee;
@@ -86,6 +88,9 @@ typedef struct runner_ctx {
     int ref_runs, ref_cached;       /* the workload in flight's trials: reference calls, cache hits */
     int ref_fresh;                  /* reference calls on the timed calls' fresh inputs */
     int audits, quick_audits;       /* checked timed calls, and those passed by their outputs' digests */
+    int own_checks, own_spared;     /* calls of the definition's own check, and checks spared by equality */
+    int ref_on_device;              /* the reference's device outputs are those of its last answer */
+    int device_compares;            /* checks made on the device, the outputs never read back */
     double hook_s[COST_HOOK_PARTS]; /* the workload in flight's integrity hooks: seconds per part (COST_HOOK_*) */
     device_host_profile prof0;      /* the device's host profile when the workload started */
     char sandbox[768];              /* the sandbox in force, in words (the hello's "sandbox") */
@@ -192,13 +197,45 @@ static kwb_arg *host_args(runner_ctx *r, const callee *c, kwb_error *err)
     return a;
 }
 
+/* 1 when every fetched output of C is the reference's, bit for bit (row by row as multisets
+ * under "order": "any"); STATS then says so. A definition's own check must accept the
+ * reference's outputs (in any row order under "any"): such outputs need no inputs read back. */
+static int outputs_are_reference(runner_ctx *r, callee *c, check_stats *stats)
+{
+    static const check_policy exact = {0, 0, 1.0};
+    memset(stats, 0, sizeof *stats);
+    for (int o = 0; o < r->def->noutputs; o++) {
+        const def_tensor *t = &r->def->outputs[o];
+        size_t n = c->out.bufs[o].nbytes / dtype_size(t->dtype);
+        check_stats st;
+        if (r->def->check.any_order) {
+            int64_t shape[KWB_MAX_RANK];
+            workload_shape(r->wl, t, shape);
+            check_tolerance_rows_any_order(c->out.bufs[o].host, r->ref.out.bufs[o].host, t->dtype, n,
+                                           t->rank > 0 ? (size_t)shape[t->rank - 1] : n, &exact, &st);
+        } else
+            check_tolerance(c->out.bufs[o].host, r->ref.out.bufs[o].host, t->dtype, n, &exact, &st);
+        if (st.fails || st.nonfinite)
+            return 0;
+        check_stats_merge(stats, &st);
+    }
+    return 1;
+}
+
 /* Compares C's fetched outputs with the reference's by the definition's own CHECK (the top-k
- * score equivalence); records a mismatch. */
+ * score equivalence); records a mismatch. Outputs equal to the reference's pass unchecked. */
 static void compare_own(runner_ctx *r, callee *c, output_check_fn check, check_stats *trial_stats)
 {
+    if (outputs_are_reference(r, c, trial_stats)) {
+        r->own_spared++;
+        check_stats_merge(&c->stats, trial_stats);
+        return;
+    }
     kwb_error err = {{0}};
+    r->own_checks++;
     kwb_arg *got = host_args(r, c, &err), *want = got ? host_args(r, &r->ref, &err) : NULL;
     char msg[1024] = "";
+    memset(trial_stats, 0, sizeof *trial_stats);
     if (!want)
         fail(c, ST_RUNTIME_ERROR, "harness: the inputs could not be read back for the check: %s", err.msg);
     else if (check(got, r->nargs, want + r->in.n, &r->job.check, trial_stats, msg, sizeof msg) != 0)
@@ -206,6 +243,48 @@ static void compare_own(runner_ctx *r, callee *c, output_check_fn check, check_s
     check_stats_merge(&c->stats, trial_stats);
     free(got);
     free(want);
+}
+
+/* 1 when outputs are compared on the device: it has a comparison, and the definition uses the
+ * tolerance rule element by element (no own check, rows not compared as multisets). */
+static int compares_on_device(const runner_ctx *r)
+{
+    return r->dev->ops->compare && !r->def->check.by_reference && !r->def->check.any_order;
+}
+
+/* The reference's answer (its host copies) into its device outputs, unless they hold it. */
+static int reference_to_device(runner_ctx *r, kwb_error *err)
+{
+    for (int o = 0; !r->ref_on_device && o < r->ref.out.n; o++) {
+        tensor_buf *b = &r->ref.out.bufs[o];
+        if (b->nbytes && r->dev->ops->upload(r->dev, b->dev + INPUTS_GUARD, b->host, b->nbytes, err) != 0)
+            return -1;
+    }
+    r->ref_on_device = 1;
+    return 0;
+}
+
+/* The tolerance rule over C's outputs against the reference's, both on the device: 0 when every
+ * output passes (*TRIAL_STATS its account, merged into C's), 1 when one does not or cannot be
+ * compared there (the host's check then says what and where), -1 with *err set. */
+static int compare_on_device(runner_ctx *r, callee *c, check_stats *trial_stats, kwb_error *err)
+{
+    memset(trial_stats, 0, sizeof *trial_stats);
+    if (reference_to_device(r, err) != 0)
+        return -1;
+    for (int o = 0; o < r->def->noutputs; o++) {
+        const def_tensor *t = &r->def->outputs[o];
+        const tensor_buf *b = &c->out.bufs[o];
+        check_stats st;
+        int rc = r->dev->ops->compare(r->dev, b->dev + INPUTS_GUARD, r->ref.out.bufs[o].dev + INPUTS_GUARD, t->dtype,
+                                      b->nbytes / dtype_size(t->dtype), &r->job.check, &st, err);
+        if (rc != 0)
+            return rc;
+        check_stats_merge(trial_stats, &st);
+    }
+    check_stats_merge(&c->stats, trial_stats);
+    r->device_compares++;
+    return 0;
 }
 
 /* Compares C's fetched outputs with the reference's; records a mismatch. */
@@ -237,6 +316,47 @@ static void compare_outputs(runner_ctx *r, callee *c, check_stats *trial_stats)
     check_stats_merge(&c->stats, trial_stats);
 }
 
+/* Checks C's guard zones under KEY after a call; its outputs are read back too when NEED_HOST or
+ * when they will not be compared on the device. Returns as outputs_fetch. */
+static int check_guards(runner_ctx *r, callee *c, uint64_t key, int need_host, int *which, long long *off,
+                        kwb_error *err)
+{
+    c->guard_key = key;
+    c->on_host = need_host || !compares_on_device(r);
+    return outputs_check_guards(&c->out, r->dev, key, c->on_host, which, off, err);
+}
+
+/* Reads C's outputs back when their host copies are not those of its last call (guards checked
+ * again under its key; a change there since is REJECTED_INTEGRITY). Returns 0, or -1 with *err. */
+static int outputs_to_host(runner_ctx *r, callee *c, kwb_error *err)
+{
+    if (c->on_host)
+        return 0;
+    int which = 0;
+    long long off = 0;
+    int g = outputs_fetch(&c->out, r->dev, c->guard_key, &which, &off, err);
+    if (g > 0)
+        fail(c, ST_REJECTED_INTEGRITY, "output '%s' changed outside its bytes (byte %lld) after the call returned",
+             r->def->outputs[which].name, off);
+    c->on_host = g == 0;
+    return g < 0 ? -1 : 0;
+}
+
+/* Checks C's outputs against the reference's: on the device where compares_on_device; else, or
+ * when the device finds a mismatch (to say what and where), read back and on the host. Returns 0,
+ * or -1 with *err set. */
+static int check_outputs(runner_ctx *r, callee *c, check_stats *st, kwb_error *err)
+{
+    int rc = compares_on_device(r) ? compare_on_device(r, c, st, err) : 1;
+    if (rc > 0 && (outputs_to_host(r, c, err) != 0 || outputs_to_host(r, &r->ref, err) != 0))
+        rc = -1;
+    if (rc < 0)
+        return -1;
+    if (rc > 0)
+        compare_outputs(r, c, st);
+    return 0;
+}
+
 static uint64_t poison_key(runner_ctx *r, int trial, int who)
 {
     return rng_key(r->job.seed ^ 0x706f69736f6eULL, r->wl->uuid, trial, 100 + who);
@@ -266,7 +386,7 @@ static void call_solution(runner_ctx *r, callee *c, int who, int trial)
         fail(c, ST_REJECTED_INTEGRITY, "%s", why);
         lifetime_kill_strays();
     } else {
-        int g = outputs_fetch(&c->out, r->dev, key, &which, &off, &err);
+        int g = check_guards(r, c, key, 0, &which, &off, &err);
         if (g < 0)
             fail(c, ST_RUNTIME_ERROR, "%s", err.msg);
         else if (g > 0)
@@ -285,8 +405,9 @@ static void finish_check(runner_ctx *r, callee *c, int trial)
 {
     check_stats st = {0};
     eval_status before = c->trial_before;
-    if (c->called)
-        compare_outputs(r, c, &st);
+    kwb_error err = {{0}};
+    if (c->called && check_outputs(r, c, &st, &err) != 0)
+        fail(c, ST_RUNTIME_ERROR, "harness: the outputs could not be checked: %s", err.msg);
     c->called = 0;
     json_t *ev = protocol_event_new("check");
     json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
@@ -389,7 +510,9 @@ static int run_reference(runner_ctx *r, int trial, kwb_error *err)
     char *path = trial < FIRST_UNCACHED_TRIAL && !served
                      ? refcache_path(&r->refs, r->def->name, r->wl, r->job.seed, trial)
                      : NULL;
+    r->ref_on_device = 0;
     if (served ? served_load(r, trial) : path && refcache_load(&r->refs, path, &r->ref.out)) {
+        r->ref.on_host = 1;
         r->ref_cached++;
         free(path);
         return 0;
@@ -413,7 +536,9 @@ static int run_reference(runner_ctx *r, int trial, kwb_error *err)
         free(path);
         return -1;
     }
-    int g = outputs_fetch(&r->ref.out, r->dev, key, &which, &off, err);
+    /* a fresh answer compared on the device is read back only when a check on the host needs it */
+    int g = check_guards(r, &r->ref, key, trial < FIRST_UNCACHED_TRIAL, &which, &off, err);
+    r->ref_on_device = g == 0;
     if (g == 0 && served)
         served_store(r, trial, proc_now() - t0);
     else if (g == 0)
@@ -643,7 +768,7 @@ static int audit_timed_call(timed_ctx *t, int which, kwb_error *err)
     hook_lap(r, COST_HOOK_DIGEST, &t0);
     if (quick != 0)
         return quick < 0 ? -1 : 0;
-    int g = outputs_fetch(&c->out, r->dev, t->poison[which], &o, &off, err);
+    int g = check_guards(r, c, t->poison[which], 0, &o, &off, err);
     if (g < 0)
         return -1;
     if (g > 0) {
@@ -665,7 +790,8 @@ static int audit_timed_call(timed_ctx *t, int which, kwb_error *err)
     hook_lap(r, COST_HOOK_REFERENCE, &t0);
     check_stats st;
     eval_status before = c->status;
-    compare_outputs(r, c, &st);
+    if (check_outputs(r, c, &st, err) != 0)
+        return -1;
     hook_lap(r, COST_HOOK_CHECK, &t0);
     if (before == ST_PASSED && c->status != ST_PASSED) {
         char msg[sizeof c->message];
@@ -991,10 +1117,11 @@ static void emit_workload_end(runner_ctx *r, const double phases[3])
     callee *c = &r->sols[0];
     json_t *ev = protocol_event_new("workload-end");
     json_object_set_new(ev, "cost",
-                        json_pack("{s:f, s:f, s:f, s:i, s:i, s:i, s:i, s:i}", "trials_s", phases[0], "timing_s",
-                                  phases[1], "reference_timing_s", phases[2], "reference_runs", r->ref_runs,
+                        json_pack("{s:f, s:f, s:f, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "trials_s", phases[0],
+                                  "timing_s", phases[1], "reference_timing_s", phases[2], "reference_runs", r->ref_runs,
                                   "reference_cached", r->ref_cached, "reference_fresh", r->ref_fresh, "audits",
-                                  r->audits, "quick_audits", r->quick_audits));
+                                  r->audits, "quick_audits", r->quick_audits, "own_checks", r->own_checks,
+                                  "own_checks_spared", r->own_spared, "device_compares", r->device_compares));
     add_cost_parts(r, json_object_get(ev, "cost"));
     json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
     json_object_set_new(ev, "status", json_string(status_name(c->status)));
@@ -1248,7 +1375,8 @@ static void run_workload(runner_ctx *r, json_t *wobj)
     emit(r, ev);
     reset_callee(&r->ref);
     r->has_gate = 0;
-    r->ref_runs = r->ref_cached = r->ref_fresh = r->audits = r->quick_audits = 0;
+    r->ref_runs = r->ref_cached = r->ref_fresh = r->audits = r->quick_audits = r->own_checks = r->own_spared =
+        r->device_compares = 0;
     memset(r->hook_s, 0, sizeof r->hook_s);
     r->prof0 = r->dev->prof;
     for (int s = 0; s < r->nsols; s++) {

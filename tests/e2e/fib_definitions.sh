@@ -41,6 +41,16 @@ expect_grep '^2 workloads: 2 PASSED' "$TMP/rand.out" "random draws: checked by s
 code=$(ev tol $SD "$SOL/sampling_random" kwb --reference "$SOL/sampling_ref")
 expect_code 1 "$code" "random draws without the reference's check chosen"
 expect_grep "output 'samples': .* outside atol" "$TMP/tol.out" "the tolerance rule checks them then"
+# Outputs equal to the reference's pass without its check (no inputs read back for it); others
+# are checked by it. The cost account counts both.
+code=$(DS="$TMP/sds" ev same $SD "$SOL/sampling_ref" kwb --reference "$SOL/sampling_ref" --json)
+expect_code 0 "$code" "the reference's own draws as a candidate"
+[ "$(jq '[.workloads[].cost.own_checks] | add' "$TMP/same.out")" = 0 ] &&
+    [ "$(jq '[.workloads[].cost.own_checks_spared] | add' "$TMP/same.out")" -gt 0 ] &&
+    pass "the reference's own outputs: its check spared" || fail "own checks: $(jq -c '[.workloads[].cost]' "$TMP/same.out")"
+code=$(DS="$TMP/sds" ev rand2 $SD "$SOL/sampling_random" kwb --reference "$SOL/sampling_ref" --json)
+[ "$(jq '[.workloads[].cost.own_checks] | add' "$TMP/rand2.out")" -gt 0 ] &&
+    pass "other draws: the reference's check called" || fail "own checks: $(jq -c '[.workloads[].cost]' "$TMP/rand2.out")"
 cp -r "$SOL/sampling_random" "$TMP/dropped"
 sed -i '1i #define PICK_DROPPED 1' "$TMP/dropped/sampling.c"
 sed -i 's/"top_k_sampling_v129280_random_draw"/"sampler_takes_dropped_tokens"/' "$TMP/dropped/solution.json"
