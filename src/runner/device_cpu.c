@@ -350,6 +350,16 @@ static int cpu_digest(device *d, const void *p, size_t n, uint64_t key, uint64_t
     return 0;
 }
 
+/* Host memory: the tolerance rule in place, the outputs never copied (the path the GPU's
+ * comparison takes, exercised on the CPU); a mismatch is left to the host's check. */
+static int cpu_compare(device *d, const void *out, const void *ref, kwb_dtype t, size_t n, const check_policy *p,
+                       check_stats *st, kwb_error *err)
+{
+    (void)d, (void)err;
+    check_tolerance(out, ref, t, n, p, st);
+    return st->fails || st->nonfinite ? 1 : 0;
+}
+
 /* K samples one after another with no hook between them: the timing loop's batched schedule
  * (hooks deferred to the end of the batch) exercised on the CPU, as the GPU runs it. */
 static int cpu_sample_batch(device *d, const timing_policy *p, device_call call, void *ctx, const int *which, int k,
@@ -375,6 +385,7 @@ static const device_ops cpu_ops = {
     .broken = cpu_broken,
     .stream = cpu_stream,
     .digest = cpu_digest,
+    .compare = cpu_compare,
     .flush = cpu_flush,
     .describe = cpu_describe,
     .close = cpu_close,
