@@ -303,8 +303,11 @@ int cmd_show(int argc, char **argv)
         fputs(diff.s, stdout);
         store_wl_table t = {0};
         int has = store_wl_table_get(h.st, c.id, &t, &err);
-        if (has > 0) {
-            printf("\nevaluation (%s):\n", t.state);
+        if (has > 0) { /* the run that speaks for it: a cut sweep over its complete gate */
+            printf("\nevaluation (%s", t.state);
+            if (t.n < t.planned)
+                printf(", %d of %d workloads", t.n, t.planned);
+            printf("):\n");
             print_wl_table(&t);
         } else if (has == 0)
             printf("\nnot evaluated yet\n");

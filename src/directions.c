@@ -52,26 +52,43 @@ static void because(char *buf, size_t cap, const char *text)
     snprintf(buf + used, cap - used, "%s%s", used ? "; " : "", text);
 }
 
+/* How well D's classes fit the best's class in C: the score's share, said into WHY. */
+static double class_fit(const direction_ctx *c, const skill_direction *d, char *why, size_t cap)
+{
+    if (!known(c->cls)) {
+        snprintf(why, cap, "class of the best not known yet (profile it with p / kwb profile)");
+        return 0;
+    }
+    if (list_has(&d->applies, c->cls)) {
+        snprintf(why, cap, "the best is %s, which this direction addresses", c->cls);
+        return 4;
+    }
+    if (list_has(&d->applies, "any")) {
+        snprintf(why, cap, "applies to any class (the best is %s)", c->cls);
+        return 1;
+    }
+    snprintf(why, cap, "addresses other classes than %s", c->cls);
+    return -2;
+}
+
 /* Scores skill direction D for C and explains it into OUT. */
 static void score_skill(const direction_ctx *c, const skill_direction *d, direction *out)
 {
     char why[256];
     double s = 0;
-    if (known(c->cls)) {
-        if (list_has(&d->applies, c->cls)) {
-            s += 4;
-            snprintf(why, sizeof why, "the best is %s, which this direction addresses", c->cls);
-        } else if (list_has(&d->applies, "any")) {
-            s += 1;
-            snprintf(why, sizeof why, "applies to any class (the best is %s)", c->cls);
-        } else {
-            s -= 2;
-            snprintf(why, sizeof why, "addresses other classes than %s", c->cls);
-        }
-    } else {
-        snprintf(why, sizeof why, "class of the best not known yet (profile it with p / kwb profile)");
+    int fixes = list_has(&d->applies, "failing");
+    if (fixes && c->failing) { /* correctness before speed: a failing best is not a best */
+        s += 8;
+        snprintf(why, sizeof why, "the best fails a check (%.160s), which this direction fixes", c->failing);
+        because(out->rationale, sizeof out->rationale, why);
+    } else if (fixes) {
+        s -= 3;
+        because(out->rationale, sizeof out->rationale, "fixes a failing check; the best passes every one");
     }
-    because(out->rationale, sizeof out->rationale, why);
+    if (!fixes || d->applies.n > 1) { /* a fix alone has no class to weigh */
+        s += class_fit(c, d, why, sizeof why);
+        because(out->rationale, sizeof out->rationale, why);
+    }
     if (c->regime && d->regimes.n > 0) {
         if (list_has(&d->regimes, c->regime)) {
             s += 2;

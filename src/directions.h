@@ -30,6 +30,7 @@ typedef struct direction_ctx {
     const char *cls;          /* bottleneck class of the best (NULL or "unknown": not known) */
     const char *regime;       /* the regime holding most latency, by a skill's regime name (NULL: not known) */
     double roofline_share;    /* latency-weighted roofline share of the best, 0..1 (0: not known) */
+    const char *failing;      /* what the best fails ("INCORRECT_NUMERICAL on workload ..."), NULL: nothing */
     const char *const *tried; /* direction ids already decided in the session */
     int ntried;
     const sv_round *hist; /* the session's finished rounds, oldest first (may be NULL) */

@@ -59,6 +59,7 @@ static void load_best(round_ctx *c)
         c->best_dir = wsopen_candidate_folder(&c->h, c->session_name, &cand, &err); /* NULL: gone, no commit */
         store_candidate_free(&cand);
     }
+    store_candidate_failure(c->h.st, id, c->failing, sizeof c->failing, &err);
     store_wl_table t;
     if (store_wl_table_get(c->h.st, id, &t, &err) == 1) {
         double *lat = xcalloc((size_t)t.n + 1, sizeof *lat), *roof = xcalloc((size_t)t.n + 1, sizeof *roof);
@@ -122,6 +123,7 @@ direction_ctx round_ctx_directions(const round_ctx *c)
         .cls = c->cls,
         .regime = NULL,
         .roofline_share = c->roofline,
+        .failing = c->failing[0] ? c->failing : NULL,
         .tried = (const char *const *)c->tried,
         .ntried = c->ntried,
         .hist = c->hist,

@@ -19,9 +19,10 @@ typedef struct round_ctx {
     char *best_name;       /* NULL when the session has no promoted candidate */
     char *best_dir;
     double best_ms;
-    char cls[32];    /* class of the best ("unknown" when not timed) */
-    double roofline; /* its latency-weighted roofline share, 0 when unknown */
-    char **tried;    /* direction ids decided in the session */
+    char cls[32];      /* class of the best ("unknown" when not timed) */
+    double roofline;   /* its latency-weighted roofline share, 0 when unknown */
+    char failing[160]; /* what the best fails (store_candidate_failure), "" when it passes all */
+    char **tried;      /* direction ids decided in the session */
     int ntried;
     sv_round *hist; /* rounds so far, oldest first */
     int nhist;

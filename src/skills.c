@@ -12,7 +12,7 @@
 #include "xalloc.h"
 
 const char *const skills_classes[] = {
-    "memory-bound", "compute-bound", "latency-bound", "launch-bound", "speed-of-light", "any", NULL};
+    "memory-bound", "compute-bound", "latency-bound", "launch-bound", "speed-of-light", "failing", "any", NULL};
 
 /* A cursor over the lines of a file. */
 typedef struct lines {

@@ -12,7 +12,8 @@
  *   ```kwb-direction                  one fenced block per direction
  *   id: gdn.vector-state              required, unique over all skills
  *   title: ...                        required
- *   applies: memory-bound, ...        bottleneck classes (or `any`)
+ *   applies: memory-bound, ...        bottleneck classes (or `any`), or `failing`: a fix
+ *                                     for a best that fails a check (a replay, a workload)
  *   regimes: decode.large, ...        optional regime names (none: every regime)
  *   scope: kernels/x/cuda/GLOB        files the direction may touch (globs), required
  *   keywords: float4, coalesced       optional: what reconnaissance searches the references for
@@ -36,7 +37,7 @@ typedef struct skill_list {
 typedef struct skill_direction {
     char *id;
     char *title;
-    skill_list applies;  /* bottleneck classes; "any" matches every class */
+    skill_list applies;  /* bottleneck classes; "any" matches every class; "failing" a failing best */
     skill_list regimes;  /* empty: every regime */
     skill_list scope;    /* globs of files the direction may touch */
     char *guidance;      /* Markdown for the agent */

@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pidlive.h"
+#include "store_schema.h"
 #include "secrets.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -35,215 +37,6 @@
 #define CUT_OFF "cut off: the kwb running it ended before it did"
 
 /* ---- schema ------------------------------------------------------------------------------ */
-
-/* Migration N (0-based) takes user_version N to N + 1, in one transaction. Each step ends by
- * setting user_version itself (a constant of the script, checked after it runs). Steps are
- * never edited once released; a change of schema is a new step. */
-static const char *const migrations[] = {
-    /* 0 -> 1: the first schema. */
-    "CREATE TABLE sessions ("
-    "  id INTEGER PRIMARY KEY,"
-    "  name TEXT NOT NULL UNIQUE,"
-    "  definition TEXT NOT NULL,"
-    "  created_at REAL NOT NULL,"
-    "  holder_pid INTEGER,"
-    "  holder_host TEXT,"
-    "  holder_start TEXT," /* the holder's start time (/proc/PID/stat), against pid reuse */
-    "  holder_since REAL);"
-    "CREATE TABLE candidates ("
-    "  id INTEGER PRIMARY KEY,"
-    "  session_id INTEGER NOT NULL REFERENCES sessions(id),"
-    "  parent_id INTEGER REFERENCES candidates(id),"
-    "  origin TEXT NOT NULL CHECK (origin IN ('baseline', 'human', 'agent', 'tuner')),"
-    "  name TEXT NOT NULL,"
-    "  solution_dir TEXT,"
-    "  commit_oid TEXT,"
-    "  state TEXT NOT NULL DEFAULT 'new'"
-    "    CHECK (state IN ('new', 'evaluated', 'promoted', 'rejected')),"
-    "  created_at REAL NOT NULL,"
-    "  UNIQUE (session_id, name));"
-    "CREATE INDEX candidates_session ON candidates(session_id);"
-    "CREATE INDEX candidates_commit ON candidates(session_id, commit_oid);"
-    "CREATE TABLE rounds ("
-    "  id INTEGER PRIMARY KEY,"
-    "  session_id INTEGER NOT NULL REFERENCES sessions(id),"
-    "  number INTEGER NOT NULL,"
-    "  title TEXT NOT NULL,"
-    "  state TEXT NOT NULL DEFAULT 'running'"
-    "    CHECK (state IN ('running', 'done', 'rejected', 'interrupted')),"
-    "  candidate_id INTEGER REFERENCES candidates(id),"
-    "  outcome TEXT,"
-    "  started_at REAL NOT NULL,"
-    "  ended_at REAL,"
-    "  best_mean_ms REAL,"
-    "  best_candidate_id INTEGER REFERENCES candidates(id),"
-    "  UNIQUE (session_id, number));"
-    "CREATE INDEX rounds_running ON rounds(session_id) WHERE state = 'running';"
-    /* Covers the trajectory query, so that reading thousands of rounds needs no table seeks. */
-    "CREATE INDEX rounds_trajectory ON rounds(session_id, number, title, state, candidate_id, outcome,"
-    "  started_at, ended_at, best_mean_ms, best_candidate_id);"
-    "CREATE TABLE directions ("
-    "  id INTEGER PRIMARY KEY,"
-    "  session_id INTEGER NOT NULL REFERENCES sessions(id),"
-    "  round_id INTEGER REFERENCES rounds(id),"
-    "  skill TEXT NOT NULL,"
-    "  title TEXT NOT NULL,"
-    "  rationale TEXT,"
-    "  state TEXT NOT NULL DEFAULT 'proposed' CHECK (state IN ('proposed', 'accepted', 'rejected')),"
-    "  created_at REAL NOT NULL);"
-    "CREATE INDEX directions_session ON directions(session_id, round_id);"
-    "CREATE TABLE decisions ("
-    "  id INTEGER PRIMARY KEY,"
-    "  session_id INTEGER NOT NULL REFERENCES sessions(id),"
-    "  direction_id INTEGER REFERENCES directions(id),"
-    "  candidate_id INTEGER REFERENCES candidates(id),"
-    "  decision TEXT NOT NULL CHECK (decision IN ('accepted', 'rejected', 'promoted')),"
-    "  reason TEXT,"
-    "  decided_at REAL NOT NULL,"
-    "  CHECK ((direction_id IS NULL) <> (candidate_id IS NULL)));"
-    "CREATE INDEX decisions_direction ON decisions(direction_id);"
-    "CREATE INDEX decisions_candidate ON decisions(candidate_id);"
-    "CREATE TABLE builds ("
-    "  id INTEGER PRIMARY KEY,"
-    "  candidate_id INTEGER NOT NULL REFERENCES candidates(id),"
-    "  hash TEXT NOT NULL,"
-    "  command TEXT,"
-    "  log TEXT,"
-    "  ok INTEGER NOT NULL CHECK (ok IN (0, 1)),"
-    "  seconds REAL NOT NULL,"
-    "  created_at REAL NOT NULL);"
-    "CREATE INDEX builds_candidate ON builds(candidate_id);"
-    "CREATE TABLE eval_runs ("
-    "  id INTEGER PRIMARY KEY,"
-    "  session_id INTEGER NOT NULL REFERENCES sessions(id),"
-    "  candidate_id INTEGER NOT NULL REFERENCES candidates(id),"
-    "  round_id INTEGER REFERENCES rounds(id),"
-    "  device TEXT,"
-    "  runner_version TEXT,"
-    "  n_workloads INTEGER NOT NULL CHECK (n_workloads >= 0),"
-    "  n_done INTEGER NOT NULL DEFAULT 0,"
-    "  n_passed INTEGER NOT NULL DEFAULT 0,"    /* PASSED with a candidate latency */
-    "  latency_sum_ms REAL NOT NULL DEFAULT 0," /* of their candidate medians */
-    "  mean_latency_ms REAL,"                   /* set when complete and all PASSED */
-    "  state TEXT NOT NULL DEFAULT 'running' CHECK (state IN ('running', 'complete', 'interrupted')),"
-    "  started_at REAL NOT NULL,"
-    "  ended_at REAL);"
-    "CREATE INDEX eval_runs_candidate ON eval_runs(candidate_id);"
-    "CREATE INDEX eval_runs_running ON eval_runs(session_id) WHERE state = 'running';"
-    "CREATE INDEX eval_runs_best ON eval_runs(session_id, n_workloads DESC, mean_latency_ms)"
-    "  WHERE mean_latency_ms IS NOT NULL;"
-    "CREATE TABLE evaluations ("
-    "  id INTEGER PRIMARY KEY,"
-    "  eval_run_id INTEGER NOT NULL REFERENCES eval_runs(id),"
-    "  workload_uuid TEXT NOT NULL,"
-    "  status TEXT NOT NULL,"
-    "  message TEXT,"
-    "  log TEXT,"
-    "  max_abs REAL, max_rel REAL, matched_ratio REAL,"
-    "  cand_median REAL, cand_mean REAL, cand_min REAL, cand_iqr REAL, cand_count INTEGER,"
-    "  base_median REAL, base_mean REAL, base_min REAL, base_iqr REAL, base_count INTEGER,"
-    "  ref_median REAL, ref_mean REAL, ref_min REAL, ref_iqr REAL, ref_count INTEGER,"
-    "  baseline_status TEXT,"
-    "  timer TEXT, gbps REAL, verdict TEXT, ratio REAL, ratio_lo REAL, ratio_hi REAL,"
-    "  created_at REAL NOT NULL,"
-    "  UNIQUE (eval_run_id, workload_uuid));"
-    "CREATE TABLE samples ("
-    "  evaluation_id INTEGER NOT NULL REFERENCES evaluations(id),"
-    "  role TEXT NOT NULL CHECK (role IN ('candidate', 'baseline', 'reference')),"
-    "  ms BLOB NOT NULL," /* little-endian IEEE-754 doubles */
-    "  PRIMARY KEY (evaluation_id, role)) WITHOUT ROWID;"
-    "CREATE TABLE profiles ("
-    "  id INTEGER PRIMARY KEY,"
-    "  candidate_id INTEGER NOT NULL REFERENCES candidates(id),"
-    "  workload_uuid TEXT,"
-    "  tool TEXT NOT NULL,"
-    "  data TEXT NOT NULL,"
-    "  created_at REAL NOT NULL);"
-    "CREATE INDEX profiles_candidate ON profiles(candidate_id, tool, workload_uuid);"
-    /* No column for credentials, by design. */
-    "CREATE TABLE agent_calls ("
-    "  id INTEGER PRIMARY KEY,"
-    "  session_id INTEGER NOT NULL REFERENCES sessions(id),"
-    "  round_id INTEGER REFERENCES rounds(id),"
-    "  provider TEXT NOT NULL,"
-    "  model TEXT NOT NULL,"
-    "  tokens_in INTEGER NOT NULL,"
-    "  tokens_out INTEGER NOT NULL,"
-    "  cost REAL NOT NULL,"
-    "  duration_s REAL NOT NULL,"
-    "  status TEXT NOT NULL,"
-    "  created_at REAL NOT NULL);"
-    "CREATE INDEX agent_calls_session ON agent_calls(session_id);"
-    "CREATE TABLE notes ("
-    "  id INTEGER PRIMARY KEY,"
-    "  session_id INTEGER NOT NULL REFERENCES sessions(id),"
-    "  round_id INTEGER REFERENCES rounds(id),"
-    "  candidate_id INTEGER REFERENCES candidates(id),"
-    "  text TEXT NOT NULL,"
-    "  created_at REAL NOT NULL);"
-    "CREATE INDEX notes_session ON notes(session_id);"
-    "CREATE TABLE log ("
-    "  id INTEGER PRIMARY KEY,"
-    "  session_id INTEGER NOT NULL REFERENCES sessions(id),"
-    "  time REAL NOT NULL,"
-    "  kind TEXT NOT NULL,"
-    "  round_id INTEGER REFERENCES rounds(id),"
-    "  candidate_id INTEGER REFERENCES candidates(id),"
-    "  text TEXT NOT NULL);"
-    "CREATE INDEX log_session ON log(session_id, id);"
-    "PRAGMA application_id = 1802986033;" /* KWB_APPLICATION_ID */
-    "PRAGMA user_version = 1;",
-    /* 1 -> 2: the roofline of each timed row (cost model of the definition). */
-    "ALTER TABLE evaluations ADD COLUMN tflops REAL;"
-    "ALTER TABLE evaluations ADD COLUMN roofline REAL;"
-    "PRAGMA user_version = 2;",
-    /* 2 -> 3: each eval run's options and planned workloads (JSON), for --resume. */
-    "ALTER TABLE eval_runs ADD COLUMN options TEXT;"
-    "PRAGMA user_version = 3;",
-    /* 3 -> 4: who wrote each candidate (origin could not tell a tuner's, an LLM's, a command
-     * agent's and a human's apart: every candidate but the start was recorded 'human'). Earlier
-     * candidates are told by what the store kept of their rounds: the direction decided in the
-     * candidate's round ('tuner' for knob changes; a skill's direction was an agent's, a command
-     * agent's when every agent call of the session was one). origin stays, read by older kwb. */
-    "ALTER TABLE candidates ADD COLUMN writer TEXT"
-    "  CHECK (writer IN ('baseline', 'human', 'tuner', 'llm', 'command'));"
-    "UPDATE candidates SET writer = CASE origin WHEN 'agent' THEN 'llm' ELSE origin END;"
-    "UPDATE candidates SET writer = CASE"
-    "    WHEN EXISTS (SELECT 1 FROM rounds r JOIN directions d ON d.round_id = r.id"
-    "                 WHERE r.candidate_id = candidates.id AND d.skill = 'tuner') THEN 'tuner'"
-    "    WHEN EXISTS (SELECT 1 FROM agent_calls a WHERE a.session_id = candidates.session_id)"
-    "         AND NOT EXISTS (SELECT 1 FROM agent_calls a WHERE a.session_id = candidates.session_id"
-    "                         AND a.provider <> 'command') THEN 'command'"
-    "    ELSE 'llm' END"
-    "  WHERE writer = 'human' AND EXISTS (SELECT 1 FROM rounds r JOIN directions d ON d.round_id = r.id"
-    "                                    WHERE r.candidate_id = candidates.id);"
-    "PRAGMA user_version = 4;",
-    /* 4 -> 5: the round engine's state that outlives a process: the judge's verdicts (a resumed
-     * kwb shows the last one instead of judging again) and the decisions undone, for redo. */
-    "CREATE TABLE verdicts ("
-    "  id INTEGER PRIMARY KEY,"
-    "  session_id INTEGER NOT NULL REFERENCES sessions(id),"
-    "  candidate_id INTEGER NOT NULL REFERENCES candidates(id),"
-    "  eval_run_id INTEGER," /* the candidate's newest eval run when judged: the verdict is on it */
-    "  promote INTEGER NOT NULL,"
-    "  stage TEXT NOT NULL,"
-    "  reason TEXT NOT NULL,"
-    "  created_at REAL NOT NULL);"
-    "CREATE INDEX verdicts_candidate ON verdicts(candidate_id);"
-    "CREATE TABLE redo ("
-    "  id INTEGER PRIMARY KEY,"
-    "  session_id INTEGER NOT NULL REFERENCES sessions(id),"
-    "  grp INTEGER NOT NULL," /* one undo's decisions share it; the newest undo has the largest */
-    "  direction_id INTEGER REFERENCES directions(id),"
-    "  candidate_id INTEGER REFERENCES candidates(id),"
-    "  decision TEXT NOT NULL,"
-    "  reason TEXT,"
-    "  skill TEXT, title TEXT, rationale TEXT,"
-    "  round_id INTEGER);"
-    "CREATE INDEX redo_session ON redo(session_id, grp);"
-    "PRAGMA user_version = 5;",
-};
-#define N_MIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 
 /* ---- statements --------------------------------------------------------------------------- */
 
@@ -326,6 +119,9 @@ static const char *const migrations[] = {
                      " (SELECT max(n_workloads) FROM eval_runs WHERE session_id = e.session_id) FROM eval_runs e"      \
                      " WHERE e.candidate_id = ? AND e.n_done > 0"                                                      \
                      " ORDER BY e.n_done DESC, e.state = 'complete' DESC, e.id DESC LIMIT 1")                          \
+    X(CAND_FAILURE, "SELECT v.status, v.workload_uuid, json_extract(r.options, '$.trials') FROM evaluations v"         \
+                    " JOIN eval_runs r ON r.id = v.eval_run_id WHERE r.candidate_id = ? AND v.status != 'PASSED'"      \
+                    " ORDER BY v.id DESC LIMIT 1")                                                                     \
     X(CAND_CURRENT_ROUND, "SELECT candidate_id FROM rounds WHERE session_id = ? AND candidate_id IS NOT NULL"          \
                           " ORDER BY number DESC LIMIT 1")                                                             \
     X(CAND_NEWEST, "SELECT id FROM candidates WHERE session_id = ? ORDER BY id DESC LIMIT 1")                          \
@@ -350,8 +146,6 @@ static const char *const migrations[] = {
     X(RUN_OPTIONS, "SELECT options FROM eval_runs WHERE id = ?")                                                       \
     X(RUN_LIST, "SELECT " RUN_COLS " FROM eval_runs WHERE session_id = ?1 AND (?2 IS NULL OR state = ?2)"              \
                 " ORDER BY id")                                                                                        \
-    X(RUN_PICK, "SELECT id, state FROM eval_runs WHERE candidate_id = ?"                                               \
-                " ORDER BY state = 'complete' DESC, id DESC LIMIT 1")                                                  \
     X(ROW_ADD, "INSERT INTO evaluations (eval_run_id, workload_uuid, status, message, log, max_abs,"                   \
                " max_rel, matched_ratio, cand_median, cand_mean, cand_min, cand_iqr, cand_count,"                      \
                " base_median, base_mean, base_min, base_iqr, base_count, ref_median, ref_mean, ref_min,"               \
@@ -755,7 +549,7 @@ static void cand_name(store *st, int64_t id, char *buf, size_t cap)
 
 int store_schema_version(void)
 {
-    return N_MIGRATIONS;
+    return store_schema_steps;
 }
 
 int store_is_readonly(const store *st)
@@ -791,17 +585,17 @@ static int check_kind(store *st, int *version, kwb_error *err)
                              st->path, (unsigned)app);
     if (app == 0 && objects > 0)
         return kwb_error_set(err, "%s is an SQLite database but not a kwb store", st->path);
-    if (*version > N_MIGRATIONS)
+    if (*version > store_schema_steps)
         return kwb_error_set(err,
                              "%s: store schema version %d is newer than this kwb understands (%d); "
                              "use a newer kwb",
-                             st->path, *version, N_MIGRATIONS);
-    st->stale = st->readonly && *version >= 1 && *version < N_MIGRATIONS; /* 0: an empty file, left alone */
-    if (st->readonly && *version < N_MIGRATIONS)
+                             st->path, *version, store_schema_steps);
+    st->stale = st->readonly && *version >= 1 && *version < store_schema_steps; /* 0: an empty file, left alone */
+    if (st->readonly && *version < store_schema_steps)
         return kwb_error_set(err,
                              "%s: store schema version %d must be migrated to %d; a command that "
                              "writes (kwb eval --session) migrates it",
-                             st->path, *version, N_MIGRATIONS);
+                             st->path, *version, store_schema_steps);
     return 0;
 }
 
@@ -813,12 +607,12 @@ static int migrate(store *st, kwb_error *err)
         int v = 0, after = 0;
         if (exec(st, err, Q_BEGIN, "") || pragma_int(st, Q_USER_VERSION, &v, err))
             return tx_fail(st, err, "%s: migrating", st->path);
-        if (v >= N_MIGRATIONS) {
-            if (v > N_MIGRATIONS)
-                kwb_error_set(err, "schema version %d is newer than this kwb understands (%d)", v, N_MIGRATIONS);
-            return v > N_MIGRATIONS ? tx_fail(st, err, "%s", st->path) : tx_commit(st, err);
+        if (v >= store_schema_steps) {
+            if (v > store_schema_steps)
+                kwb_error_set(err, "schema version %d is newer than this kwb understands (%d)", v, store_schema_steps);
+            return v > store_schema_steps ? tx_fail(st, err, "%s", st->path) : tx_commit(st, err);
         }
-        if (run_script(st, migrations[v], err) || pragma_int(st, Q_USER_VERSION, &after, err))
+        if (run_script(st, store_schema[v], err) || pragma_int(st, Q_USER_VERSION, &after, err))
             return tx_fail(st, err, "%s: migrating from schema version %d", st->path, v);
         if (after != v + 1) {
             kwb_error_set(err, "migration %d left user_version at %d", v, after);
@@ -875,7 +669,7 @@ store *store_open(const char *path, int readonly, kwb_error *err)
     }
     /* The kind is checked before any setting that writes (journal_mode writes the header). */
     if (check_kind(st, &version, err) || configure(st, err) ||
-        (!readonly && version < N_MIGRATIONS && migrate(st, err))) {
+        (!readonly && version < store_schema_steps && migrate(st, err))) {
         int migrate_first = st->stale && access(path, W_OK) == 0;
         store_close(st);
         return migrate_first ? reopen_migrated(path, err) : NULL;
@@ -1023,73 +817,6 @@ void store_session_list_free(store_session *s, int n)
     free(s);
 }
 
-/* Field 22 of /proc/PID/stat (start time in clock ticks since boot) into buf; -1 when
- * unavailable (not Linux, no such process). */
-static int pid_start_time(pid_t pid, char *buf, size_t cap)
-{
-    char path[64], line[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    char *got = fgets(line, sizeof line, f);
-    fclose(f);
-    char *p = got ? strrchr(line, ')') : NULL; /* the command name may hold spaces */
-    if (!p || p[1] != ' ')
-        return -1;
-    p += 2; /* at field 3 */
-    for (int field = 3; field < 22 && *p; p++)
-        if (*p == ' ')
-            field++;
-    size_t len = strcspn(p, " \n");
-    if (len == 0 || len >= cap)
-        return -1;
-    memcpy(buf, p, len);
-    buf[len] = '\0';
-    return 0;
-}
-
-/* 1 when /proc/PID/status's LABEL line (a hex signal mask) has SIGKILL in it. */
-static int sigkill_in(pid_t pid, const char *label)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    int found = 0;
-    size_t n = strlen(label);
-    while (!found && fgets(line, sizeof line, f))
-        if (strncmp(line, label, n) == 0 && line[n] == ':')
-            found = (strtoull(line + n + 1, NULL, 16) >> (SIGKILL - 1)) & 1;
-    fclose(f);
-    return found;
-}
-
-/* 1 when PID is ending: a zombie waiting to be reaped (state Z or X), exiting (PF_EXITING in
- * its flags), or with a SIGKILL pending (a parent-death signal is sent before the parent can
- * be waited for, so a killed judge's child may not have run since). */
-static int pid_dying(pid_t pid)
-{
-    enum { PF_EXITING_FLAG = 0x4 };
-    char path[64], line[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    char *got = fgets(line, sizeof line, f);
-    fclose(f);
-    const char *p = got ? strrchr(line, ')') : NULL;
-    if (!p || p[1] != ' ')
-        return 0;
-    char state = 0;
-    unsigned long flags = 0;
-    if (sscanf(p + 2, "%c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
-        return 0;
-    return state == 'Z' || state == 'X' || (flags & PF_EXITING_FLAG) || sigkill_in(pid, "SigPnd") ||
-           sigkill_in(pid, "ShdPnd");
-}
-
 /* 1 when the holder recorded as PID (started at START, may be NULL) on HOST still runs. WAL
  * needs shared memory, so every process using the file runs on this host: a holder recorded
  * on another host (a copied file, a renamed host) is stale. */
@@ -1099,10 +826,10 @@ static int holder_alive(const store *st, int64_t pid, const char *host, const ch
         return 0;
     if (kill((pid_t)pid, 0) != 0 && errno != EPERM)
         return 0;
-    if (pid_dying((pid_t)pid))
+    if (pidlive_dying((pid_t)pid))
         return 0; /* killed, not yet gone (or not yet reaped): it holds nothing */
     char now_start[32];
-    if (start && pid_start_time((pid_t)pid, now_start, sizeof now_start) == 0 && strcmp(now_start, start) != 0)
+    if (start && pidlive_start_time((pid_t)pid, now_start, sizeof now_start) == 0 && strcmp(now_start, start) != 0)
         return 0; /* the pid was reused by another process */
     return 1;
 }
@@ -1155,7 +882,7 @@ int store_session_acquire(store *st, int64_t session, pid_t pid, kwb_error *err)
 {
     char name[256] = "", start[32];
     int64_t old = 0;
-    const char *startp = pid_start_time(pid, start, sizeof start) == 0 ? start : NULL;
+    const char *startp = pidlive_start_time(pid, start, sizeof start) == 0 ? start : NULL;
     int held = 0;
     if (tx_begin(st, err) || (held = check_holder(st, session, pid, name, sizeof name, &old, err)) != 0) {
         if (held > 0)
@@ -1194,6 +921,24 @@ int store_candidate_evidence(store *st, int64_t candidate, store_evidence *out, 
         out->mean_ms = sqlite3_column_double(s, 2);
     out->n_session = sqlite3_column_int(s, 3);
     sqlite3_reset(s);
+    return 1;
+}
+
+int store_candidate_failure(store *st, int64_t candidate, char *what, size_t cap, kwb_error *err)
+{
+    sqlite3_stmt *s;
+    what[0] = '\0';
+    int rc = row(st, err, &s, Q_CAND_FAILURE, "i", candidate);
+    if (rc != 1)
+        return rc < 0 ? kwb_error_prefix(err, "reading the evaluations of candidate %lld", (long long)candidate) : 0;
+    char status[32], uuid[16], trials[64] = "";
+    col_buf(s, 0, status, sizeof status);
+    col_buf(s, 1, uuid, 9);
+    long long n = sqlite3_column_int64(s, 2); /* 0: the default trials */
+    if (n > 0)
+        snprintf(trials, sizeof trials, " (%lld trials)", n);
+    sqlite3_reset(s);
+    snprintf(what, cap, "%s on workload %s%s", status, uuid, trials);
     return 1;
 }
 
@@ -2070,6 +1815,7 @@ static int wl_table_of_run(store *st, int64_t run, store_wl_table *out, kwb_erro
     if (store_eval_run_get(st, run, &r, err) != 0)
         return -1;
     out->eval_run = run;
+    out->planned = r.n_workloads;
     snprintf(out->state, sizeof out->state, "%s", r.state);
     store_eval_run_free(&r);
     sqlite3_stmt *s = prep(st, err, Q_ROW_TABLE, "i", run);
@@ -2090,18 +1836,11 @@ static int wl_table_fill(store *st, int64_t candidate, int64_t run, store_wl_tab
 
 int store_wl_table_get(store *st, int64_t candidate, store_wl_table *out, kwb_error *err)
 {
-    sqlite3_stmt *s;
-    int64_t run = 0;
-    int rc = row(st, err, &s, Q_RUN_PICK, "i", candidate);
-    if (rc == 1) {
-        run = sqlite3_column_int64(s, 0);
-        sqlite3_reset(s);
-    }
-    if (rc < 0) {
-        memset(out, 0, sizeof *out);
-        return kwb_error_prefix(err, "reading the evaluation of candidate %lld", (long long)candidate);
-    }
-    return wl_table_fill(st, candidate, run, out, err);
+    store_evidence ev = {0};
+    memset(out, 0, sizeof *out);
+    if (store_candidate_evidence(st, candidate, &ev, err) < 0)
+        return -1;
+    return wl_table_fill(st, candidate, ev.eval_run, out, err);
 }
 
 int store_wl_table_best(store *st, int64_t session, store_wl_table *out, kwb_error *err)

@@ -188,6 +188,10 @@ typedef struct store_evidence {
  * cut short still speaks for more workloads than its gate. Partial when n_done < n_session.
  * 1 with *out set, 0 when it has none (*out zero, mean NaN), -1 with *err. */
 int store_candidate_evidence(store *st, int64_t candidate, store_evidence *out, kwb_error *err);
+/* What CANDIDATE fails, in any of its evaluations (a replay's, a sweep's, the held-out shapes'):
+ * 1 with "STATUS on workload UUID8 (N trials)" of the newest failure in WHAT (CAP bytes), 0 when
+ * every recorded row PASSED, -1 with *err set. */
+int store_candidate_failure(store *st, int64_t candidate, char *what, size_t cap, kwb_error *err);
 /* The current candidate of SESSION: that of the latest round that has one, else the newest
  * candidate. 1 with *id set, 0 when the session has none. */
 int store_candidate_current(store *st, int64_t session, int64_t *id, kwb_error *err);
@@ -288,12 +292,14 @@ typedef struct store_wl_table {
     int64_t candidate;
     int64_t eval_run;
     char state[16]; /* the eval run's */
+    int planned;    /* the eval run's workloads, n of them recorded */
     int n;
     store_wl_row *rows; /* recording order */
 } store_wl_table;
 
-/* The per-workload table of CANDIDATE's latest complete eval run, else its latest one:
- * 1 and *out set (free with store_wl_table_free), 0 when it has none. */
+/* The per-workload table of CANDIDATE's eval run that speaks for it (store_candidate_evidence:
+ * the most workloads recorded, a complete run first, the newest): 1 and *out set (free with
+ * store_wl_table_free), 0 when it has none with a row yet. */
 int store_wl_table_get(store *st, int64_t candidate, store_wl_table *out, kwb_error *err);
 /* The table of SESSION's best candidate (store_candidate_best) from its evidence run
  * (store_candidate_evidence); 0 when there is none. */

@@ -128,7 +128,7 @@ static void load_table(tui_app *a)
     if (store_candidate_find(a->h.st, a->session, "start", &c, &err) == 1)
         base = c.id, store_candidate_free(&c);
     a->best_ms = 0;
-    a->best_name[0] = a->best_dir[0] = '\0';
+    a->best_name[0] = a->best_dir[0] = a->best_partial[0] = '\0';
     /* the best is the candidate promoted last: what the rounds start from and what a candidate is
      * judged against (a faster one still awaiting its decision is not the best yet) */
     if (store_candidate_promoted(a->h.st, a->session, &best, &a->best_ms, &err) == 1 &&
@@ -138,6 +138,9 @@ static void load_table(tui_app *a)
         snprintf(a->best_name, sizeof a->best_name, "%s", c.name);
         snprintf(a->best_dir, sizeof a->best_dir, "%s", c.solution_dir ? c.solution_dir : "");
         store_candidate_free(&c);
+        store_evidence ev;
+        if (store_candidate_evidence(a->h.st, best, &ev, &err) == 1 && ev.n_done < ev.n_session)
+            snprintf(a->best_partial, sizeof a->best_partial, " (partial: %d of %d)", ev.n_done, ev.n_session);
     }
     store_candidate_current(a->h.st, a->session, &cur, &err);
     merge_table(a, base ? base : best, 0);

@@ -357,9 +357,9 @@ static void draw_bars(tui_app *a)
              a->eng.step != ROUND_VERDICT ? ""
              : a->eng.verdict_promote     ? ": promote advised"
                                           : ": reject advised");
-    snprintf(line, sizeof line, " kwb %s | round %d: %s | best %s %s ms | %s%s%s",
+    snprintf(line, sizeof line, " kwb %s | round %d: %s | best %s %s ms%s | %s%s%s",
              a->opt.session ? a->opt.session : "-", a->eng.number, step, a->best_name[0] ? a->best_name : "-",
-             fmt_ms(a->best_ms, ms, sizeof ms), a->definition, a->sweep[0] ? " | " : "", a->sweep);
+             fmt_ms(a->best_ms, ms, sizeof ms), a->best_partial, a->definition, a->sweep[0] ? " | " : "", a->sweep);
     surface_fill(s, l->title_row, 0, l->cols, ' ', TC_STATUS_LINE);
     surface_text(s, l->title_row, 0, l->cols, 0, line, TC_STATUS_LINE);
     static const char *const prompts[] = {"", ":", "/", "reason: ", "work in flight; quit anyway? (y/n) "};

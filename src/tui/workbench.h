@@ -166,6 +166,7 @@ struct tui_app {
     char definition[160];
     char best_name[160], best_dir[1024];
     double best_ms;
+    char best_partial[48]; /* " (partial: N of M)" when the best's evidence is a cut sweep, else "" */
     int n_candidates;
     char search[256];
     wl_table wl;

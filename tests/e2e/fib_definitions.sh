@@ -19,6 +19,11 @@ ev() { # NAME DEF CANDIDATE WORKLOADS ARGS...: kwb eval into $TMP/NAME.out/.err,
 code=$(ev rms rmsnorm_h128 "$SOL/rmsnorm_fast" '6abd9329|e971e0cc' --reference "$SOL/rmsnorm_ref")
 expect_code 0 "$code" "rmsnorm_h128 against its C reference"
 expect_grep '^2 workloads: 2 PASSED' "$TMP/rms.out" "rmsnorm: both workloads pass"
+# The tolerance rule runs where the outputs are (the device's compare): nothing is read back for
+# the checks that pass.
+code=$(ev rmsj rmsnorm_h128 "$SOL/rmsnorm_fast" '6abd9329' --reference "$SOL/rmsnorm_ref" --json)
+[ "$(jq '.workloads[0].cost.device_compares' "$TMP/rmsj.out")" -gt 0 ] && pass "checks made on the device" ||
+    fail "device compares: $(jq -c '.workloads[0].cost' "$TMP/rmsj.out")"
 code=$(ev gemm gemm_n128_k2048 "$SOL/gemm_blocked" '6ba7c7de|91e43228' --reference "$SOL/gemm_ref")
 expect_code 0 "$code" "gemm_n128_k2048 against its C reference"
 expect_grep '^2 workloads: 2 PASSED' "$TMP/gemm.out" "gemm: both workloads pass"

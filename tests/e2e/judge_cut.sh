@@ -46,6 +46,7 @@ expect_code 0 "$?" "report after the kill"
     fail "report: round state $(jq -r '.rounds[1].state' "$TMP/r1.json")"
 "$KWB" show cut >"$TMP/show1" 2>&1
 expect_code 0 "$?" "kwb show of the cut candidate"
+expect_grep "^evaluation \(interrupted, $done_n of 6 workloads\):" "$TMP/show1" "show: the cut sweep speaks for it"
 
 # The cut candidate promoted by hand: it is the best, flagged partial.
 "$KWB" decide cut promote --session s --reason "faster where measured" >/dev/null 2>&1
@@ -79,4 +80,18 @@ push_redo
     fail "store: sweep $(q "SELECT state FROM eval_runs WHERE id = $sweep")"
 [ "$(q "SELECT outcome FROM rounds WHERE number = 2")" = "cut off: the kwb running it ended before it did" ] &&
     pass "store: the round recorded cut off" || fail "store: round 2 outcome $(q "SELECT outcome FROM rounds WHERE number = 2")"
+
+# The workbench's title says it too (a real terminal: tmux).
+command -v tmux >/dev/null || fail "tmux not found (scripts/bootstrap installs it)"
+SOCK="kwbcut$$"
+trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+tmux -L "$SOCK" -f /dev/null new-session -d -s w -x 180 -y 30 \
+    "env TERM=xterm-256color XDG_STATE_HOME=$TMP/state KWB_WORKSPACE=$TMP/ws $KWB tui --session s 2>$TMP/tui.err; sleep 60"
+for _ in $(seq 150); do
+    tmux -L "$SOCK" capture-pane -p -t w >"$TMP/pane" 2>/dev/null
+    grep -q ' ms.* | ' "$TMP/pane" && break
+    sleep 0.2
+done
+expect_grep "best cut [0-9.]+ ms \(partial: $done_n of 6\)" "$TMP/pane" "tui: the title flags the best partial"
+tmux -L "$SOCK" send-keys -t w q 2>/dev/null
 finish

@@ -44,4 +44,42 @@ expect_grep 'not promotable at the (gate|sweep): a fix: .*a fix, but [0-9.]+% sl
 
 "$KWB" judge --session s --solution "$TMP/same" --name bad --fixes 2>"$TMP/usage.err" >/dev/null
 expect_code 2 "$?" "--fixes without a filter: usage error"
+
+# A best that fails a recorded check (its own replay, kwb eval --candidate) puts the directions
+# that fix ("applies: failing") first, saying what the best fails; a passing best puts them last.
+mkdir -p "$TMP/skills"
+cat >"$TMP/skills/general.md" <<'SKILL'
+---
+skill: t
+title: T
+---
+## fix
+```kwb-direction
+id: t.fix
+title: Fix the rare wrong output
+applies: failing
+scope: kernels/**
+```
+Fix.
+## speed
+```kwb-direction
+id: t.speed
+title: Go faster
+applies: any
+scope: kernels/**
+```
+Speed.
+SKILL
+KWB_SKILLS="$TMP/skills" "$KWB" propose --session s >"$TMP/prop1.out" 2>&1
+expect_code 0 "$?" "propose: a best that passed what was recorded"
+[ "$(grep -oE 't\.(fix|speed)' "$TMP/prop1.out" | head -1)" = t.speed ] && pass "propose: a passing best, the fix last" ||
+    fail "propose: $(cat "$TMP/prop1.out")"
+"$KWB" eval --session s --candidate best --workloads w --trials 45 --dataset "$TMP/ds" --max-time 0.01 --quiet \
+    >"$TMP/replay.out" 2>&1
+expect_code 1 "$?" "the best's own replay of 45 trials fails, recorded"
+KWB_SKILLS="$TMP/skills" "$KWB" propose --session s >"$TMP/prop2.out" 2>&1
+[ "$(grep -oE 't\.(fix|speed)' "$TMP/prop2.out" | head -1)" = t.fix ] && pass "propose: a failing best, the fix first" ||
+    fail "propose: $(cat "$TMP/prop2.out")"
+expect_grep 'the best fails a check \(INCORRECT_[A-Z]+ on workload w[0-5]-b[0-9]+ \(45 trials\)\)' "$TMP/prop2.out" \
+    "propose: the rationale says what the best fails"
 finish

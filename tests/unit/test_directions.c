@@ -1,7 +1,8 @@
 /* test_directions.c - ranking of a round's directions: the class of the best puts the
  * directions that address it first, the regime with most latency next, a family rejected
  * before sinks, tried ones are left out, other definitions' skills are not offered; the
- * tuner's knob changes come nearest value first; the class of a timed table. */
+ * tuner's knob changes come nearest value first; the class of a timed table; a fix ("applies:
+ * failing") first when the best fails a check, last when it passes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -102,6 +103,37 @@ static void test_history(void **state)
     skills_set_free(&set);
 }
 
+static const char *const fix_text =
+    "---\nskill: f\ntitle: F\ndefinitions: def_a\n---\n"
+    "## a\n```kwb-direction\nid: f.fix\ntitle: Fix\napplies: failing\nscope: k/*.cu\n```\nFix.\n"
+    "## b\n```kwb-direction\nid: f.mem\ntitle: Mem\napplies: memory-bound\nscope: k/*.cu\n```\nMem.\n";
+
+static void test_failing(void **state)
+{
+    (void)state;
+    skill_set set = {calloc(1, sizeof(skill)), 1};
+    kwb_error err = {{0}};
+    assert_int_equal(skills_parse(fix_text, strlen(fix_text), "f.md", &set.skills[0], &err), 0);
+    direction *d;
+    int n;
+    char got[256];
+    direction_ctx c = {
+        .definition = "def_a", .cls = "memory-bound", .failing = "INCORRECT_NUMERICAL on workload 410794d4"};
+    directions_rank(&set, &c, &d, &n);
+    ids(d, n, got, sizeof got);
+    assert_string_equal(got, "f.fix f.mem "); /* a fix outranks the class's own direction */
+    assert_non_null(strstr(d[0].rationale, "fails a check (INCORRECT_NUMERICAL on workload 410794d4)"));
+    assert_null(strstr(d[0].rationale, "class")); /* a fix has no class to weigh */
+    free(d);
+    c.failing = NULL;
+    directions_rank(&set, &c, &d, &n);
+    ids(d, n, got, sizeof got);
+    assert_string_equal(got, "f.mem f.fix ");
+    assert_non_null(strstr(d[1].rationale, "the best passes every one"));
+    free(d);
+    skills_set_free(&set);
+}
+
 static void test_class_of(void **state)
 {
     (void)state;
@@ -120,6 +152,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_by_class),
         cmocka_unit_test(test_history),
+        cmocka_unit_test(test_failing),
         cmocka_unit_test(test_class_of),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
