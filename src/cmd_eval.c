@@ -321,7 +321,8 @@ static int parse_eval_args(int argc, char **argv, eval_args *a)
         fprintf(stderr, "kwb eval: --candidate names an existing candidate: not with --resume, --name or --parent\n");
         return -1;
     }
-    if (optind < argc || (!a->definition && !a->resume) || (!a->solution_dir && !a->resume)) {
+    int from_store = a->resume || a->candidate; /* the session says what is not given */
+    if (optind < argc || (!a->definition && !from_store) || (!a->solution_dir && !from_store)) {
         fprintf(stderr, "kwb eval: %s\n",
                 optind < argc ? "unexpected argument" : "--definition and --solution are required");
         eval_usage(stderr);
@@ -924,6 +925,28 @@ static int resume_options(eval_args *a, eval_recorder *rec, json_t **recorded, k
     return rc;
 }
 
+/* For --candidate without --definition or --solution: the session's definition and the
+ * candidate's folder (*dir: its archived commit checked out when the folder is gone); REC is
+ * then open. Returns 0, or -1 with *err set and nothing open. */
+static int candidate_defaults(eval_args *a, eval_recorder *rec, char **dir, kwb_error *err)
+{
+    if (open_recorder(rec, a->workspace, a->session, a->definition, err) != 0)
+        return -1;
+    if (!a->definition)
+        a->definition = rec->definition;
+    store_candidate c = {0};
+    if (!a->solution_dir && (wsopen_candidate(&rec->h, rec->session, a->candidate, &c, err) != 0 ||
+                             !(*dir = wsopen_candidate_folder(&rec->h, rec->session_name, &c, err)))) {
+        store_candidate_free(&c);
+        evalrec_close(rec);
+        return -1;
+    }
+    store_candidate_free(&c);
+    if (!a->solution_dir)
+        a->solution_dir = *dir;
+    return 0;
+}
+
 /* Whether UUID is in the JSON array of strings LIST. */
 static int listed(json_t *list, const char *uuid)
 {
@@ -1070,7 +1093,13 @@ int cmd_eval(int argc, char **argv)
         fprintf(stderr, "kwb eval: %s\n", err.msg);
         return 2;
     }
-    if (a.resume)
+    char *candidate_dir = NULL;
+    int defaulted = a.candidate && (!a.definition || !a.solution_dir);
+    if (defaulted && candidate_defaults(&a, &rec_store, &candidate_dir, &err) != 0) {
+        fprintf(stderr, "kwb eval: %s\n", err.msg);
+        return 2;
+    }
+    if (a.resume || defaulted)
         rec = &rec_store;
     char *dataset = a.dataset ? xstrdup(a.dataset) : paths_dataset();
     a.dataset = dataset;
@@ -1081,6 +1110,7 @@ int cmd_eval(int argc, char **argv)
         fprintf(stderr, "kwb eval: %s\n", err.msg);
         workload_set_free(&set);
         free(dataset);
+        free(candidate_dir);
         if (rec)
             evalrec_close(rec);
         json_decref(recorded);
@@ -1161,6 +1191,7 @@ int cmd_eval(int argc, char **argv)
     if (resume_dir)
         paths_remove_tree(resume_dir);
     free(resume_dir);
+    free(candidate_dir);
     refsel_free(&ref);
     workload_set_free(&set);
     definition_free(d);

@@ -11,8 +11,8 @@
 #include "strbuf.h"
 #include "xalloc.h"
 
-const char *const skills_classes[] = {
-    "memory-bound", "compute-bound", "latency-bound", "launch-bound", "speed-of-light", "failing", "any", NULL};
+const char *const skills_classes[] = {"memory-bound",   "compute-bound", "latency-bound", "launch-bound",
+                                      "speed-of-light", "failing",       "any",           NULL};
 
 /* A cursor over the lines of a file. */
 typedef struct lines {

@@ -23,7 +23,9 @@ extern "C" int kwb_entry(const kwb_arg *a, int nargs, kwb_stream s)
     }
     int spoil = calls++ >= 6;
     size_t b = (n + 255) / 256;
-    copy_but_last<<<(unsigned)(b > 1056 ? 1056 : b ? b : 1), 256, 0, (cudaStream_t)s>>>((const float *)a[0].data,
-                                                                                        (float *)a[1].data, n, spoil);
+    copy_but_last<<<(unsigned)(b > 1056 ? 1056
+                               : b      ? b
+                                        : 1),
+                    256, 0, (cudaStream_t)s>>>((const float *)a[0].data, (float *)a[1].data, n, spoil);
     return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
