@@ -23,7 +23,11 @@ expect_code 0 "$?" "fast recorded"
 expect_grep "^s1 +$DEF" "$TMP/sessions.out" "sessions lists s1"
 "$KWB" log s1 >"$TMP/log.out" 2>&1
 expect_grep '^1 +evaluate base +done +base' "$TMP/log.out" "log: round 1"
-expect_grep '^2 +fuse the passes +done +fast +fast' "$TMP/log.out" "log: round 2, best after it is fast"
+# the best after round 2 is the faster of the two as measured (fast, 5x, unless a loaded machine's
+# scheduler stalled its threads: CI once measured it 0.77 ms against the baseline's 0.57)
+faster=$(sqlite3 "$TMP/ws/kwb.db" "SELECT c.name FROM candidates c JOIN eval_runs r ON r.candidate_id = c.id
+                                   ORDER BY r.mean_latency_ms LIMIT 1")
+expect_grep "^2 +fuse the passes +done +fast +$faster " "$TMP/log.out" "log: round 2, best after it is the faster ($faster)"
 
 "$KWB" show fast >"$TMP/show.out" 2>&1
 expect_grep '^candidate fast \(human, evaluated\), commit [0-9a-f]{40}, parent base' "$TMP/show.out" "show: parent"
