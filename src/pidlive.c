@@ -5,19 +5,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pidlive_start_time(pid_t pid, char *buf, size_t cap)
+/* /proc/PID/stat's fields from the third on (after the command name, which may hold spaces and
+ * parentheses) in LINE (CAP bytes); NULL when there is no such process or the line is odd. */
+static const char *stat_fields(pid_t pid, char *line, size_t cap)
 {
-    char path[64], line[1024];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
     FILE *f = fopen(path, "r");
     if (!f)
-        return -1;
-    char *got = fgets(line, sizeof line, f);
+        return NULL;
+    char *got = fgets(line, (int)cap, f);
     fclose(f);
-    char *p = got ? strrchr(line, ')') : NULL; /* the command name may hold spaces */
-    if (!p || p[1] != ' ')
+    const char *p = got ? strrchr(line, ')') : NULL;
+    return p && p[1] == ' ' ? p + 2 : NULL;
+}
+
+int pidlive_start_time(pid_t pid, char *buf, size_t cap)
+{
+    char line[1024];
+    const char *p = stat_fields(pid, line, sizeof line);
+    if (!p)
         return -1;
-    p += 2; /* at field 3 */
     for (int field = 3; field < 22 && *p; p++)
         if (*p == ' ')
             field++;
@@ -49,19 +57,13 @@ static int sigkill_in(pid_t pid, const char *label)
 int pidlive_dying(pid_t pid)
 {
     enum { PF_EXITING_FLAG = 0x4 };
-    char path[64], line[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    char *got = fgets(line, sizeof line, f);
-    fclose(f);
-    const char *p = got ? strrchr(line, ')') : NULL;
-    if (!p || p[1] != ' ')
+    char line[1024];
+    const char *p = stat_fields(pid, line, sizeof line);
+    if (!p)
         return 0;
     char state = 0;
     unsigned long flags = 0;
-    if (sscanf(p + 2, "%c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+    if (sscanf(p, "%c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
         return 0;
     return state == 'Z' || state == 'X' || (flags & PF_EXITING_FLAG) || sigkill_in(pid, "SigPnd") ||
            sigkill_in(pid, "ShdPnd");

@@ -197,6 +197,21 @@ static kwb_arg *host_args(runner_ctx *r, const callee *c, kwb_error *err)
     return a;
 }
 
+/* The tolerance rule under P over output O of C against the reference's, both host copies
+ * ("order": "any": rows of the last dimension as multisets). */
+static void host_tolerance(runner_ctx *r, callee *c, int o, const check_policy *p, check_stats *st)
+{
+    const def_tensor *t = &r->def->outputs[o];
+    size_t n = c->out.bufs[o].nbytes / dtype_size(t->dtype);
+    if (r->def->check.any_order) {
+        int64_t shape[KWB_MAX_RANK];
+        workload_shape(r->wl, t, shape);
+        check_tolerance_rows_any_order(c->out.bufs[o].host, r->ref.out.bufs[o].host, t->dtype, n,
+                                       t->rank > 0 ? (size_t)shape[t->rank - 1] : n, p, st);
+    } else
+        check_tolerance(c->out.bufs[o].host, r->ref.out.bufs[o].host, t->dtype, n, p, st);
+}
+
 /* 1 when every fetched output of C is the reference's, bit for bit (row by row as multisets
  * under "order": "any"); STATS then says so. A definition's own check must accept the
  * reference's outputs (in any row order under "any"): such outputs need no inputs read back. */
@@ -205,16 +220,8 @@ static int outputs_are_reference(runner_ctx *r, callee *c, check_stats *stats)
     static const check_policy exact = {0, 0, 1.0};
     memset(stats, 0, sizeof *stats);
     for (int o = 0; o < r->def->noutputs; o++) {
-        const def_tensor *t = &r->def->outputs[o];
-        size_t n = c->out.bufs[o].nbytes / dtype_size(t->dtype);
         check_stats st;
-        if (r->def->check.any_order) {
-            int64_t shape[KWB_MAX_RANK];
-            workload_shape(r->wl, t, shape);
-            check_tolerance_rows_any_order(c->out.bufs[o].host, r->ref.out.bufs[o].host, t->dtype, n,
-                                           t->rank > 0 ? (size_t)shape[t->rank - 1] : n, &exact, &st);
-        } else
-            check_tolerance(c->out.bufs[o].host, r->ref.out.bufs[o].host, t->dtype, n, &exact, &st);
+        host_tolerance(r, c, o, &exact, &st);
         if (st.fails || st.nonfinite)
             return 0;
         check_stats_merge(stats, &st);
@@ -296,16 +303,8 @@ static void compare_outputs(runner_ctx *r, callee *c, check_stats *trial_stats)
         return;
     }
     for (int o = 0; o < r->def->noutputs; o++) {
-        const def_tensor *t = &r->def->outputs[o];
         check_stats st;
-        size_t n = c->out.bufs[o].nbytes / dtype_size(t->dtype);
-        if (r->def->check.any_order) { /* "order": "any": rows of the last dimension as multisets */
-            int64_t shape[KWB_MAX_RANK];
-            workload_shape(r->wl, t, shape);
-            check_tolerance_rows_any_order(c->out.bufs[o].host, r->ref.out.bufs[o].host, t->dtype, n,
-                                           t->rank > 0 ? (size_t)shape[t->rank - 1] : n, &r->job.check, &st);
-        } else
-            check_tolerance(c->out.bufs[o].host, r->ref.out.bufs[o].host, t->dtype, n, &r->job.check, &st);
+        host_tolerance(r, c, o, &r->job.check, &st);
         check_stats_merge(trial_stats, &st);
         if (!check_passed(&st, &r->job.check) && c->status == ST_PASSED) {
             char msg[1024];

@@ -45,6 +45,13 @@ static void ids(const direction *d, int n, char *out, size_t cap)
     }
 }
 
+/* Ranks SET for C into *d, *n and lists the ids in OUT. */
+static void rank_ids(const skill_set *set, const direction_ctx *c, direction **d, int *n, char *out, size_t cap)
+{
+    directions_rank(set, c, d, n);
+    ids(*d, *n, out, cap);
+}
+
 static void test_by_class(void **state)
 {
     (void)state;
@@ -53,8 +60,7 @@ static void test_by_class(void **state)
     int n;
     char got[256];
     direction_ctx c = {.definition = "def_a", .cls = "memory-bound", .roofline_share = 0.5};
-    directions_rank(&set, &c, &d, &n);
-    ids(d, n, got, sizeof got);
+    rank_ids(&set, &c, &d, &n, got, sizeof got);
     assert_string_equal(got, "t.mem t.any t.lat t.big=2 "); /* o.x is for def_b */
     assert_non_null(strstr(d[0].predicted, "2.00x"));
     assert_non_null(strstr(d[0].rationale, "memory-bound"));
@@ -63,8 +69,7 @@ static void test_by_class(void **state)
 
     c.cls = "latency-bound";
     c.regime = "small";
-    directions_rank(&set, &c, &d, &n);
-    ids(d, n, got, sizeof got);
+    rank_ids(&set, &c, &d, &n, got, sizeof got);
     assert_string_equal(got, "t.lat t.big=2 t.any t.mem ");
     assert_non_null(strstr(d[0].rationale, "regime"));
     free(d);
@@ -87,16 +92,14 @@ static void test_history(void **state)
                        .ntried = 1,
                        .hist = hist,
                        .nhist = 3};
-    directions_rank(&set, &c, &d, &n);
-    ids(d, n, got, sizeof got);
+    rank_ids(&set, &c, &d, &n, got, sizeof got);
     /* t.big=2 fits class and regime (4+2) but its family t.big was rejected twice (-3) */
     assert_string_equal(got, "t.lat t.big=2 t.mem ");
     assert_non_null(strstr(d[1].rationale, "rejected 2 times"));
     free(d);
     /* unknown class: declared order, and the rationale says why */
     direction_ctx u = {.definition = "def_a"};
-    directions_rank(&set, &u, &d, &n);
-    ids(d, n, got, sizeof got);
+    rank_ids(&set, &u, &d, &n, got, sizeof got);
     assert_string_equal(got, "t.mem t.lat t.any t.big=2 ");
     assert_non_null(strstr(d[0].rationale, "not known"));
     free(d);
@@ -119,15 +122,13 @@ static void test_failing(void **state)
     char got[256];
     direction_ctx c = {
         .definition = "def_a", .cls = "memory-bound", .failing = "INCORRECT_NUMERICAL on workload 410794d4"};
-    directions_rank(&set, &c, &d, &n);
-    ids(d, n, got, sizeof got);
+    rank_ids(&set, &c, &d, &n, got, sizeof got);
     assert_string_equal(got, "f.fix f.mem "); /* a fix outranks the class's own direction */
     assert_non_null(strstr(d[0].rationale, "fails a check (INCORRECT_NUMERICAL on workload 410794d4)"));
     assert_null(strstr(d[0].rationale, "class")); /* a fix has no class to weigh */
     free(d);
     c.failing = NULL;
-    directions_rank(&set, &c, &d, &n);
-    ids(d, n, got, sizeof got);
+    rank_ids(&set, &c, &d, &n, got, sizeof got);
     assert_string_equal(got, "f.mem f.fix ");
     assert_non_null(strstr(d[1].rationale, "the best passes every one"));
     free(d);
