@@ -85,7 +85,7 @@ static int series_settled(const timing_policy *p, timing_series *s, int precisio
         return 1;
     if (s->n >= s->ci_next) {
         s->ci_rel = series_ci(s);
-        s->ci_next = s->n + (s->n / 8 > 8 ? s->n / 8 : 8);
+        s->ci_next = s->n + (s->n / 8 > 1 ? s->n / 8 : 1);
     }
     return s->ci_rel <= p->ci_target;
 }
@@ -175,14 +175,42 @@ static int scheduled(int n, long c)
     return (int)((round & 1) ? n - 1 - k : k);
 }
 
-/* Rounds (of N calls from position C) that may be sampled as one batch: 0 when the device has
- * no batched path, graph replay is on, or the hooks allow fewer than two rounds. */
-static int batch_rounds(const device *dev, const timing_policy *p, int n, long c, const timing_hooks *hooks, void *ctx,
-                        int *which)
+/* Device time a batch may spend past the point where sampling could next stop: a fast kernel's
+ * extra samples cost less than smaller batches' synchronizations, a slow kernel's do not. */
+#define TIMING_OVERSHOOT_S 0.002
+
+/* Rounds worth queueing now: those needed before sampling may next stop (the policy's count,
+ * the next look at the CI or at the paired verdict), then, once a sample's cost is known, as
+ * many as TIMING_OVERSHOOT_S of device time buys at the last samples' cost (flush included).
+ * At least one. */
+static int rounds_worth(const timing_policy *p, int n, const timing_series *series, const verdict *gate,
+                        size_t gate_next)
+{
+    long need = 1;
+    double round_s = 0;
+    for (int w = 0; w < n; w++) {
+        const timing_series *s = &series[w];
+        long look = (long)(n == 2 && gate ? gate_next : s->ci_next);
+        long want = (p->min_samples > look ? p->min_samples : look) - (long)s->n;
+        need = want > need ? want : need;
+        if (s->n == 0) /* no cost known yet: the count needed */
+            return (int)need;
+        round_s += s->ms[s->n - 1] * 1e-3 + s->flush_s / (double)(s->n + s->dropped);
+    }
+    double extra = round_s > 0 ? TIMING_OVERSHOOT_S / round_s : TIMING_BATCH_MAX;
+    return (int)(need + (extra < TIMING_BATCH_MAX ? (long)extra : TIMING_BATCH_MAX));
+}
+
+/* Rounds (of N calls from position C, at most WORTH) that may be sampled as one batch: 0 when
+ * the device has no batched path, graph replay is on, or the hooks allow fewer than two rounds. */
+static int batch_rounds(const device *dev, const timing_policy *p, int n, long c, int worth, const timing_hooks *hooks,
+                        void *ctx, int *which)
 {
     if (!dev->ops->sample_batch || p->graph > 0 || (hooks && !hooks->free_run))
         return 0;
     int k = TIMING_BATCH_MAX / n * n;
+    if (worth * n < k)
+        k = worth * n;
     for (int i = 0; i < k; i++)
         which[i] = scheduled(n, c + i);
     int free = hooks ? hooks->free_run(ctx, which, k) : k;
@@ -250,7 +278,8 @@ int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_cal
     size_t gate_next = 0;
     int which[TIMING_BATCH_MAX];
     for (long c = 0;;) {
-        int rounds = batch_rounds(dev, p, n, c, hooks, ctx, which);
+        int worth = rounds_worth(p, n, series, gate, gate_next);
+        int rounds = batch_rounds(dev, p, n, c, worth, hooks, ctx, which);
         if (sample_rounds(dev, p, n, c, rounds, call, ctx, hooks, which, series, &hooks_s, err) != 0)
             return -1;
         c += (long)n * (rounds > 0 ? rounds : 1);
