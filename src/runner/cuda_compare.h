@@ -13,6 +13,7 @@
 typedef struct cuda_compare {
     unsigned *slot; /* device: three words (cuda_support_compare's) */
     int ok;         /* the self-test passed: the comparison may be used */
+    int rows_ok;    /* the row comparison's self-test passed */
 } cuda_compare;
 
 /* Allocates the slot and tests the kernel against check_tolerance on STREAM (float32, float16,
@@ -26,6 +27,13 @@ int cuda_compare_open(cuda_compare *c, void *stream);
  * -1 with *CUDA_ERROR set. */
 int cuda_compare_run(cuda_compare *c, void *stream, const void *out, const void *ref, kwb_dtype t, size_t n,
                      const check_policy *p, check_stats *st, int *cuda_error);
+
+/* Whether each row of ROW elements of type T at device memory OUT holds the elements of REF's row
+ * in some order, bit for bit ("order": "any" outputs equal to the reference's), on STREAM: 0 when
+ * every row does, 1 when one does not or the rows cannot be compared here (too long, the kernel
+ * failed its self-test: the caller checks on the host), -1 with *CUDA_ERROR set. */
+int cuda_compare_rows(cuda_compare *c, void *stream, const void *out, const void *ref, kwb_dtype t, size_t n,
+                      size_t row, int *cuda_error);
 
 /* Frees the slot. */
 void cuda_compare_close(cuda_compare *c);

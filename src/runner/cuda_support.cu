@@ -199,3 +199,82 @@ extern "C" int cuda_support_compare(void *stream, const void *out, const void *r
     kwb_compare<<<grid, 256, 0, (cudaStream_t)stream>>>(out, ref, kind, n, atol, rtol, slot);
     return (int)cudaGetLastError();
 }
+
+/* Sorts KEYS[0..P) (P a power of two) ascending in shared memory by a bitonic network; every
+ * thread of the block takes part. */
+template <typename K> static __device__ void bitonic_sort(K *keys, unsigned p)
+{
+    for (unsigned k = 2; k <= p; k <<= 1)
+        for (unsigned j = k >> 1; j > 0; j >>= 1) {
+            for (unsigned i = threadIdx.x; i < p; i += blockDim.x) {
+                unsigned partner = i ^ j;
+                if (partner > i) {
+                    K a = keys[i], b = keys[partner];
+                    if ((a > b) == ((i & k) == 0)) {
+                        keys[i] = b;
+                        keys[partner] = a;
+                    }
+                }
+            }
+            __syncthreads();
+        }
+}
+
+/* Element I of a row of ELEM-byte elements as an unsigned key (its bits, zero-extended). */
+template <typename K> static __device__ __forceinline__ K load_key(const unsigned char *row, int elem, unsigned i)
+{
+    if (elem == 1)
+        return row[i];
+    if (elem == 2)
+        return ((const unsigned short *)row)[i];
+    if (elem == 4)
+        return ((const unsigned *)row)[i];
+    return (K)((const unsigned long long *)row)[i];
+}
+
+/* One block per row: the row of OUT and of REF sorted in shared memory (padded to P with the
+ * largest key), compared; a row that differs, or holds a value whose bits cover NAN_MASK (a float
+ * that is not finite; 0 for integers), adds one to *SLOT. */
+template <typename K>
+static __global__ void kwb_rows_equal(const unsigned char *out, const unsigned char *ref, int elem, unsigned row,
+                                      unsigned p, unsigned long long nan_mask, unsigned *slot)
+{
+    extern __shared__ unsigned long long rows_shared[];
+    K *a = (K *)rows_shared, *b = a + p;
+    size_t base = (size_t)blockIdx.x * row * (size_t)elem;
+    int differs = 0;
+    for (unsigned i = threadIdx.x; i < p; i += blockDim.x) {
+        a[i] = i < row ? load_key<K>(out + base, elem, i) : (K) ~(K)0;
+        b[i] = i < row ? load_key<K>(ref + base, elem, i) : (K) ~(K)0;
+        differs |= nan_mask && i < row && ((a[i] & nan_mask) == nan_mask || (b[i] & nan_mask) == nan_mask);
+    }
+    __syncthreads();
+    bitonic_sort(a, p);
+    bitonic_sort(b, p);
+    for (unsigned i = threadIdx.x; i < p; i += blockDim.x)
+        differs |= a[i] != b[i];
+    if (__syncthreads_or(differs) && threadIdx.x == 0)
+        atomicAdd(slot, 1u);
+}
+
+extern "C" int cuda_support_rows_equal(void *stream, const void *out, const void *ref, int elem, size_t rows,
+                                       size_t row, unsigned long long nan_mask, unsigned *slot)
+{
+    unsigned p = 1;
+    while (p < row)
+        p <<= 1;
+    size_t key = elem == 8 ? 8 : 4, shared = 2 * (size_t)p * key;
+    if (shared > CUDA_SUPPORT_ROWS_SHARED || rows > 0x7fffffffu || (elem != 1 && elem != 2 && elem != 4 && elem != 8))
+        return -1;
+    cudaError_t e = cudaMemsetAsync(slot, 0, sizeof *slot, (cudaStream_t)stream);
+    if (e != cudaSuccess || rows == 0)
+        return (int)e;
+    unsigned threads = p < 512 ? (p < 32 ? 32 : p) : 512;
+    if (key == 8)
+        kwb_rows_equal<unsigned long long><<<(unsigned)rows, threads, shared, (cudaStream_t)stream>>>(
+            (const unsigned char *)out, (const unsigned char *)ref, elem, (unsigned)row, p, nan_mask, slot);
+    else
+        kwb_rows_equal<unsigned><<<(unsigned)rows, threads, shared, (cudaStream_t)stream>>>(
+            (const unsigned char *)out, (const unsigned char *)ref, elem, (unsigned)row, p, nan_mask, slot);
+    return (int)cudaGetLastError();
+}

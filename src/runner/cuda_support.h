@@ -44,6 +44,17 @@ int cuda_support_digest(void *stream, const void *p, size_t n, uint64_t key, uns
 int cuda_support_compare(void *stream, const void *out, const void *ref, int kind, size_t n, float atol, float rtol,
                          unsigned *slot);
 
+/* Shared memory a row comparison may use: rows of up to 4096 keys of 4 bytes (elements of 1, 2
+ * or 4 bytes) or 2048 of 8. */
+#define CUDA_SUPPORT_ROWS_SHARED (32 * 1024)
+
+/* Queues on STREAM the comparison of ROWS rows of ROW elements of ELEM bytes (1, 2, 4 or 8) at
+ * OUT and REF (device memory) as multisets, bit for bit, into *SLOT (device): the number of rows
+ * that differ or hold an element whose bits cover NAN_MASK (a float's NaN or infinity; 0: none).
+ * Returns -1 when rows that long or elements of that size are not handled. */
+int cuda_support_rows_equal(void *stream, const void *out, const void *ref, int elem, size_t rows, size_t row,
+                            unsigned long long nan_mask, unsigned *slot);
+
 #ifdef __cplusplus
 }
 #endif

@@ -74,6 +74,11 @@ typedef struct device_ops {
      * *err set. NULL on a device without one. */
     int (*compare)(device *d, const void *out, const void *ref, kwb_dtype t, size_t n, const check_policy *p,
                    check_stats *st, kwb_error *err);
+    /* Whether each row of ROW elements of type T at device memory OUT holds the elements of REF's
+     * row in some order, bit for bit ("order": "any" outputs that are the reference's): 0 when
+     * every row does, 1 when one does not or the device cannot tell (the caller reads back and
+     * checks on the host), -1 with *err set. NULL on a device without one. */
+    int (*rows_equal)(device *d, const void *out, const void *ref, kwb_dtype t, size_t n, size_t row, kwb_error *err);
     /* Makes caches cold before a sample (cpu: writes a buffer larger than the LLC). */
     void (*flush)(device *d);
     /* Adds device facts (name, memory, clocks, timer) to the hello event. */

@@ -360,6 +360,17 @@ static int cpu_compare(device *d, const void *out, const void *ref, kwb_dtype t,
     return st->fails || st->nonfinite ? 1 : 0;
 }
 
+/* Host memory: the rows compared as multisets in place (the GPU's path, exercised on the CPU). */
+static int cpu_rows_equal(device *d, const void *out, const void *ref, kwb_dtype t, size_t n, size_t row,
+                          kwb_error *err)
+{
+    (void)d, (void)err;
+    static const check_policy exact = {0, 0, 1.0};
+    check_stats st;
+    check_tolerance_rows_any_order(out, ref, t, n, row, &exact, &st);
+    return st.fails || st.nonfinite ? 1 : 0;
+}
+
 /* K samples one after another with no hook between them: the timing loop's batched schedule
  * (hooks deferred to the end of the batch) exercised on the CPU, as the GPU runs it. */
 static int cpu_sample_batch(device *d, const timing_policy *p, device_call call, void *ctx, const int *which, int k,
@@ -386,6 +397,7 @@ static const device_ops cpu_ops = {
     .stream = cpu_stream,
     .digest = cpu_digest,
     .compare = cpu_compare,
+    .rows_equal = cpu_rows_equal,
     .flush = cpu_flush,
     .describe = cpu_describe,
     .close = cpu_close,

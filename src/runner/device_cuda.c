@@ -484,6 +484,7 @@ static void cuda_describe(device *d, json_t *hello)
     json_object_set_new(hello, "timer", json_string(cuda_timer(d)));
     json_object_set_new(hello, "input_digest", json_boolean(p->digest_ok));
     json_object_set_new(hello, "output_compare", json_boolean(p->compare.ok));
+    json_object_set_new(hello, "rows_compare", json_boolean(p->compare.rows_ok));
     if (!p->cupti)
         json_object_set_new(hello, "timer_note", json_string(p->cupti_note));
     json_object_set_new(hello, "peaks",
@@ -544,6 +545,15 @@ static int cuda_compare_op(device *d, const void *out, const void *ref, kwb_dtyp
     return rc;
 }
 
+static int cuda_rows_op(device *d, const void *out, const void *ref, kwb_dtype t, size_t n, size_t row, kwb_error *err)
+{
+    cuda_priv *c = priv(d);
+    int e = 0, rc = cuda_compare_rows(&c->compare, c->stream, out, ref, t, n, row, &e);
+    if (rc < 0)
+        cuda_fail(d, (cudaError_t)e, "compare", err);
+    return rc;
+}
+
 /* Whether the digest kernel agrees with digest_host on sizes around a word and a block's
  * stride, and sees a one-bit change; a kernel that does not is never used. */
 static int digest_self_test(device *d)
@@ -585,6 +595,7 @@ static const device_ops cuda_ops = {
     .stream = cuda_stream,
     .digest = cuda_digest,
     .compare = cuda_compare_op,
+    .rows_equal = cuda_rows_op,
     .flush = cuda_flush,
     .describe = cuda_describe,
     .close = cuda_close,

@@ -26,6 +26,21 @@ code=$(ev decl "$FX")
 expect_code 0 "$code" "declared inputs and order: the candidate passes"
 expect_grep '^2 workloads: 2 PASSED' "$TMP/decl.out" "both workloads"
 
+# Rows are compared as multisets where the outputs lie (the device's row comparison; the cpu
+# device runs it in place), nothing read back when they are the reference's; a candidate with
+# one index wrong is sent on to the host's check, which says where.
+"$KWB" eval --dataset "$FX" --definition $D --solution "$FX/solutions/candidate" --reference "$FX/solutions/reference" \
+    --trials 3 --max-time 0.01 --quiet --json >"$TMP/rows.json" 2>"$TMP/rows.err"
+[ "$(jq '[.workloads[].cost.device_compares] | add' "$TMP/rows.json")" -gt 0 ] &&
+    pass "rows in any order compared on the device" || fail "device compares: $(jq -c '[.workloads[].cost]' "$TMP/rows.json")"
+mkdir -p "$TMP/wrong" && cp -r "$FX/solutions/candidate/." "$TMP/wrong/"
+sed -i 's|^        for (; n < 4; n++)|        if (s == 1 \&\& n > 0)\n            top[s * 4] = -7;\n        for (; n < 4; n++)|' "$TMP/wrong/segments.c"
+grep -q 'top\[s \* 4\] = -7' "$TMP/wrong/segments.c" || fail "the wrong candidate was not made"
+"$KWB" eval --dataset "$FX" --definition $D --solution "$TMP/wrong" --reference "$FX/solutions/reference" \
+    --trials 3 --max-time 0.01 --quiet >"$TMP/wrong.out" 2>"$TMP/wrong.err"
+expect_code 1 "$?" "one index wrong in a row"
+expect_grep "^ +output 'top': [0-9]+ of [0-9]+ elements outside" "$TMP/wrong.out" "the host's check names the output"
+
 variant ordered 'del d["kwb"]["check"]'
 code=$(ev ordered "$TMP/ordered")
 expect_code 1 "$code" "element-wise order"
