@@ -686,6 +686,7 @@ typedef struct timed_ctx {
     int threads;        /* threads of the runner before timing */
     int audits;         /* checked calls so far */
     int seen[2][2];     /* per callee, timed calls marked checked [0] and fresh [1] */
+    int plain[2];       /* per callee, timed calls marked plain */
     trial_inputs spare; /* the other input set: refreshes alternate between two */
 } timed_ctx;
 
@@ -899,6 +900,7 @@ static int timed_after(void *ctx, int which, int *mark, kwb_error *err)
         return -1;
     if (checked)
         t->seen[which][*mark == MARK_FRESH]++;
+    t->plain[which] += *mark == MARK_PLAIN;
     if (c->status != ST_PASSED)
         return kwb_error_set(err, "%s", c->message);
     t->after_check[which] = checked;
@@ -950,13 +952,18 @@ enum { EVIDENCE_MIN = 16 };
  * call of a millisecond or more, so a margin of two over MARKED_MIN is enough there. */
 enum { EVIDENCE_MIN_DENSE = 10 };
 
-/* Whether every callee has made evidence_min checked calls of each kind: until then sampling
- * does not stop for precision alone. */
+/* Plain calls per callee before sampling may stop: what the parent needs to compare them with
+ * checked ones (MARKED_MIN). A dense schedule (one call in three checked, and the call after a
+ * check not plain) stopped the MoE after 6 plain calls, and the comparison was not made. */
+enum { EVIDENCE_PLAIN_MIN = 8 };
+
+/* Whether every callee has made evidence_min checked calls of each kind and EVIDENCE_PLAIN_MIN
+ * plain ones: until then sampling does not stop for precision alone. */
 static int timed_enough(void *ctx)
 {
     timed_ctx *t = ctx;
     for (int i = 0; i < t->n; i++)
-        if (t->seen[i][0] < t->evidence_min || t->seen[i][1] < t->evidence_min)
+        if (t->seen[i][0] < t->evidence_min || t->seen[i][1] < t->evidence_min || t->plain[i] < EVIDENCE_PLAIN_MIN)
             return 0;
     return 1;
 }
