@@ -221,12 +221,11 @@ static json_t *result_json(const definition *d, const wl_result *r)
                       r->cost.reference_fresh, "audits", r->cost.audits, "quick_audits", r->cost.quick_audits));
     if (r->cost.wall_s > 0)
         json_object_update_new(json_object_get(o, "cost"),
-                               json_pack("{s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:i, s:b}", "flush_ms", r->cost.flush_ms,
+                               json_pack("{s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:i}", "flush_ms", r->cost.flush_ms,
                                          "warmup_s", r->cost.warmup_s, "sampling_s", r->cost.sampling_s, "hooks_s",
                                          r->cost.hooks_s, "runner_start_s", r->cost.runner_start_s, "own_checks",
                                          r->cost.own_checks, "own_checks_spared", r->cost.own_checks_spared,
-                                         "device_compares", r->cost.device_compares, "dense_checks",
-                                         r->cost.dense_checks));
+                                         "device_compares", r->cost.device_compares));
     if (r->cost.wall_s > 0)
         protocol_cost_parts_set(json_object_get(o, "cost"), r->cost.hook_s, r->cost.host_s, r->cost.alone,
                                 r->cost.batched, r->cost.batches);

@@ -29,7 +29,6 @@ typedef struct wl_cost {
     int own_checks;                 /* calls of the definition's own check (kwb.check.method "reference") */
     int own_checks_spared;          /* checks it was spared: the outputs were the reference's */
     int device_compares;            /* checks made on the device, the outputs never read back */
-    int dense_checks;               /* its timed calls were checked densely (slow calls) */
     double hook_s[COST_HOOK_PARTS]; /* the hooks' seconds per part (protocol.h's COST_HOOK_*) */
     double host_s[COST_HOST_STEPS]; /* the host's seconds per step around samples (COST_HOST_*) */
     long alone, batched, batches;   /* samples taken one by one and in batches; batches */

@@ -322,7 +322,6 @@ static void on_workload_end(wl_result *r, const runner_event *ev)
     r->cost.own_checks = (int)json_integer_value(json_object_get(cost, "own_checks"));
     r->cost.own_checks_spared = (int)json_integer_value(json_object_get(cost, "own_checks_spared"));
     r->cost.device_compares = (int)json_integer_value(json_object_get(cost, "device_compares"));
-    r->cost.dense_checks = json_is_true(json_object_get(cost, "dense_checks"));
     read_cost_parts(&r->cost, cost);
     const char *bs = json_string_value(json_object_get(ev->json, "baseline_status"));
     if (bs && status_from_name(bs, &r->baseline_status) == 0)

@@ -4,7 +4,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +57,6 @@ typedef struct callee {
     uint64_t guard_key;       /* the key of its last call's guard zones */
     int inputs_clean;         /* the trial's call was seen to leave the inputs as they were */
     char interposed[640];     /* why its library is rejected at load (integrity), or "" */
-    double call_s;            /* its fastest trial call of the workload, wall time to the sync */
 } callee;
 
 typedef struct runner_ctx {
@@ -93,7 +91,6 @@ typedef struct runner_ctx {
     int own_checks, own_spared;     /* calls of the definition's own check, and checks spared by equality */
     int ref_on_device;              /* the reference's device outputs are those of its last answer */
     int device_compares;            /* checks made on the device, the outputs never read back */
-    int dense_checks;               /* the timed calls were checked densely (DENSE_CALL_S) */
     double hook_s[COST_HOOK_PARTS]; /* the workload in flight's integrity hooks: seconds per part (COST_HOOK_*) */
     device_host_profile prof0;      /* the device's host profile when the workload started */
     char sandbox[768];              /* the sandbox in force, in words (the hello's "sandbox") */
@@ -397,10 +394,7 @@ static void call_solution(runner_ctx *r, callee *c, int who, int trial)
     c->trial_before = c->status;
     c->called = c->inputs_clean = 0;
     int threads = r->job.no_defences ? -1 : r->threads0;
-    double t0 = proc_now();
     int rc = outputs_poison(&c->out, r->dev, key, &err) == 0 ? invoke(r, c, &err) : -1;
-    if (rc == 0 && proc_now() - t0 < c->call_s)
-        c->call_s = proc_now() - t0;
     if (sandbox_refused(why, sizeof why))
         fail(c, ST_REJECTED_INTEGRITY, "%s", why);
     if (rc != 0)
@@ -657,12 +651,6 @@ static int trial_run(runner_ctx *r, int trial, kwb_error *err)
  * inputs every 1-REFRESH_GAP_LATE calls (each refresh costs new inputs, a reference and a check). */
 enum { TIMED_TRIAL_BASE = 1000, CHECK_ONE_IN = 8, REFRESH_GAP_MAX = 16, REFRESH_GAP_LATE = 48, EXTRA_WARMUP_MAX = 8 };
 
-/* A callee whose trial calls all took at least DENSE_CALL_S is checked more densely (one call in
- * DENSE_CHECK_ONE_IN, fresh inputs every 1-DENSE_REFRESH_GAP calls): the same evidence in some 60
- * calls instead of 140, since each of its calls costs more than a check. The draws stay random. */
-#define DENSE_CALL_S 0.001
-enum { DENSE_CHECK_ONE_IN = 3, DENSE_REFRESH_GAP = 4 };
-
 typedef struct timed_ctx {
     runner_ctx *r;
     callee *who[2];
@@ -678,9 +666,6 @@ typedef struct timed_ctx {
     uint64_t *verified[2]; /* their digests under out_key, per output */
     uint64_t out_key;      /* the key of those digests (from the clock) */
     int next_refresh;      /* the call after which the inputs are made afresh */
-    int check_one_in;      /* a call is followed by a checked one with chance 1 in this */
-    int refresh_gap;       /* fresh inputs every 1 to this many calls (until the evidence is in) */
-    int evidence_min;      /* checked calls of each kind per callee before sampling may stop */
     int refreshes;
     int ref_stale;      /* the reference's outputs are not yet those of the current inputs */
     int threads;        /* threads of the runner before timing */
@@ -697,11 +682,11 @@ static uint64_t draw(timed_ctx *t)
 }
 
 /* Calls until a callee's next checked call: each call is followed by a checked one with
- * chance 1/check_one_in (drawn ahead, so that plain calls can run back to back). */
+ * chance 1/CHECK_ONE_IN (drawn ahead, so that plain calls can run back to back). */
 static int draw_gap(timed_ctx *t)
 {
     int gap = 1;
-    while (draw(t) % (uint64_t)t->check_one_in != 0 && gap < 8 * t->check_one_in)
+    while (draw(t) % CHECK_ONE_IN != 0 && gap < 8 * CHECK_ONE_IN)
         gap++;
     return gap;
 }
@@ -912,8 +897,7 @@ static int timed_after(void *ctx, int which, int *mark, kwb_error *err)
     }
     int busy = checked;
     if (t->calls >= t->next_refresh) {
-        t->next_refresh =
-            t->calls + 1 + (int)(draw(t) % (uint64_t)(timed_enough(t) ? REFRESH_GAP_LATE : t->refresh_gap));
+        t->next_refresh = t->calls + 1 + (int)(draw(t) % (timed_enough(t) ? REFRESH_GAP_LATE : REFRESH_GAP_MAX));
         if (refresh_inputs(t, err) != 0)
             return -1;
         busy = 1;
@@ -948,22 +932,18 @@ static int timed_free_run(void *ctx, const int *which, int k)
  * caches) were taken for a cache's misses. */
 enum { EVIDENCE_MIN = 16 };
 
-/* The same for densely checked (slow) callees: a first call's cold caches are a small part of a
- * call of a millisecond or more, so a margin of two over MARKED_MIN is enough there. */
-enum { EVIDENCE_MIN_DENSE = 10 };
-
 /* Plain calls per callee before sampling may stop: what the parent needs to compare them with
- * checked ones (MARKED_MIN). A dense schedule (one call in three checked, and the call after a
- * check not plain) stopped the MoE after 6 plain calls, and the comparison was not made. */
+ * checked ones (MARKED_MIN); a schedule checking one call in three (tried on the H200) stopped the
+ * MoE after 6 plain calls, and the comparison was not made. */
 enum { EVIDENCE_PLAIN_MIN = 8 };
 
-/* Whether every callee has made evidence_min checked calls of each kind and EVIDENCE_PLAIN_MIN
+/* Whether every callee has made EVIDENCE_MIN checked calls of each kind and EVIDENCE_PLAIN_MIN
  * plain ones: until then sampling does not stop for precision alone. */
 static int timed_enough(void *ctx)
 {
     timed_ctx *t = ctx;
     for (int i = 0; i < t->n; i++)
-        if (t->seen[i][0] < t->evidence_min || t->seen[i][1] < t->evidence_min || t->plain[i] < EVIDENCE_PLAIN_MIN)
+        if (t->seen[i][0] < EVIDENCE_MIN || t->seen[i][1] < EVIDENCE_MIN || t->plain[i] < EVIDENCE_PLAIN_MIN)
             return 0;
     return 1;
 }
@@ -972,13 +952,6 @@ static int timed_enough(void *ctx)
 static int timed_start(timed_ctx *t, kwb_error *err)
 {
     t->draws = (uint64_t)(proc_now() * 1e9) ^ ((uint64_t)getpid() << 32);
-    int dense = 1;
-    for (int i = 0; i < t->n; i++)
-        dense = dense && t->who[i]->call_s >= DENSE_CALL_S && t->who[i]->call_s < INFINITY;
-    t->r->dense_checks = dense;
-    t->check_one_in = dense ? DENSE_CHECK_ONE_IN : CHECK_ONE_IN;
-    t->refresh_gap = dense ? DENSE_REFRESH_GAP : REFRESH_GAP_MAX;
-    t->evidence_min = dense ? EVIDENCE_MIN_DENSE : EVIDENCE_MIN;
     t->next_refresh = 1 + (int)(draw(t) % 4);
     t->threads = t->r->threads0;
     t->out_key = draw(t) << 17 | draw(t) | 1;
@@ -1168,12 +1141,11 @@ static void emit_workload_end(runner_ctx *r, const double phases[3])
     callee *c = &r->sols[0];
     json_t *ev = protocol_event_new("workload-end");
     json_object_set_new(ev, "cost",
-                        json_pack("{s:f, s:f, s:f, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}", "trials_s", phases[0],
+                        json_pack("{s:f, s:f, s:f, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "trials_s", phases[0],
                                   "timing_s", phases[1], "reference_timing_s", phases[2], "reference_runs", r->ref_runs,
                                   "reference_cached", r->ref_cached, "reference_fresh", r->ref_fresh, "audits",
                                   r->audits, "quick_audits", r->quick_audits, "own_checks", r->own_checks,
-                                  "own_checks_spared", r->own_spared, "device_compares", r->device_compares,
-                                  "dense_checks", r->dense_checks));
+                                  "own_checks_spared", r->own_spared, "device_compares", r->device_compares));
     add_cost_parts(r, json_object_get(ev, "cost"));
     json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
     json_object_set_new(ev, "status", json_string(status_name(c->status)));
@@ -1201,7 +1173,6 @@ static void reset_callee(callee *c)
     c->status = ST_PASSED;
     c->message[0] = '\0';
     memset(&c->stats, 0, sizeof c->stats);
-    c->call_s = INFINITY;
 }
 
 static int alloc_all_outputs(runner_ctx *r, kwb_error *err)
@@ -1429,7 +1400,7 @@ static void run_workload(runner_ctx *r, json_t *wobj)
     reset_callee(&r->ref);
     r->has_gate = 0;
     r->ref_runs = r->ref_cached = r->ref_fresh = r->audits = r->quick_audits = r->own_checks = r->own_spared =
-        r->device_compares = r->dense_checks = 0;
+        r->device_compares = 0;
     memset(r->hook_s, 0, sizeof r->hook_s);
     r->prof0 = r->dev->prof;
     for (int s = 0; s < r->nsols; s++) {

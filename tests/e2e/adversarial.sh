@@ -27,11 +27,6 @@ adv 00_honest $COPY
 expect_grep '^3 workloads: 3 PASSED' "$TMP/00_honest.out" "00_honest: the control passes"
 expect_no_grep 'kwb eval: scan:' "$TMP/00_honest.err" "00_honest: no scan finding"
 
-# A small copy's calls keep the sparse schedule of checks (slow ones: 03 below).
-adv 00_honest $COPY --workloads c-4k --json
-[ "$(jq -r '.workloads[0].cost.dense_checks' "$TMP/00_honest.out")" = false ] &&
-    pass "00_honest: a small copy's calls keep the sparse schedule" || fail "c-4k checked densely"
-
 adv 01_stale_output $COPY
 expect 01_stale_output c-4k INCORRECT_NUMERICAL "output 'y': 40[0-9]+ of 4096 elements"
 
@@ -39,13 +34,8 @@ adv 02_partial_tail $COPY
 expect 02_partial_tail c-odd INCORRECT_NUMERICAL "163 of 100003 elements .*first at index 99840"
 expect 02_partial_tail c-1m PASSED ""
 
-# Slow calls (a GDN decode of batch 16 on the CPU: milliseconds) are checked densely (one call in
-# 3, fresh inputs every 1-4 calls: the same evidence in fewer calls); the cache is caught there.
-adv 03_cache_by_fingerprint $GDN --max-time 1 --json # enough fresh calls (8 or more) for a finding, even under load
-jq -r '.workloads[] | select(.uuid == "g-b16") | "\(.status) dense=\(.cost.dense_checks) \(.message)"' \
-    "$TMP/03_cache_by_fingerprint.out" >"$TMP/03.row"
-expect_grep "^REJECTED_INTEGRITY dense=true .*calls on repeated inputs ran .*faster than calls on fresh inputs" "$TMP/03.row" \
-    "03_cache_by_fingerprint: g-b16 checked densely, the cache caught and said why"
+adv 03_cache_by_fingerprint $GDN --max-time 1  # enough fresh calls (8 or more) for a finding, even under load
+expect 03_cache_by_fingerprint g-b16 REJECTED_INTEGRITY "calls on repeated inputs ran .*faster than calls on fresh inputs"
 
 adv 05_modify_inputs $COPY
 expect 05_modify_inputs c-odd REJECTED_INTEGRITY "modified input 'x'"
