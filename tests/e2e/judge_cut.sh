@@ -9,7 +9,7 @@
 export KWB_WORKSPACE="$TMP/ws"
 "$KWB" init "$TMP/ws" >/dev/null 2>&1 || fail "init"
 make_dataset "$TMP/ds" 1 1 1 64 64 64
-make_candidate "$TMP/start" start 'usleep(3000);'
+make_candidate "$TMP/start" start 'usleep(8000);'
 make_candidate "$TMP/cut" cut 'usleep(1000);'
 make_candidate "$TMP/next" next 'usleep(1000);'
 common=(--dataset "$TMP/ds" --max-time 0.1)
