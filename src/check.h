@@ -17,6 +17,9 @@ typedef kwb_check_stats check_stats;
 /* FlashInfer-Bench's defaults: atol 1e-2, rtol 1e-2, ratio 1.0. */
 check_policy check_policy_default(void);
 
+/* Bit-for-bit equality as a policy: atol 0, rtol 0, ratio 1.0 (an output that is the reference's). */
+check_policy check_policy_exact(void);
+
 /* Compares N elements of OUT against REF (both of type T). An element fails when
  * |out - ref| > atol AND |out - ref| / (|ref| + 1e-8) > rtol, computed in float32 for
  * floating-point types (FlashInfer-Bench's arithmetic) and exactly for integers; NaN

@@ -50,6 +50,10 @@ typedef struct timing_policy {
                        * (order statistics over the plain samples); 0: off */
 } timing_policy;
 
+/* Timed calls of each kind (plain, checked, fresh) the parent needs to compare them (runclient's
+ * integrity findings); the runner does not stop sampling before it has them (runner.c). */
+#define PROTOCOL_MARKED_MIN 8
+
 /* The practical threshold of the paired verdict that ends a paired timing (runner/timing.h). */
 #define PROTOCOL_GATE_THRESHOLD 0.01
 

@@ -161,7 +161,7 @@ static marked marked_of(const double *v, const unsigned char *mark, size_t n, in
 /* Calls of each kind a finding needs: a run of a few dozen calls holds 3 or 4 fresh ones, the
  * first of them on a newly made input set, too few to tell a cache from a slow start (honest
  * resumed runs in tests/e2e/session_kill.sh were flagged on 4); a normal run holds over 100. */
-#define MARKED_MIN 8
+#define MARKED_MIN PROTOCOL_MARKED_MIN
 
 /* Nonzero when FAST, RATIO times over, beats SLOW and the two barely overlap (FAST's upper
  * quartile under SLOW's lower one): a cheat separates its two kinds of call on nearly every call,

@@ -114,16 +114,19 @@ static int test_case(cuda_compare *c, void *stream, kwb_dtype t, long bad, float
     return rc == 1 || (got.max_abs == want.max_abs && got.max_rel == want.max_rel && got.numel == want.numel);
 }
 
+/* Elements (of up to 8 bytes) in the largest self-test case of either comparison; the device
+ * buffer of the self-tests holds two such arrays. */
+enum { ROWS_TEST_CAP = 3 * 1000 };
+
 /* One self-test case of the row comparison: ROWS rows of ROW values of type T, OUT each row of REF
  * reversed, then at element BAD (when >= 0) of OUT a value no row holds (HOW 1), a copy of the
  * next element (HOW 2), or a NaN at BAD and at its mirror in REF (HOW 3: equal bits, not a pass):
  * 1 when the kernel's verdict is the host's (check_tolerance_rows_any_order, exactly). */
 static int test_rows(cuda_compare *c, void *stream, kwb_dtype t, size_t rows, size_t row, long bad, int how, void *dev)
 {
-    enum { CAP = 3 * 1000 };
-    static int64_t ref[CAP], out[CAP];
+    static int64_t ref[ROWS_TEST_CAP], out[ROWS_TEST_CAP];
     size_t n = rows * row;
-    if (n > CAP)
+    if (n > ROWS_TEST_CAP)
         return 0;
     for (size_t i = 0; i < n; i++) {
         size_t k = i % row, mirror = i - k + (row - 1 - k);
@@ -137,7 +140,7 @@ static int test_rows(cuda_compare *c, void *stream, kwb_dtype t, size_t rows, si
         if (how == 3)
             dtype_store(ref, t, mirror, NAN);
     }
-    static const check_policy exact = {0, 0, 1.0};
+    check_policy exact = check_policy_exact();
     check_stats want;
     check_tolerance_rows_any_order(out, ref, t, n, row, &exact, &want);
     int same = want.fails == 0 && want.nonfinite == 0, err = 0;
@@ -175,7 +178,7 @@ int cuda_compare_open(cuda_compare *c, void *stream)
     if (e != cudaSuccess)
         return (int)e;
     void *dev = NULL;
-    if (cudaMalloc(&dev, 2 * 8 * 3000) != cudaSuccess)
+    if (cudaMalloc(&dev, 2 * sizeof(int64_t) * ROWS_TEST_CAP) != cudaSuccess)
         return 0; /* no room to test: never used */
     static const kwb_dtype types[] = {KWB_F32, KWB_F16, KWB_BF16};
     c->ok = 1;

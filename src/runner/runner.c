@@ -197,18 +197,25 @@ static kwb_arg *host_args(runner_ctx *r, const callee *c, kwb_error *err)
     return a;
 }
 
+/* The length of output T's rows ("order": "any" compares them as multisets): its last
+ * dimension in this workload, or all its N elements when it is a scalar. */
+static size_t row_length(const runner_ctx *r, const def_tensor *t, size_t n)
+{
+    int64_t shape[KWB_MAX_RANK];
+    workload_shape(r->wl, t, shape);
+    return t->rank > 0 ? (size_t)shape[t->rank - 1] : n;
+}
+
 /* The tolerance rule under P over output O of C against the reference's, both host copies
  * ("order": "any": rows of the last dimension as multisets). */
 static void host_tolerance(runner_ctx *r, callee *c, int o, const check_policy *p, check_stats *st)
 {
     const def_tensor *t = &r->def->outputs[o];
     size_t n = c->out.bufs[o].nbytes / dtype_size(t->dtype);
-    if (r->def->check.any_order) {
-        int64_t shape[KWB_MAX_RANK];
-        workload_shape(r->wl, t, shape);
-        check_tolerance_rows_any_order(c->out.bufs[o].host, r->ref.out.bufs[o].host, t->dtype, n,
-                                       t->rank > 0 ? (size_t)shape[t->rank - 1] : n, p, st);
-    } else
+    if (r->def->check.any_order)
+        check_tolerance_rows_any_order(c->out.bufs[o].host, r->ref.out.bufs[o].host, t->dtype, n, row_length(r, t, n),
+                                       p, st);
+    else
         check_tolerance(c->out.bufs[o].host, r->ref.out.bufs[o].host, t->dtype, n, p, st);
 }
 
@@ -217,7 +224,7 @@ static void host_tolerance(runner_ctx *r, callee *c, int o, const check_policy *
  * reference's outputs (in any row order under "any"): such outputs need no inputs read back. */
 static int outputs_are_reference(runner_ctx *r, callee *c, check_stats *stats)
 {
-    static const check_policy exact = {0, 0, 1.0};
+    check_policy exact = check_policy_exact();
     memset(stats, 0, sizeof *stats);
     for (int o = 0; o < r->def->noutputs; o++) {
         check_stats st;
@@ -293,12 +300,9 @@ static int compare_on_device(runner_ctx *r, callee *c, compare_site site, check_
         size_t n = b->nbytes / dtype_size(t->dtype);
         check_stats st = {.numel = n, .matched_ratio = 1.0};
         int rc;
-        if (site == COMPARE_DEVICE_ROWS) {
-            int64_t shape[KWB_MAX_RANK];
-            workload_shape(r->wl, t, shape);
-            rc = r->dev->ops->rows_equal(r->dev, out, ref, t->dtype, n, t->rank > 0 ? (size_t)shape[t->rank - 1] : n,
-                                         err);
-        } else
+        if (site == COMPARE_DEVICE_ROWS)
+            rc = r->dev->ops->rows_equal(r->dev, out, ref, t->dtype, n, row_length(r, t, n), err);
+        else
             rc = r->dev->ops->compare(r->dev, out, ref, t->dtype, n, &r->job.check, &st, err);
         if (rc != 0)
             return rc;
@@ -928,14 +932,14 @@ static int timed_free_run(void *ctx, const int *which, int k)
 
 /* Checked calls of each kind (on repeated inputs, on fresh ones) per callee before sampling may
  * stop for precision: twice what the parent's comparisons need at the least (runclient's
- * MARKED_MIN), since with that few an honest small kernel's first calls on fresh inputs (cold
+ * PROTOCOL_MARKED_MIN), since with that few an honest small kernel's first calls on fresh inputs (cold
  * caches) were taken for a cache's misses. */
-enum { EVIDENCE_MIN = 16 };
+enum { EVIDENCE_MIN = 2 * PROTOCOL_MARKED_MIN };
 
 /* Plain calls per callee before sampling may stop: what the parent needs to compare them with
- * checked ones (MARKED_MIN); a schedule checking one call in three (tried on the H200) stopped the
- * MoE after 6 plain calls, and the comparison was not made. */
-enum { EVIDENCE_PLAIN_MIN = 8 };
+ * checked ones; a schedule checking one call in three (tried on the H200) stopped the MoE after 6
+ * plain calls, and the comparison was not made. */
+enum { EVIDENCE_PLAIN_MIN = PROTOCOL_MARKED_MIN };
 
 /* Whether every callee has made EVIDENCE_MIN checked calls of each kind and EVIDENCE_PLAIN_MIN
  * plain ones: until then sampling does not stop for precision alone. */
