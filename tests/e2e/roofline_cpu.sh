@@ -4,7 +4,8 @@
 # An honest memcpy of 16 KiB, 400 KB and 4 MiB (tests/adversarial's control) and the shipped
 # multithreaded GDN decode kernel: the JSON's share stays under 1.25 (the noise of two
 # measurements on a busy machine; against the memory's peak they read 13-37), the table's at or
-# under 100 %, and the copy comes close (over 40 %: the peak is not absurdly high either).
+# under 100 %, and the copy comes close (over 25 %: the peak is not absurdly high either; the
+# honest copy is one thread and the cache's peak that of every core, 2 in CI: about half).
 . "$top_srcdir/tests/lib.sh"
 
 ADV="$top_srcdir/tests/adversarial"
@@ -26,6 +27,6 @@ bad = [(w["uuid"], w["roofline"]) for w in json.load(open(sys.argv[1]))["workloa
 print("over 1.25: %s" % bad if bad else "")' "$TMP/copy.json" >"$TMP/json.bad"
 [ ! -s "$TMP/json.bad" ] || [ "$(cat "$TMP/json.bad")" = "" ] && pass "copy: every measured share under 1.25" ||
     fail "copy: $(cat "$TMP/json.bad")"
-awk '$1 == "c-4k" || $1 == "c-odd" { sub("%", "", $NF); if ($NF + 0 < 40) print $1 "=" $NF "%" }' "$TMP/copy.out" >"$TMP/low"
+awk '$1 == "c-4k" || $1 == "c-odd" { sub("%", "", $NF); if ($NF + 0 < 25) print $1 "=" $NF "%" }' "$TMP/copy.out" >"$TMP/low"
 [ ! -s "$TMP/low" ] && pass "copy in cache: the share is near the cache's peak" || fail "copy: share too low: $(cat "$TMP/low")"
 finish
