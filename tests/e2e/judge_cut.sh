@@ -8,13 +8,13 @@
 . "$top_srcdir/tests/lib.sh"
 export KWB_WORKSPACE="$TMP/ws"
 "$KWB" init "$TMP/ws" >/dev/null 2>&1 || fail "init"
-make_dataset "$TMP/ds" 1 1 1 64 64 64
+make_dataset "$TMP/ds" 1 1 1 8 8 8  # small: the gate decides in seconds on a busy CI
 make_candidate "$TMP/start" start 'usleep(8000);'
 make_candidate "$TMP/cut" cut 'usleep(1000);'
 make_candidate "$TMP/next" next 'usleep(1000);'
 common=(--dataset "$TMP/ds" --max-time 0.1)
 db="$TMP/ws/kwb.db"
-q() { sqlite3 "$db" "$1"; }
+q() { sqlite3 -cmd ".timeout 5000" "$db" "$1"; }
 "$KWB" eval --definition "$DEF" --solution "$TMP/start" --session s --name start "${common[@]}" >/dev/null 2>&1
 "$KWB" decide start promote --session s --reason "start" >/dev/null 2>&1 || fail "start promoted"
 
@@ -23,7 +23,8 @@ q() { sqlite3 "$db" "$1"; }
 setsid "$KWB" judge --session s --solution "$TMP/cut" --name cut "${common[@]}" >/dev/null 2>&1 &
 pid=$!
 sweep=""
-for _ in $(seq 1 600); do
+for _ in $(seq 1 2400); do  # (up to 2 min on a loaded machine; the judge's end stops it)
+    kill -0 "$pid" 2>/dev/null || break
     sweep=$(q "SELECT r.id FROM eval_runs r JOIN candidates c ON c.id = r.candidate_id
                WHERE c.name = 'cut' AND r.n_workloads = 6 AND r.state = 'running' AND r.n_done >= 3" 2>/dev/null)
     [ -n "$sweep" ] && break
