@@ -89,7 +89,11 @@ agent_config "set agent.openai.base_url http://127.0.0.1:$FAKE_PORT/v1"
 "$KWB" write --session budget --direction agenttest.lanes --out "$TMP/cancelled" --agent openai --events \
     >"$TMP/write.out" 2>"$TMP/write.err" &
 wpid=$!
-for _ in $(seq 100); do grep -q '"event":"text"' "$TMP/write.out" 2>/dev/null && break; sleep 0.05; done
+for _ in $(seq 600); do  # (up to 30 s on a loaded machine)
+    grep -q '"event":"text"' "$TMP/write.out" 2>/dev/null && break
+    kill -0 "$wpid" 2>/dev/null || break
+    sleep 0.05
+done
 t0=$(date +%s%N)
 kill -TERM "$wpid"
 wait "$wpid"
@@ -109,7 +113,11 @@ agent_config "set agent.openai.base_url http://127.0.0.1:$FAKE_PORT/v1"
 "$KWB" run --definition "$DEF" --workloads batch_size=16 --max-time 0.3 --solution "$TMP/start" --session stop \
     --auto --agent openai --rounds 3 >"$TMP/stop.out" 2>"$TMP/stop.err" &
 rpid=$!
-for _ in $(seq 400); do grep -q 'More accum' "$TMP/stop.err" 2>/dev/null && break; sleep 0.05; done
+for _ in $(seq 2400); do  # (the start's judge comes first: up to 2 min on a loaded machine)
+    grep -q 'More accum' "$TMP/stop.err" 2>/dev/null && break
+    kill -0 "$rpid" 2>/dev/null || break
+    sleep 0.05
+done
 kill -TERM "$rpid"
 wait "$rpid"
 expect_code 1 "$?" "cancel kwb run: exit 1"
