@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,22 +214,52 @@ char *paths_normalise(const char *path)
     return out;
 }
 
-void paths_remove_tree(const char *path)
+enum { REMOVE_DEPTH_MAX = 256 }; /* one descriptor per level: deeper than this is left */
+
+/* Removes everything inside the directory open at FD (closed here), DEPTH levels down: each
+ * entry unlinked where it lies (a link, never what it points to), a directory opened without
+ * following a link (made searchable first when its owner shut it) and emptied, then removed. */
+static void remove_inside(int fd, int depth)
 {
-    DIR *d = opendir(path);
+    DIR *d = fdopendir(fd);
     if (!d) {
-        unlink(path);
+        close(fd);
         return;
     }
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
-        char *sub = xasprintf("%s/%s", path, e->d_name);
-        paths_remove_tree(sub);
-        free(sub);
+        struct stat st;
+        if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        if (!S_ISDIR(st.st_mode)) {
+            unlinkat(fd, e->d_name, 0);
+            continue;
+        }
+        if ((st.st_mode & 0700) != 0700)
+            fchmodat(fd, e->d_name, st.st_mode | 0700, 0);
+        int sub = depth < REMOVE_DEPTH_MAX ? openat(fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+        if (sub >= 0)
+            remove_inside(sub, depth + 1);
+        unlinkat(fd, e->d_name, AT_REMOVEDIR);
     }
     closedir(d);
+}
+
+void paths_remove_tree(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && chmod(path, st.st_mode | 0700) == 0)
+            fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    }
+    if (fd < 0) {
+        unlink(path); /* a file, or a link (removed, not followed) */
+        return;
+    }
+    remove_inside(fd, 1);
     rmdir(path);
 }
 

@@ -39,7 +39,8 @@ int paths_mkdir_p(const char *dir);
 /* Writes LEN bytes of DATA to PATH (replacing it), making its folder first; 0, or -1 with errno set. */
 int paths_write_file(const char *path, const void *data, size_t len);
 
-/* Removes PATH and everything below it (no error when it is not there). */
+/* Removes PATH and everything below it (no error when it is not there), never following a link:
+ * a link is removed, not what it points to; a directory its owner shut is opened first. */
 void paths_remove_tree(const char *path);
 /* PATH with "//" collapsed and "." and "dir/.." components taken out, lexically ("././a" -> "a",
  * "a/../b" -> "b", "a/../../b" -> "../b", "" or "." -> "."); the caller frees it. */

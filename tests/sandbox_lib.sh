@@ -20,6 +20,7 @@ copy_candidate() {
         "$ADV/cpu/00_honest/solution.json" >"$dir/solution.json"
     cat >"$dir/$src" <<C
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -29,6 +30,7 @@ copy_candidate() {
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 $([ "$TEST_DEVICE" = cuda ] && echo '#include <cuda_runtime.h>')

@@ -70,6 +70,18 @@ expect_grep '^1 workloads: 1 PASSED' "$TMP/scratch.out" "writes in the scratch f
 ls -d "${TMPDIR:-/tmp}"/kwb-scratch-* 2>/dev/null | while read -r d; do [ -e "$d/note" ] && echo "$d"; done >"$TMP/left"
 [ ! -s "$TMP/left" ] && pass "the scratch folder is removed after the runner" || fail "scratch left: $(cat "$TMP/left")"
 
+# Links left in the scratch folder: its removal takes the links, never what they point to (a
+# directory and a file of the user's, a directory of its own shut with mode 000).
+mkdir -p "$TMP/keep"
+echo "the user's file" >"$TMP/keep/file"
+cand links "static int made; if (!made++ && (symlink(\"$TMP/keep\", \"dir_link\") != 0 || symlink(\"$TMP/keep/file\", \"file_link\") != 0 || mkdir(\"shut\", 0700) != 0 || symlink(\"$TMP/keep\", \"shut/inner\") != 0 || chmod(\"shut\", 0) != 0)) return 100 + errno;"
+run links
+expect_grep '^1 workloads: 1 PASSED' "$TMP/links.out" "links in the scratch folder: PASSED"
+[ -f "$TMP/keep/file" ] && [ "$(cat "$TMP/keep/file")" = "the user's file" ] &&
+    pass "the scratch folder's removal left what its links point to" || fail "the user's file is gone: $(ls -la "$TMP/keep")"
+ls -d "${TMPDIR:-/tmp}"/kwb-scratch-* 2>/dev/null | while read -r d; do [ -L "$d/dir_link" ] && echo "$d"; done >"$TMP/left"
+[ ! -s "$TMP/left" ] && pass "the scratch folder with links is removed" || fail "scratch left: $(cat "$TMP/left")"
+
 cand reads_own "FILE *f = fopen(\"$TMP/reads_own/solution.json\", \"r\"); if (!f) return 9; fclose(f);"
 run reads_own
 expect_grep '^1 workloads: 1 PASSED' "$TMP/reads_own.out" "reads of its own solution folder: PASSED"
