@@ -239,7 +239,8 @@ static void remove_inside(int fd, int depth)
         }
         if ((st.st_mode & 0700) != 0700)
             fchmodat(fd, e->d_name, st.st_mode | 0700, 0);
-        int sub = depth < REMOVE_DEPTH_MAX ? openat(fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+        int sub =
+            depth < REMOVE_DEPTH_MAX ? openat(fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
         if (sub >= 0)
             remove_inside(sub, depth + 1);
         unlinkat(fd, e->d_name, AT_REMOVEDIR);
