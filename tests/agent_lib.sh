@@ -35,7 +35,7 @@ stop_fake() {
     [ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null
     FAKE_PID=
 }
-trap 'stop_fake; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+trap 'stop_fake; [ -n "${KEEP_TMP:-}" ] || remove_tmp' EXIT
 
 # agent_config LINE...: writes the agent configuration file (mode 0600) from the lines given.
 agent_config() {

@@ -3,7 +3,7 @@
 # and stopped by the test, and the comparisons of a remote run with a local one.
 
 DAEMON_PIDS=""
-trap 'stop_daemons; rm -rf "$TMP"' EXIT
+trap 'stop_daemons; remove_tmp' EXIT
 # The workers run the runner through a link of this test's own (runner=$RUNNER), so that the
 # relays of this test are told from another test's running at the same time.
 mkdir -p "$TMP/bin"

@@ -6,7 +6,12 @@ set -u
 DEF=gdn_decode_qk4_v8_d128_k_last
 KERNELS="$top_srcdir/kernels/$DEF/cpu"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/kwb-test.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+# remove_tmp: TMP removed; again a moment later when a process that was stopping (a workbench
+# in a killed tmux saving its state) wrote into it meanwhile.
+remove_tmp() {
+    rm -rf "$TMP" 2>/dev/null || { sleep 1; rm -rf "$TMP"; }
+}
+trap remove_tmp EXIT
 failures=0
 
 fail() {

@@ -22,7 +22,7 @@ static int active;
 static SCREEN *screen;
 static FILE *virt_out, *virt_in;
 static int saved_stderr = -1;
-static char stderr_path[4096];
+static int stderr_file = -1; /* the nameless file stderr went to */
 static attr_t class_attr[TC_COUNT];
 static short class_pair[TC_COUNT];
 static tui_cell *shown; /* what the terminal shows, for redrawing only changed rows */
@@ -34,19 +34,22 @@ int term_active(void)
     return active;
 }
 
+/* Stderr goes to a file that has no name from the start (made and unlinked at once): what
+ * libraries and children write meanwhile is kept, and nothing is left behind when kwb is killed. */
 static void stderr_to_file(void)
 {
     const char *tmp = getenv("TMPDIR");
-    snprintf(stderr_path, sizeof stderr_path, "%s/kwb-tui-stderr.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    int fd = mkstemp(stderr_path);
-    if (fd < 0) {
-        stderr_path[0] = '\0';
+    char path[4096];
+    snprintf(path, sizeof path, "%s/kwb-tui-stderr.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0)
         return;
-    }
+    unlink(path);
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
     fflush(stderr);
     saved_stderr = dup(2);
     dup2(fd, 2);
-    close(fd);
+    stderr_file = fd;
 }
 
 static void stderr_back(void)
@@ -57,19 +60,18 @@ static void stderr_back(void)
     dup2(saved_stderr, 2);
     close(saved_stderr);
     saved_stderr = -1;
-    FILE *f = fopen(stderr_path, "r");
-    if (f) {
-        char buf[4096];
-        size_t n;
-        int first = 1;
-        while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+    char buf[4096];
+    ssize_t n;
+    int first = 1;
+    if (stderr_file >= 0 && lseek(stderr_file, 0, SEEK_SET) == 0)
+        while ((n = read(stderr_file, buf, sizeof buf)) > 0) {
             if (first)
                 fputs("kwb tui: what libraries and children wrote to stderr meanwhile:\n", stderr), first = 0;
-            fwrite(buf, 1, n, stderr);
+            fwrite(buf, 1, (size_t)n, stderr);
         }
-        fclose(f);
-    }
-    unlink(stderr_path);
+    if (stderr_file >= 0)
+        close(stderr_file);
+    stderr_file = -1;
 }
 
 void term_restore(void)
@@ -327,9 +329,8 @@ void term_resume(void)
 {
     if (!active || virt_out)
         return;
-    int fd = open(stderr_path, O_WRONLY | O_APPEND);
-    if (fd >= 0)
-        dup2(fd, 2), close(fd);
+    if (stderr_file >= 0)
+        dup2(stderr_file, 2);
     reset_prog_mode();
     refresh();
 }

@@ -11,7 +11,7 @@ if ! mount -t tmpfs -o size=6m kwbtest "$MNT" 2>"$TMP/mount.err"; then
     fail "cannot mount a tmpfs for the full-disk test (run as root): $(cat "$TMP/mount.err")"
     finish
 fi
-trap 'umount "$MNT" 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'umount "$MNT" 2>/dev/null; remove_tmp' EXIT
 export KWB_WORKSPACE="$MNT/ws"
 sizes=$(for i in $(seq 1 40); do echo 1; done)
 make_dataset "$TMP/ds" $sizes

@@ -85,7 +85,7 @@ push_redo
 # The workbench's title says it too (a real terminal: tmux).
 command -v tmux >/dev/null || fail "tmux not found (scripts/bootstrap installs it)"
 SOCK="kwbcut$$"
-trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'tmux -L "$SOCK" kill-server 2>/dev/null; remove_tmp' EXIT
 tmux -L "$SOCK" -f /dev/null new-session -d -s w -x 180 -y 30 \
     "env TERM=xterm-256color XDG_STATE_HOME=$TMP/state KWB_WORKSPACE=$TMP/ws $KWB tui --session s 2>$TMP/tui.err; sleep 60"
 for _ in $(seq 150); do

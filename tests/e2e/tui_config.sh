@@ -11,7 +11,7 @@ command -v tmux >/dev/null || fail "tmux not found (scripts/bootstrap installs i
 utf8=$(locale -a 2>/dev/null | grep -i -m1 -E '^c\.utf-?8$|utf-?8$')
 [ -n "$utf8" ] || utf8=C.UTF-8
 SOCK="kwbconf$$"
-trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'tmux -L "$SOCK" kill-server 2>/dev/null; remove_tmp' EXIT
 
 wait_for() { tmux_wait "$1" 120 "${2:-}"; } # PATTERN [capture flags]
 starts=0

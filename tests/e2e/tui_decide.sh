@@ -28,7 +28,7 @@ db="$TMP/fresh/kwb.db"
 sql() { sqlite3 "$db" "$1"; }
 SOCK="kwbdecide$$"
 # at the end: the tmux server, kwb tui and what it started (a judge may still write into $TMP)
-trap 'tmux -L "$SOCK" kill-server 2>/dev/null; t=$(cat "$TMP/tui.pid" 2>/dev/null); [ -n "$t" ] && kill -9 $(descendants "$t") "$t" 2>/dev/null; sleep 0.5; rm -rf "$TMP"' EXIT
+trap 'tmux -L "$SOCK" kill-server 2>/dev/null; t=$(cat "$TMP/tui.pid" 2>/dev/null); [ -n "$t" ] && kill -9 $(descendants "$t") "$t" 2>/dev/null; sleep 0.5; remove_tmp' EXIT
 
 wait_for() { tmux_wait "$1" "${2:-240}"; }
 keys() { tmux -L "$SOCK" send-keys -t w "$@"; }

@@ -3,7 +3,8 @@
 # (xterm-256color with UTF-8: box lines and 256-colour codes; screen: only the 8 colours; vt100 and
 # NO_COLOR: no colour codes; LANG=C: an ASCII frame; dumb: a clear refusal), resize (80x24, "too
 # small" at 40x10, back), the byte budget of one cursor move in the table (pipe-pane: under 1 KB)
-# q quits and a crash (SIGSEGV) leaves with the terminal given back and the state saved in $XDG_STATE_HOME. Polls for markers, never sleeps a fixed time.
+# q quits, a crash (SIGSEGV) leaves with the terminal given back and the state saved in $XDG_STATE_HOME,
+# SIGKILL leaves no file in TMPDIR. Polls for markers, never sleeps a fixed time.
 . "$top_srcdir/tests/lib.sh"
 command -v tmux >/dev/null || { echo "1..0 # SKIP tmux not found"; exit 77; }
 export KWB_WORKSPACE="$TMP/ws"
@@ -12,7 +13,7 @@ cp -r "$KERNELS/fast" "$TMP/start"
 "$KWB" run --definition "$DEF" --workloads batch_size=16 --max-time 0.2 --solution "$TMP/start" --session t \
     --auto --rounds 1 >/dev/null 2>"$TMP/run.err" || { fail "a session to look at"; cat "$TMP/run.err" >&2; }
 SOCK="kwbtest$$"
-trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'tmux -L "$SOCK" kill-server 2>/dev/null; remove_tmp' EXIT
 utf8=$(locale -a 2>/dev/null | grep -i -m1 -E '^c\.utf-?8$|utf-?8$')
 
 # wait_for PATTERN [capture flags]: polls the pane (0.1 s steps, 30 s at most) for PATTERN.
@@ -108,9 +109,14 @@ wait_for '\|' && pass "LANG=C: | separators" || fail "LANG=C: no | separators"
 wait_for '\[3[0-7]m|\[3[0-7];' -e && pass "screen: 8-colour codes" || fail "screen: no colour codes"
 grep -q '38;5;' "$TMP/pane" && fail "screen: 256-colour codes" || pass "screen: no 256-colour codes"
 
-start TERM=vt100 LANG=C
+mkdir -p "$TMP/tmpdir"
+start TERM=vt100 LANG=C TMPDIR="$TMP/tmpdir"
 wait_for "directions: a chooses" && pass "vt100: up" || { fail "vt100: not up"; cat "$TMP/pane" "$TMP/stderr" >&2; }
 grep -Eq '\[3[0-7]m|38;5' "$TMP/pane" && fail "vt100: colour codes" || pass "vt100: no colour codes"
+# SIGKILL (no handler runs): the file stderr went to had no name, nothing is left in TMPDIR
+kill -KILL "$(pgrep -P "$(tmux -L "$SOCK" display -p -t w '#{pane_pid}')" -x kwb)"
+wait_for 'kwb-exited-137' && pass "SIGKILL: kwb died (137)" || fail "SIGKILL: $(tail -3 "$TMP/pane")"
+[ -z "$(ls -A "$TMP/tmpdir")" ] && pass "SIGKILL: nothing left in TMPDIR" || fail "SIGKILL: left $(ls -A "$TMP/tmpdir")"
 
 start TERM=dumb LANG=C
 wait_for 'kwb-exited' && grep -q 'kwb-exited-2' "$TMP/pane" && pass "dumb: refused (exit 2)" || fail "dumb: $(cat "$TMP/pane")"
