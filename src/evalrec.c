@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "owntmp.h"
+#include "paths.h"
 #include "runner/runner.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -212,10 +214,10 @@ int evalrec_resume(eval_recorder *r, char **dir, char ***done, int *ndone, kwb_e
         return -1;
     free(options);
     store_candidate c = {0};
-    char tmpl[] = "/tmp/kwb-resume-XXXXXX";
     if (store_candidate_get(r->h.st, r->candidate, &c, err) != 0)
         return -1;
-    int rc = mkdtemp(tmpl) ? 0 : kwb_error_set(err, "cannot make a temporary folder");
+    char *tmpl = owntmp_make("resume", err);
+    int rc = tmpl ? 0 : -1;
     if (rc == 0) {
         rmdir(tmpl); /* archive_checkout creates it and refuses a non-empty one */
         rc = archive_checkout(r->h.ar, c.commit, tmpl, err);
@@ -226,7 +228,11 @@ int evalrec_resume(eval_recorder *r, char **dir, char ***done, int *ndone, kwb_e
     if (rc == 0)
         rc = store_eval_uuids(r->h.st, r->eval_run, done, ndone, err);
     if (rc == 0)
-        *dir = xstrdup(tmpl);
+        *dir = tmpl;
+    else if (tmpl)
+        paths_remove_tree(tmpl);
+    if (rc != 0)
+        free(tmpl);
     return rc;
 }
 

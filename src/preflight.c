@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "owntmp.h"
 #include "paths.h"
 #include "results.h"
 #include "runclient.h"
@@ -100,10 +101,9 @@ int preflight_reference(const definition *d, const workload_set *set, const char
         free(runner);
         return 0;
     }
-    char tmpl[] = "/tmp/kwb-preflight-XXXXXX";
+    char *tmpl = owntmp_make("preflight", err);
     wl_result res = {0};
-    int rc = mkdtemp(tmpl) ? dump_one(d, w, root, device, reference, timeout_s, runner, tmpl, &res, err)
-                           : kwb_error_set(err, "cannot make a temporary folder");
+    int rc = tmpl ? dump_one(d, w, root, device, reference, timeout_s, runner, tmpl, &res, err) : -1;
     if (rc == 0 && res.status != ST_PASSED)
         rc = kwb_error_set(err,
                            "%s:%d: workload %s: the reference of %s fails on it, alone, before any candidate ran "
@@ -118,7 +118,9 @@ int preflight_reference(const definition *d, const workload_set *set, const char
         free(dir);
     }
     results_free(&res);
-    paths_remove_tree(tmpl);
+    if (tmpl)
+        paths_remove_tree(tmpl);
+    free(tmpl);
     free(marker);
     free(runner);
     return rc;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "owntmp.h"
 #include "paths.h"
 #include "ship.h"
 #include "proc.h"
@@ -472,10 +473,9 @@ static int start_runner(runclient *rc, launch *l, const workload_set *set, kwb_e
     if (l->log_fd < 0)
         return kwb_error_set(err, "cannot create a log file: %s", strerror(errno));
     unlink(log_name);
-    const char *tmp = getenv("TMPDIR");
-    l->scratch = xasprintf("%s/kwb-scratch-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(l->scratch))
-        return kwb_error_set(err, "cannot make a scratch folder %s: %s", l->scratch, strerror(errno));
+    l->scratch = owntmp_make("scratch", err);
+    if (!l->scratch)
+        return -1;
     if (pipe2(jp, O_CLOEXEC) != 0 || pipe2(ep, O_CLOEXEC) != 0 || (!rc->remote && pipe2(rp, O_CLOEXEC) != 0))
         return kwb_error_set(err, "pipe: %s", strerror(errno));
     char *argv[] = {(char *)rc->runner_path, "--job-fd", "3", "--event-fd", "4", NULL};

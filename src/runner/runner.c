@@ -25,6 +25,7 @@
 #include "runner/inputs.h"
 #include "runner/integrity.h"
 #include "runner/relay.h"
+#include "owntmp.h"
 #include "paths.h"
 #include "runner/refcache.h"
 #include "runner/lifetime.h"
@@ -1576,10 +1577,9 @@ static int enter_sandbox(runner_ctx *r, kwb_error *err)
 {
     const char *scratch = r->job.scratch;
     if (!scratch) {
-        const char *tmp = getenv("TMPDIR");
-        r->own_scratch = xasprintf("%s/kwb-scratch-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        if (!mkdtemp(r->own_scratch))
-            return kwb_error_set(err, "cannot make a scratch folder %s: %s", r->own_scratch, strerror(errno));
+        r->own_scratch = owntmp_make("scratch", err);
+        if (!r->own_scratch)
+            return -1;
         scratch = r->own_scratch;
     }
     /* What stays readable, as full paths before the working folder changes: the definition,

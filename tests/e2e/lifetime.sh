@@ -3,7 +3,8 @@
 # double-fork, daemon(), or ignore every signal and spin; kwb ending normally, on a TIMEOUT,
 # and killed by SIGTERM or SIGKILL at random points. Afterwards no process of the job exists:
 # every process kwb starts carries a marker in its environment (the candidates' strays also
-# take a marked name), and /proc is searched for both. The fork-based cases run with
+# take a marked name), and /proc is searched for both. The next kwb removes the temporary folders
+# the killed ones left. The fork-based cases run with
 # --sandbox off (the sandbox refuses the fork itself, checked by sandbox.sh). KWB_TEST_DEVICE=cuda
 # runs it on the GPU (tests/gpu/sandbox).
 . "$top_srcdir/tests/lib.sh"
@@ -71,6 +72,7 @@ cand double 'if (fork() == 0) { if (fork() == 0) { setsid(); linger(); } _exit(0
 cand daemon 'if (fork() == 0) { if (daemon(0, 0) == 0) linger(); _exit(0); }'
 cand spin 'spin();'
 cand both 'if (fork() == 0) { setsid(); linger(); } spin();'
+cand honest_after ''
 
 for c in setsid double daemon; do
     run $c --sandbox off
@@ -86,20 +88,27 @@ run both --timeout 2 --sandbox off
 expect_grep '^c-4k .* TIMEOUT' "$TMP/both.out" "setsid child + spin: TIMEOUT"
 none_left "setsid child + spin (TIMEOUT, sandbox off)"
 
-# kwb ended by a signal at a random point, the candidate spinning with signals ignored.
+# kwb ended by a signal at a random point, the candidate spinning with signals ignored; their
+# temporary folders in a TMPDIR of their own.
+mkdir -p "$TMP/tmpdir"
 for i in 1 2 3 4 5 6; do
     sig=TERM
     [ $((i % 2)) = 0 ] && sig=KILL
     sandbox=off
     [ $((i % 3)) = 0 ] && sandbox=on
-    env "$ENVMARK" "$KWB" eval --device "$TEST_DEVICE" --dataset "$DS" --definition $COPY --solution "$TMP/both" \
-        --workloads c-4k --trials 1 --quiet --sandbox $sandbox >/dev/null 2>&1 &
+    env "$ENVMARK" TMPDIR="$TMP/tmpdir" "$KWB" eval --device "$TEST_DEVICE" --dataset "$DS" --definition $COPY \
+        --solution "$TMP/both" --workloads c-4k --trials 1 --quiet --sandbox $sandbox >/dev/null 2>&1 &
     kwb=$!
     sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.3 + r / 32768 * 1.7 }')"
     kill -$sig $kwb 2>/dev/null
     wait $kwb 2>/dev/null
     none_left "kwb killed by SIG$sig at a random point (sandbox $sandbox, run $i)"
 done
+# What the SIGKILLed ones left there, the next kwb takes away (their owners are gone).
+stale=$(ls "$TMP/tmpdir" | grep -c '^kwb-')
+TMPDIR="$TMP/tmpdir" run honest_after
+[ -z "$(ls -A "$TMP/tmpdir")" ] && pass "the next kwb removed the $stale folder(s) the killed ones left" ||
+    fail "left in TMPDIR after the next kwb: $(ls -A "$TMP/tmpdir")"
 
 # kwb run's children (its kwb eval steps and their runners) die with it, whenever it is killed
 # (issue 19, item 2: they held the session lock for seconds after a kill -9).

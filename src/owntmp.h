@@ -1,0 +1,19 @@
+/* owntmp.h - temporary folders named for the process that owns them, under $TMPDIR (else /tmp):
+ * "kwb-KIND-HOST-PID-START-XXXXXX", where START is the owner's start time since boot (a reused
+ * pid does not pass for the owner). Making one first removes the folders of the same kind whose
+ * owner on this host no longer runs: what a kwb killed with SIGKILL left is taken away by the
+ * next, never a live process's folder, another host's or another user's. */
+#ifndef KWB_OWNTMP_H
+#define KWB_OWNTMP_H
+
+#include "error.h"
+
+/* A fresh folder of KIND (letters only, e.g. "scratch") owned by this process, after stale ones
+ * of that kind are removed; the caller frees the path. NULL with *err set when it cannot be made. */
+char *owntmp_make(const char *kind, kwb_error *err);
+
+/* Removes the folders of KIND in TMPDIR (NULL: $TMPDIR, else /tmp) that belong to this user on
+ * this host and whose owner process is gone. Returns how many were removed. */
+int owntmp_sweep(const char *tmpdir, const char *kind);
+
+#endif
