@@ -9,6 +9,8 @@
 . "$top_srcdir/tests/lib.sh"
 
 . "$top_srcdir/tests/sandbox_lib.sh"
+mkdir -p "$TMP/tmpdir"
+export TMPDIR="$TMP/tmpdir" # the runners' scratch folders where only this test's are
 
 # cand NAME CODE: a copy kernel that first runs CODE (C statements; errno-style failures are
 # ignored, so that a refused call alone decides the verdict).
@@ -67,7 +69,7 @@ expect_grep '^1 workloads: 1 PASSED' "$TMP/threads.out" "threads joined before r
 cand scratch 'char p[512]; snprintf(p, sizeof p, "%s/note", getenv("TMPDIR")); FILE *f = fopen(p, "w"); if (!f) return 7; fclose(f); f = fopen("here.txt", "w"); if (!f) return 8; fputs("x", f); fclose(f); unlink("here.txt");'
 run scratch
 expect_grep '^1 workloads: 1 PASSED' "$TMP/scratch.out" "writes in the scratch folder: PASSED"
-ls -d "${TMPDIR:-/tmp}"/kwb-scratch-* 2>/dev/null | while read -r d; do [ -e "$d/note" ] && echo "$d"; done >"$TMP/left"
+ls -d "$TMPDIR"/kwb-scratch-* 2>/dev/null | while read -r d; do [ -e "$d/note" ] && echo "$d"; done >"$TMP/left"
 [ ! -s "$TMP/left" ] && pass "the scratch folder is removed after the runner" || fail "scratch left: $(cat "$TMP/left")"
 
 # Links left in the scratch folder: its removal takes the links, never what they point to (a
@@ -79,7 +81,7 @@ run links
 expect_grep '^1 workloads: 1 PASSED' "$TMP/links.out" "links in the scratch folder: PASSED"
 [ -f "$TMP/keep/file" ] && [ "$(cat "$TMP/keep/file")" = "the user's file" ] &&
     pass "the scratch folder's removal left what its links point to" || fail "the user's file is gone: $(ls -la "$TMP/keep")"
-ls -d "${TMPDIR:-/tmp}"/kwb-scratch-* 2>/dev/null | while read -r d; do [ -L "$d/dir_link" ] && echo "$d"; done >"$TMP/left"
+ls -d "$TMPDIR"/kwb-scratch-* 2>/dev/null | while read -r d; do [ -L "$d/dir_link" ] && echo "$d"; done >"$TMP/left"
 [ ! -s "$TMP/left" ] && pass "the scratch folder with links is removed" || fail "scratch left: $(cat "$TMP/left")"
 
 cand reads_own "FILE *f = fopen(\"$TMP/reads_own/solution.json\", \"r\"); if (!f) return 9; fclose(f);"
