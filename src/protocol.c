@@ -13,16 +13,17 @@ void protocol_job_defaults(runner_job *job)
     memset(job, 0, sizeof *job);
     job->trials = 3;
     job->check = check_policy_default();
-    job->timing = (timing_policy){0.02, 10, 0.0, 0.3, 0, 0, 0, 0.005};
-    job->reference_timing = (timing_policy){0.0, 5, 0.0, 0.3, 0, 0, 0, 0.02};
+    job->timing = (timing_policy){0.02, 10, 0.0, 0.3, 0, 0, 0, 0.005, 0};
+    job->reference_timing = (timing_policy){0.0, 5, 0.0, 0.3, 0, 0, 0, 0.02, 0};
     job->seed = 1;
 }
 
 void timing_policy_describe(const timing_policy *p, char *buf, size_t cap)
 {
-    char ci[64] = "", rsd[48] = "", floor[48] = "";
+    char ci[96] = "", rsd[48] = "", floor[48] = "";
     if (p->ci_target > 0)
-        snprintf(ci, sizeof ci, "the median's 95%% CI within +-%g%%, ", 100 * p->ci_target);
+        snprintf(ci, sizeof ci, "the median's 95%% CI within +-%g%% %s, ", 100 * p->ci_target,
+                 p->ci_iid ? "(samples as independent)" : "over input sets");
     if (p->rsd_target > 0)
         snprintf(rsd, sizeof rsd, "rsd under %g%%, ", 100 * p->rsd_target);
     if (p->min_time_s > 0)
@@ -45,6 +46,8 @@ static json_t *policy_json(const timing_policy *p)
         json_object_set_new(o, "graph", json_integer(p->graph));
     if (p->ci_target > 0)
         json_object_set_new(o, "ci_target", json_real(p->ci_target));
+    if (p->ci_iid)
+        json_object_set_new(o, "ci_iid", json_true());
     return o;
 }
 
@@ -99,16 +102,18 @@ char *protocol_job_encode(const runner_job *job)
 static int policy_decode(json_t *o, timing_policy *p, const char *what, kwb_error *err)
 {
     json_error_t jerr;
-    int cold = 0, graph = 0;
+    int cold = 0, graph = 0, iid = 0;
     p->ci_target = 0;
-    if (json_unpack_ex(o, &jerr, 0, "{s:F, s:i, s:F, s:F, s:F, s?b, s?i, s?F}", "warmup_s", &p->warmup_s, "min_samples",
-                       &p->min_samples, "min_time_s", &p->min_time_s, "max_time_s", &p->max_time_s, "rsd_target",
-                       &p->rsd_target, "cold", &cold, "graph", &graph, "ci_target", &p->ci_target) != 0)
+    if (json_unpack_ex(o, &jerr, 0, "{s:F, s:i, s:F, s:F, s:F, s?b, s?i, s?F, s?b}", "warmup_s", &p->warmup_s,
+                       "min_samples", &p->min_samples, "min_time_s", &p->min_time_s, "max_time_s", &p->max_time_s,
+                       "rsd_target", &p->rsd_target, "cold", &cold, "graph", &graph, "ci_target", &p->ci_target,
+                       "ci_iid", &iid) != 0)
         return kwb_error_set(err, "job: '%s': %s", what, jerr.text);
     if (graph < 0 || graph > TIMING_GRAPH_MAX_CALLS)
         return kwb_error_set(err, "job: '%s': graph must be 0 to %d calls per replay", what, TIMING_GRAPH_MAX_CALLS);
     p->cold = cold;
     p->graph = graph;
+    p->ci_iid = iid;
     return 0;
 }
 

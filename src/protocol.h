@@ -48,6 +48,8 @@ typedef struct timing_policy {
                        * calls and reports the time per call (warm caches); 0: off */
     double ci_target; /* > 0: also until the median's 95 % CI is within +-this share of it
                        * (order statistics over the plain samples); 0: off */
+    int ci_iid;       /* 1: that CI treats the samples as independent; 0 (the default): it is also
+                       * bootstrapped over the input sets the samples ran on, and the wider counts */
 } timing_policy;
 
 /* Timed calls of each kind (plain, checked, fresh) the parent needs to compare them (runclient's

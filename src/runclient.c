@@ -174,6 +174,22 @@ static int separated(const marked *fast, const marked *slow, double ratio, doubl
            fast->q3 < slow->q1 && slow->median - fast->median >= min_gap_ms;
 }
 
+/* KWB_DEBUG_TIMING: the counts and medians of plain, checked and fresh calls on stderr; with
+ * SAMPLES, then every sample in order as MS:MARK (timing_mark), for offline study. */
+static void debug_timing(const runner_event *ev, const double *v, const unsigned char *mark, size_t n, int samples,
+                         const marked *mp, const marked *mc, const marked *mf)
+{
+    fprintf(stderr, "kwb: timing %s: %zu samples; plain %zu (median %.4g ms), checked %zu (%.4g), fresh %zu (%.4g)\n",
+            ev->role, n, mp->n, mp->median, mc->n, mc->median, mf->n, mf->median);
+    if (!samples)
+        return;
+    const char *uuid = json_string_value(json_object_get(ev->json, "uuid"));
+    fprintf(stderr, "kwb: samples %s %s:", ev->role, uuid ? uuid : "?");
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, " %.6g:%d", v[i], mark ? mark[i] : MARK_PLAIN);
+    fputc('\n', stderr);
+}
+
 /* The statistics of a timing event, computed here from its raw samples (the runner's summary
  * is only checked against them), and what they say about the candidate's honesty: figures
  * that disagree with the samples, samples that add up to more time than the workload took,
@@ -200,12 +216,11 @@ static char *check_timing(const runclient *rc, launch *l, const runner_event *ev
     size_t np = mp.n, nf = mf.n, nr = mr.n, nc = mc.n;
     *enough = nf >= MARKED_MIN && nr >= MARKED_MIN && np >= MARKED_MIN && nc >= MARKED_MIN;
     double plain = mp.median, fresh = mf.median, repeated = mr.median, checked = mc.median;
+    const char *debug = getenv("KWB_DEBUG_TIMING");
+    if (debug)
+        debug_timing(ev, v, mark, n, strcmp(debug, "samples") == 0, &mp, &mc, &mf);
     free(mark);
     int graph = ev->timer && strstr(ev->timer, "/graph") != NULL;
-    if (getenv("KWB_DEBUG_TIMING"))
-        fprintf(stderr,
-                "kwb: timing %s: %zu samples; plain %zu (median %.4g ms), checked %zu (%.4g), fresh %zu (%.4g)\n",
-                ev->role, n, np, plain, nc, checked, nf, fresh);
     double share = ev->roofline > 0 && out->median > 0 ? ev->roofline * ev->timing.median / out->median : 0;
     int cold = rc->job->timing.cold && !graph;
     double gap = strncmp(rc->job->device, "cuda", 4) == 0 ? 0 : PATTERN_MIN_GAP_CPU_MS;
@@ -272,6 +287,7 @@ static void on_timing(runclient *rc, launch *l, wl_result *r, int i, runner_even
         r->tflops = ev->tflops;
         r->roofline = ev->roofline;
         r->ci_rel = json_number_value(json_object_get(ev->json, "ci_rel"));
+        r->ci_sets = (int)json_integer_value(json_object_get(ev->json, "ci_sets"));
         snprintf(r->timer, sizeof r->timer, "%s", ev->timer ? ev->timer : "");
     } else if (strcmp(ev->role, "baseline") == 0) {
         r->baseline = ev->timing;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
 #include "xalloc.h"
 
 /* Ascending, with NaNs last so that qsort sees a consistent order. */
@@ -107,6 +108,82 @@ double stats_median_ci_rel(const double *sorted, size_t n, double confidence)
     return (sorted[hi - 1] - sorted[lo - 1]) / 2 / median;
 }
 
+static void insertion_sort(double *x, ptrdiff_t lo, ptrdiff_t hi)
+{
+    for (ptrdiff_t i = lo + 1; i <= hi; i++) {
+        double v = x[i];
+        ptrdiff_t j = i - 1;
+        while (j >= lo && x[j] > v) {
+            x[j + 1] = x[j];
+            j--;
+        }
+        x[j + 1] = v;
+    }
+}
+
+static void swap2(double *x, ptrdiff_t i, ptrdiff_t j)
+{
+    double t = x[i];
+    x[i] = x[j];
+    x[j] = t;
+}
+
+/* Rearranges x[0..n) (no NaNs) so that x[k] is its k-th smallest, with x[0..k) <= x[k] <=
+ * x[k+1..n); returns x[k]. Hoare partition around a median of three: expected O(n). */
+static double select_kth(double *x, size_t n, size_t k)
+{
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
+    while (hi - lo >= 16) {
+        ptrdiff_t mid = lo + (hi - lo) / 2;
+        if (x[mid] < x[lo])
+            swap2(x, mid, lo);
+        if (x[hi] < x[lo])
+            swap2(x, hi, lo);
+        if (x[hi] < x[mid])
+            swap2(x, hi, mid);
+        double p = x[mid];
+        ptrdiff_t i = lo, j = hi;
+        while (i <= j) {
+            while (x[i] < p)
+                i++;
+            while (x[j] > p)
+                j--;
+            if (i <= j) {
+                swap2(x, i, j);
+                i++;
+                j--;
+            }
+        }
+        /* now x[lo..j] <= p <= x[i..hi], and x(j..i) == p */
+        if (kk <= j)
+            hi = j;
+        else if (kk >= i)
+            lo = i;
+        else
+            return x[kk];
+    }
+    insertion_sort(x, lo, hi);
+    return x[kk];
+}
+
+double stats_median_inplace(double *x, size_t n)
+{
+    size_t k = n / 2;
+    double m = select_kth(x, n, k);
+    if (n % 2)
+        return m;
+    double below = x[0]; /* the largest of x[0..k), all <= x[k] after select_kth */
+    for (size_t i = 1; i < k; i++)
+        if (x[i] > below)
+            below = x[i];
+    return 0.5 * (below + m);
+}
+
+size_t stats_draw_index(uint64_t bits, size_t n)
+{
+    return (size_t)(((unsigned __int128)bits * n) >> 64);
+}
+
 stats_summary stats_summarize(const double *x, size_t n)
 {
     stats_summary s;
@@ -149,4 +226,50 @@ double stats_geomean(const double *x, size_t n)
         }
     }
     return count ? exp(logsum / (double)count) : 0;
+}
+
+double stats_median_ci_rel_grouped(const double *x, const int *group, size_t n, double confidence, int resamples,
+                                   uint64_t seed, size_t *groups)
+{
+    size_t g = 0, widest = 0;
+    size_t *start = xmalloc((n + 1) * sizeof *start);
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || group[i] != group[i - 1])
+            start[g++] = i;
+    start[g] = n;
+    if (groups)
+        *groups = g;
+    double *pool = xmalloc((n + 1) * sizeof *pool);
+    memcpy(pool, x, n * sizeof *pool);
+    double median = n ? stats_median_inplace(pool, n) : 0;
+    if (g < 2 || !(median > 0) || resamples < 2) {
+        free(start);
+        free(pool);
+        return INFINITY;
+    }
+    for (size_t k = 0; k < g; k++)
+        if (start[k + 1] - start[k] > widest)
+            widest = start[k + 1] - start[k];
+    free(pool);
+    pool = xmalloc(g * widest * sizeof *pool);
+    double *stat = xmalloc((size_t)resamples * sizeof *stat);
+    uint64_t c = 0;
+    for (int r = 0; r < resamples; r++) {
+        size_t m = 0;
+        for (size_t k = 0; k < g; k++) {
+            size_t pick = stats_draw_index(rng_bits(seed, c++), g), len = start[pick + 1] - start[pick];
+            memcpy(pool + m, x + start[pick], len * sizeof *pool);
+            m += len;
+        }
+        stat[r] = stats_median_inplace(pool, m);
+    }
+    qsort(stat, (size_t)resamples, sizeof *stat, cmp_double);
+    double tail = (1 - confidence) / 2;
+    double lo = stats_quantile_sorted(stat, (size_t)resamples, tail);
+    double hi = stats_quantile_sorted(stat, (size_t)resamples, 1 - tail);
+    free(stat);
+    free(pool);
+    free(start);
+    double below = median - lo, above = hi - median;
+    return (below > above ? below : above) / median;
 }

@@ -3,6 +3,7 @@
 #define KWB_STATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Summary of n samples; all zero when n == 0. Quartiles use linear interpolation
  * between order statistics (the "type 7" rule of R and numpy). */
@@ -33,6 +34,18 @@ int stats_median_ci_ranks(size_t n, double confidence, size_t *lo, size_t *hi);
 /* The half-width of that interval over sorted[0..n) relative to the median
  * ((x[hi] - x[lo]) / 2 / median); INFINITY when n is too small or the median is not > 0. */
 double stats_median_ci_rel(const double *sorted, size_t n, double confidence);
+/* The half-width relative to the median of x[0..n) of a CONFIDENCE interval of that median when
+ * the samples come in groups that may differ from one another (calls on one input set, at one
+ * placement): GROUP[i] names sample i's group, a group being a maximal run of equal names in
+ * order. The interval is a cluster bootstrap's (RESAMPLES draws of as many groups as there are,
+ * with replacement, keyed by SEED; percentiles of the pooled medians). INFINITY when there are
+ * fewer than 2 groups or the median is not > 0; *GROUPS (may be NULL) gets the group count. */
+double stats_median_ci_rel_grouped(const double *x, const int *group, size_t n, double confidence, int resamples,
+                                   uint64_t seed, size_t *groups);
+/* Median of x[0..n), n >= 1 (mean of the two middle values when n is even); reorders x. */
+double stats_median_inplace(double *x, size_t n);
+/* Uniform index in [0, n) from 64 random bits (multiply-shift; bias < n / 2^64). */
+size_t stats_draw_index(uint64_t bits, size_t n);
 /* Sorts x[0..n) in place, ascending (NaNs last). */
 void stats_sort(double *x, size_t n);
 /* Geometric mean of the positive values in x[0..n); 0 when there are none. */

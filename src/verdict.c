@@ -27,84 +27,6 @@ static int cmp_double(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-static void insertion_sort(double *x, ptrdiff_t lo, ptrdiff_t hi)
-{
-    for (ptrdiff_t i = lo + 1; i <= hi; i++) {
-        double v = x[i];
-        ptrdiff_t j = i - 1;
-        while (j >= lo && x[j] > v) {
-            x[j + 1] = x[j];
-            j--;
-        }
-        x[j + 1] = v;
-    }
-}
-
-static void swap2(double *x, ptrdiff_t i, ptrdiff_t j)
-{
-    double t = x[i];
-    x[i] = x[j];
-    x[j] = t;
-}
-
-/* Rearranges x[0..n) (no NaNs) so that x[k] is its k-th smallest, with x[0..k) <= x[k] <=
- * x[k+1..n); returns x[k]. Hoare partition around a median of three: expected O(n). */
-static double select_kth(double *x, size_t n, size_t k)
-{
-    ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
-    while (hi - lo >= 16) {
-        ptrdiff_t mid = lo + (hi - lo) / 2;
-        if (x[mid] < x[lo])
-            swap2(x, mid, lo);
-        if (x[hi] < x[lo])
-            swap2(x, hi, lo);
-        if (x[hi] < x[mid])
-            swap2(x, hi, mid);
-        double p = x[mid];
-        ptrdiff_t i = lo, j = hi;
-        while (i <= j) {
-            while (x[i] < p)
-                i++;
-            while (x[j] > p)
-                j--;
-            if (i <= j) {
-                swap2(x, i, j);
-                i++;
-                j--;
-            }
-        }
-        /* now x[lo..j] <= p <= x[i..hi], and x(j..i) == p */
-        if (kk <= j)
-            hi = j;
-        else if (kk >= i)
-            lo = i;
-        else
-            return x[kk];
-    }
-    insertion_sort(x, lo, hi);
-    return x[kk];
-}
-
-/* Median of x[0..n), n >= 1 (mean of the two middle values when n is even); reorders x. */
-static double median_inplace(double *x, size_t n)
-{
-    size_t k = n / 2;
-    double m = select_kth(x, n, k);
-    if (n % 2)
-        return m;
-    double below = x[0]; /* the largest of x[0..k), all <= x[k] after select_kth */
-    for (size_t i = 1; i < k; i++)
-        if (x[i] > below)
-            below = x[i];
-    return 0.5 * (below + m);
-}
-
-/* Uniform index in [0, n) from 64 random bits (multiply-shift; bias < n / 2^64). */
-static size_t draw(uint64_t bits, size_t n)
-{
-    return (size_t)(((unsigned __int128)bits * n) >> 64);
-}
-
 static int valid_samples(const double *x, size_t n)
 {
     if (!x)
@@ -138,11 +60,11 @@ static verdict decide(const double *a, size_t na, const double *b, size_t nb, do
         for (size_t i = 0; i < na; i++)
             ra[i] = log(b[i]) - log(a[i]);
         memcpy(rb, ra, na * sizeof *rb);
-        s0 = median_inplace(rb, na);
+        s0 = stats_median_inplace(rb, na);
     } else {
         memcpy(ra, a, na * sizeof *ra);
         memcpy(rb, b, nb * sizeof *rb);
-        s0 = log(median_inplace(rb, nb)) - log(median_inplace(ra, na));
+        s0 = log(stats_median_inplace(rb, nb)) - log(stats_median_inplace(ra, na));
     }
     v.ratio = exp(s0);
 
@@ -159,14 +81,14 @@ static verdict decide(const double *a, size_t na, const double *b, size_t nb, do
         if (paired) {
             /* resample pair indices: median of d over the drawn pairs */
             for (size_t j = 0; j < na; j++)
-                rb[j] = ra[draw(rng_bits(key, c++), na)];
-            stat[r] = median_inplace(rb, na);
+                rb[j] = ra[stats_draw_index(rng_bits(key, c++), na)];
+            stat[r] = stats_median_inplace(rb, na);
         } else {
             for (size_t j = 0; j < na; j++)
-                ra[j] = a[draw(rng_bits(key, c++), na)];
+                ra[j] = a[stats_draw_index(rng_bits(key, c++), na)];
             for (size_t j = 0; j < nb; j++)
-                rb[j] = b[draw(rng_bits(key, c++), nb)];
-            stat[r] = log(median_inplace(rb, nb)) - log(median_inplace(ra, na));
+                rb[j] = b[stats_draw_index(rng_bits(key, c++), nb)];
+            stat[r] = log(stats_median_inplace(rb, nb)) - log(stats_median_inplace(ra, na));
         }
     }
     qsort(stat, (size_t)resamples, sizeof *stat, cmp_double);

@@ -1043,6 +1043,8 @@ static void emit_timing(runner_ctx *r, const char *role, const timing_series *s,
     protocol_event_set_timing(ev, &s->summary);
     if (s->ci_rel > 0 && s->ci_rel < 1e9)
         json_object_set_new(ev, "ci_rel", json_real(s->ci_rel));
+    if (s->ci_sets > 0)
+        json_object_set_new(ev, "ci_sets", json_integer((json_int_t)s->ci_sets));
     json_object_set_new(ev, "device_s", json_real(s->device_s));
     json_object_set_new(ev, "flush_s", json_real(s->flush_s));
     if (loop)

@@ -1,5 +1,6 @@
 #include "runner/timing.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,23 +54,46 @@ static int warm_up(device *dev, const timing_policy *p, int n, device_call call,
 /* The confidence of the median's interval that ci_target bounds. */
 #define TIMING_CI_CONFIDENCE 0.95
 
+/* Input sets the plain samples must span before their CI is bootstrapped over sets: fewer say
+ * little about how the sets differ (sampling does not stop for precision before the integrity
+ * checks' 16 fresh calls per callee anyway). */
+#define TIMING_CI_SETS_MIN 8
+#define TIMING_CI_RESAMPLES 1000
+
 /* The relative half-width of the median's CI over the samples the summary is taken over (the
- * plain ones when there are at least 3, as timing_summary_plain). */
-static double series_ci(const timing_series *s)
+ * plain ones when there are at least 3, as timing_summary_plain): the order statistics' interval
+ * of independent samples, or, unless the policy says ci_iid, the wider of that and a bootstrap
+ * over the input sets the samples ran on (a set starts at each call marked fresh). Calls on one
+ * set are not independent draws: a kernel whose time depends on the data (the DSA top-k, on the
+ * H200) or on where the data lies gave medians 1 % apart in runs that each claimed +-0.5 %. */
+static double series_ci(const timing_policy *p, timing_series *s)
 {
     double *v = xmalloc((s->n + 1) * sizeof *v);
+    int *set = xmalloc((s->n + 1) * sizeof *set), sets = 0;
     size_t m = 0;
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
+        sets += s->mark[i] == MARK_FRESH;
         if (s->mark[i] == MARK_PLAIN)
-            v[m++] = s->ms[i];
+            set[m] = sets, v[m++] = s->ms[i];
+    }
     if (m < 3 && s->n > 0) {
         memcpy(v, s->ms, s->n * sizeof *v);
         m = s->n;
+        sets = 0;
     }
+    size_t groups = 0;
+    double grouped = sets > 0 && !p->ci_iid
+                         ? stats_median_ci_rel_grouped(v, set, m, TIMING_CI_CONFIDENCE, TIMING_CI_RESAMPLES,
+                                                       0x63692d73657473ULL ^ m, &groups)
+                         : 0;
+    s->ci_sets = groups;
     stats_sort(v, m);
     double rel = stats_median_ci_rel(v, m, TIMING_CI_CONFIDENCE);
     free(v);
-    return rel;
+    free(set);
+    if (groups > 0 && groups < TIMING_CI_SETS_MIN)
+        return INFINITY; /* too few sets to know how much they differ */
+    return grouped > rel ? grouped : rel;
 }
 
 /* True when series S has the policy's samples and device time, and its noise (rsd) and the
@@ -84,7 +108,7 @@ static int series_settled(const timing_policy *p, timing_series *s, int precisio
     if (!precision || p->ci_target <= 0)
         return 1;
     if (s->n >= s->ci_next) {
-        s->ci_rel = series_ci(s);
+        s->ci_rel = series_ci(p, s);
         s->ci_next = s->n + (s->n / 8 > 1 ? s->n / 8 : 1);
     }
     return s->ci_rel <= p->ci_target;
@@ -116,10 +140,10 @@ stats_summary timing_summary_plain(const double *ms, const unsigned char *mark, 
     return s;
 }
 
-static void finish_series(timing_series *s)
+static void finish_series(const timing_policy *p, timing_series *s)
 {
     s->summary = timing_summary_plain(s->ms, s->mark, s->n);
-    s->ci_rel = series_ci(s);
+    s->ci_rel = series_ci(p, s);
     s->clock_mhz = s->n ? s->clock_mhz / (double)s->n : 0;
     size_t m = 0;
     double *ev = xmalloc((s->n + 1) * sizeof *ev);
@@ -294,7 +318,7 @@ int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_cal
             break;
     }
     for (int w = 0; w < n; w++) {
-        finish_series(&series[w]);
+        finish_series(p, &series[w]);
         series[w].warmup_s = start - warm0;
         series[w].loop_s = proc_now() - start;
         series[w].hooks_s = hooks_s;

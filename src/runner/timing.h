@@ -21,6 +21,7 @@ typedef struct timing_series {
     double clock_mhz;                 /* mean SM clock over kept samples (0: unknown) */
     double device_s;                  /* device time of the kept samples, in seconds (graph: all calls) */
     double ci_rel;                    /* half-width of the median's 95 % CI relative to it (INFINITY: too few) */
+    size_t ci_sets;                   /* input sets the plain samples ran on (0: not told apart) */
     size_t ci_next;                   /* the sample count at which the CI is looked at next */
     double flush_s;                   /* device time of the cache flushes before its samples */
     double warmup_s, loop_s, hooks_s; /* wall time of the warm-up, the sampling loop and its hooks (the

@@ -37,6 +37,7 @@ static void assert_policy_equal(const timing_policy *a, const timing_policy *b)
     exact(a->rsd_target, b->rsd_target);
     assert_int_equal(a->cold, b->cold);
     exact(a->ci_target, b->ci_target);
+    assert_int_equal(a->ci_iid, b->ci_iid);
 }
 
 static void test_job_defaults(void **state)
@@ -91,8 +92,8 @@ static void full_job(runner_job *job)
     job->nsolutions = 2;
     job->trials = 7;
     job->check = (check_policy){0.5, 0.25, 0.9};
-    job->timing = (timing_policy){0.125, 12, 0.2, 1.5, 0.03, 1, 0, 0.0075};
-    job->reference_timing = (timing_policy){0.0625, 4, 0.0, 0.7, 0.1, 0, 0, 0};
+    job->timing = (timing_policy){0.125, 12, 0.2, 1.5, 0.03, 1, 0, 0.0075, 1};
+    job->reference_timing = (timing_policy){0.0625, 4, 0.0, 0.7, 0.1, 0, 0, 0, 0};
     job->seed = 0xfedcba9876543210ULL; /* above INT64_MAX */
     job->want_samples = 1;
     job->sandbox_off = 1;

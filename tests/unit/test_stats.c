@@ -220,6 +220,53 @@ static void test_median_ci_rel(void **state)
     assert_true(isinf(stats_median_ci_rel(zero, 8, 0.95)));
 }
 
+/* The CI over groups: 20 groups of 25 equal samples at 100.0, 100.1, ..., 101.9. The order
+ * statistics see 500 samples and a half-width of one step (0.05 %); resampling groups, the median
+ * is that of 20 group values, whose 95 % interval spans some +-4 steps (about 0.4 %). Groups drawn
+ * from one distribution (40 groups of 25, uniform noise) give about the order statistics' width. */
+static void test_median_ci_grouped(void **state)
+{
+    (void)state;
+    double x[1000];
+    int g[1000];
+    for (int i = 0; i < 500; i++)
+        x[i] = 100.0 + 0.1 * (i / 25), g[i] = i / 25;
+    size_t groups = 0;
+    double grouped = stats_median_ci_rel_grouped(x, g, 500, 0.95, 2000, 7, &groups);
+    assert_int_equal(groups, 20);
+    assert_true(grouped > 0.0025 && grouped < 0.006);
+    double sorted[500];
+    memcpy(sorted, x, sizeof sorted);
+    stats_sort(sorted, 500);
+    assert_true(stats_median_ci_rel(sorted, 500, 0.95) < 0.001);
+    /* groups are runs of equal names in order: a name seen again later starts a new group */
+    for (int i = 0; i < 500; i++)
+        g[i] = (i / 25) % 2;
+    assert_true(stats_median_ci_rel_grouped(x, g, 500, 0.95, 2000, 7, &groups) > 0.0025);
+    assert_int_equal(groups, 20);
+    /* no group effect: close to the order statistics' interval */
+    uint64_t lcg = 1;
+    for (int i = 0; i < 1000; i++) {
+        lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+        x[i] = 100.0 + (double)(lcg >> 11) / 9007199254740992.0, g[i] = i / 25;
+    }
+    grouped = stats_median_ci_rel_grouped(x, g, 1000, 0.95, 2000, 7, &groups);
+    double iid[1000];
+    memcpy(iid, x, sizeof iid);
+    stats_sort(iid, 1000);
+    double plain = stats_median_ci_rel(iid, 1000, 0.95);
+    assert_int_equal(groups, 40);
+    assert_true(grouped > 0.6 * plain && grouped < 1.6 * plain);
+    /* one group, or no positive median: no interval */
+    for (int i = 0; i < 10; i++)
+        g[i] = 3;
+    assert_true(isinf(stats_median_ci_rel_grouped(x, g, 10, 0.95, 100, 7, &groups)));
+    assert_int_equal(groups, 1);
+    double zero[4] = {0, 0, 0, 0};
+    int two[4] = {0, 0, 1, 1};
+    assert_true(isinf(stats_median_ci_rel_grouped(zero, two, 4, 0.95, 100, 7, NULL)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -234,6 +281,7 @@ int main(void)
         cmocka_unit_test(test_geomean),
         cmocka_unit_test(test_median_ci_ranks),
         cmocka_unit_test(test_median_ci_rel),
+        cmocka_unit_test(test_median_ci_grouped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

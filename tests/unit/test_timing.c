@@ -2,7 +2,7 @@
  * device time (the sum of the samples, graph replays counted per call) and quiet enough; the
  * median's precision (its CI within the target, checked against the CI computed here over the
  * same samples); a paired verdict decided; the integrity hooks' evidence; the wall-time cap;
- * throttled samples dropped; A B B A order. */
+ * throttled samples dropped; A B B A order; the CI bootstrapped over input sets. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -403,14 +403,87 @@ static void test_batch_worth(void **state)
     timing_series_free(&s);
 }
 
+/* Input sets that change the time: each set of 10 calls (the first marked fresh, as the runner's
+ * hooks mark the first call on new inputs) runs 1 ms +- up to 5 % (drawn per set), with 0.01 %
+ * noise within a set. Samples within a set are not independent draws: the order statistics'
+ * interval reaches +-0.5 % once the hooks' evidence is in (16 sets), the bootstrap over sets
+ * after some 400. */
+static struct {
+    int hooked, set, fresh_pending;
+} st;
+
+static int sets_after(void *ctx, int which, int *mark, kwb_error *err)
+{
+    (void)ctx, (void)which, (void)err;
+    *mark = st.fresh_pending ? MARK_FRESH : MARK_PLAIN;
+    st.fresh_pending = 0;
+    if (++st.hooked % 10 == 0)
+        st.set++, st.fresh_pending = 1;
+    return 0;
+}
+
+/* What the runner's hooks ask for before a stop for precision: 16 calls on fresh inputs. */
+static int sets_enough(void *ctx)
+{
+    (void)ctx;
+    return st.set >= 16;
+}
+
+static double set_offset(int set)
+{
+    uint64_t x = (uint64_t)set * 0x9e3779b97f4a7c15ULL + 12345;
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 29;
+    return (double)(x >> 11) / 9007199254740992.0 * 2 - 1;
+}
+
+static int sets_sample(device *d, const timing_policy *p, device_call call, void *ctx, int which, device_sample *out,
+                       kwb_error *err)
+{
+    the_fake.ms[0] = 1.0 + 0.05 * set_offset(st.set);
+    return fake_sample(d, p, call, ctx, which, out, err);
+}
+
+static timing_series run_sets(int iid)
+{
+    static const device_ops ops = {.kind = "fake", .sync = fake_sync, .sample = sets_sample};
+    memset(&the_fake, 0, sizeof the_fake);
+    memset(&st, 0, sizeof st);
+    the_fake.noise = 1e-4;
+    device dev = {&ops, NULL};
+    timing_policy p = {.min_samples = 10, .max_time_s = 60, .ci_target = 0.005, .ci_iid = iid};
+    timing_hooks h = {.after = sets_after, .enough = sets_enough};
+    timing_series s;
+    kwb_error err = {{0}};
+    assert_int_equal(timing_measure_hooked(&dev, &p, 1, no_call, NULL, &h, &s, NULL, &err), 0);
+    return s;
+}
+
+static void test_ci_over_input_sets(void **state)
+{
+    (void)state;
+    timing_series iid = run_sets(1), sets = run_sets(0);
+    assert_true(iid.ci_rel <= 0.005);
+    assert_int_equal(iid.ci_sets, 0);
+    assert_true(sets.ci_rel <= 0.005); /* it stopped for precision, not at a cap */
+    assert_true(sets.n > 3 * iid.n);   /* the sets, not the samples, bound the median */
+    assert_true(sets.ci_sets >= 100);
+    /* the true median of the sets' times is 1 ms: the set-aware interval holds it */
+    assert_true(fabs(sets.summary.median - 1.0) <= sets.ci_rel * sets.summary.median);
+    timing_series_free(&iid);
+    timing_series_free(&sets);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_device_time),       cmocka_unit_test(test_graph_counts_every_call),
-        cmocka_unit_test(test_throttled_dropped), cmocka_unit_test(test_interleaved),
-        cmocka_unit_test(test_precision_stop),    cmocka_unit_test(test_paired_stops_when_decided),
-        cmocka_unit_test(test_hooks_evidence),    cmocka_unit_test(test_paired_cap_leaves_enough_pairs),
-        cmocka_unit_test(test_batched_schedule),  cmocka_unit_test(test_batch_worth),
+        cmocka_unit_test(test_device_time),        cmocka_unit_test(test_graph_counts_every_call),
+        cmocka_unit_test(test_throttled_dropped),  cmocka_unit_test(test_interleaved),
+        cmocka_unit_test(test_precision_stop),     cmocka_unit_test(test_paired_stops_when_decided),
+        cmocka_unit_test(test_hooks_evidence),     cmocka_unit_test(test_paired_cap_leaves_enough_pairs),
+        cmocka_unit_test(test_batched_schedule),   cmocka_unit_test(test_batch_worth),
+        cmocka_unit_test(test_ci_over_input_sets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
