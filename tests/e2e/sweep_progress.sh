@@ -6,7 +6,8 @@
 # - on a terminal (script(1) gives kwb a pty), each finished workload's row above a live line
 #   redrawn in place (carriage return, erase to end of line);
 # - the policy is recorded with the eval run in the store, and each row's JSON carries its
-#   median's CI half-width, and the document how inputs were seen unchanged (input_check);
+#   median's CI half-width (with --max-time 0.3: a 0.02 s cap leaves too few input sets for one)
+#   and the sets it was bootstrapped over, and the document how inputs were seen unchanged (input_check);
 # - KWB_STOP_AFTER=S: no workload starts after S seconds, the rest are "not run";
 # - a second evaluation of the same workloads (another candidate) takes every checked trial's
 #   reference outputs from the cache kwb serves, with the sandbox on: the runner's count of
@@ -19,7 +20,7 @@ args=(--dataset "$TMP/ds" --definition "$DEF" --trials 2 --max-time 0.02)
 # Off a terminal: a line per workload, as each finishes.
 "$KWB" eval "${args[@]}" --solution "$KERNELS/baseline" >"$TMP/lines.out" 2>"$TMP/lines.err"
 expect_code 0 "$?" "eval off a terminal"
-expect_grep '^kwb eval: timing: warm; .*CI within \+-0\.5%, at least 10 samples' "$TMP/lines.err" "the policy in force"
+expect_grep '^kwb eval: timing: warm; .*CI within \+-0\.5% over input sets, at least 10 samples' "$TMP/lines.err" "the policy in force"
 [ "$(grep -c '^kwb eval: \[[0-9]/3\] ' "$TMP/lines.err")" -eq 3 ] && pass "one progress line per workload" ||
     fail "one progress line per workload: $(cat "$TMP/lines.err")"
 for k in 1 2 3; do
@@ -45,12 +46,13 @@ expect_grep 'kwb eval: \[3/3\] 3 passed, 0 failed \| [0-9.]+ s elapsed$' "$TMP/t
 
 # The policy recorded with the eval run; the CI half-width in the JSON.
 "$KWB" init "$TMP/ws" >/dev/null
-"$KWB" eval "${args[@]}" --solution "$KERNELS/baseline" --workspace "$TMP/ws" --session s --json --quiet \
-    >"$TMP/rec.json" 2>"$TMP/rec.err"
+"$KWB" eval "${args[@]}" --max-time 0.3 --solution "$KERNELS/baseline" --workspace "$TMP/ws" --session s --json \
+    --quiet >"$TMP/rec.json" 2>"$TMP/rec.err"
 expect_code 0 "$?" "recorded eval"
 sqlite3 "$TMP/ws/kwb.db" 'SELECT runner_version FROM eval_runs' >"$TMP/policy.txt" 2>&1
 expect_grep "^kwb-runner .*; warm; .*CI within \+-0\.5%" "$TMP/policy.txt" "the store keeps the policy with the eval run"
 expect_grep '"ci_rel": [0-9.e-]+' "$TMP/rec.json" "the JSON gives each median's CI half-width"
+expect_grep '"ci_sets": [0-9]+' "$TMP/rec.json" "... and the input sets it was bootstrapped over"
 expect_grep '"policy": "warm; .*CI within \+-0\.5%' "$TMP/rec.json" "the JSON names the policy"
 expect_grep '"input_check": "host-digest"' "$TMP/rec.json" "the JSON says how inputs were seen unchanged (cpu: host digest)"
 
