@@ -653,7 +653,9 @@ static int trial_run(runner_ctx *r, int trial, kwb_error *err)
  * (EVIDENCE_MIN fresh calls per callee) takes about EVIDENCE_MIN * REFRESH_GAP_MAX / 2 calls: a gap
  * of at most 16 lets a sweep stop after some 140 calls where 48 kept it sampling for 400. Once the
  * evidence is in, a noisy kernel that needs more samples for its median's precision gets fresh
- * inputs every 1-REFRESH_GAP_LATE calls (each refresh costs new inputs, a reference and a check). */
+ * inputs every 1-REFRESH_GAP_LATE calls (each refresh costs new inputs, a reference and a check),
+ * unless the timing loop finds the median bound by the input sets (their medians differ): more
+ * sets narrow it then, so refreshes stay every 1-REFRESH_GAP_MAX calls. */
 enum { TIMED_TRIAL_BASE = 1000, CHECK_ONE_IN = 8, REFRESH_GAP_MAX = 16, REFRESH_GAP_LATE = 48, EXTRA_WARMUP_MAX = 8 };
 
 typedef struct timed_ctx {
@@ -677,6 +679,7 @@ typedef struct timed_ctx {
     int audits;         /* checked calls so far */
     int seen[2][2];     /* per callee, timed calls marked checked [0] and fresh [1] */
     int plain[2];       /* per callee, timed calls marked plain */
+    int sets_bound[2];  /* per callee, its CI is bound by the input sets (timing_hooks.sets_bound) */
     trial_inputs spare; /* the other input set: refreshes alternate between two */
 } timed_ctx;
 
@@ -902,7 +905,8 @@ static int timed_after(void *ctx, int which, int *mark, kwb_error *err)
     }
     int busy = checked;
     if (t->calls >= t->next_refresh) {
-        t->next_refresh = t->calls + 1 + (int)(draw(t) % (timed_enough(t) ? REFRESH_GAP_LATE : REFRESH_GAP_MAX));
+        int late = timed_enough(t) && !t->sets_bound[0] && !t->sets_bound[1];
+        t->next_refresh = t->calls + 1 + (int)(draw(t) % (late ? REFRESH_GAP_LATE : REFRESH_GAP_MAX));
         if (refresh_inputs(t, err) != 0)
             return -1;
         busy = 1;
@@ -929,6 +933,12 @@ static int timed_free_run(void *ctx, const int *which, int k)
     while (m < k && m < room && used[which[m]] < t->gap[which[m]])
         used[which[m++]]++;
     return m;
+}
+
+/* The timing loop says a callee's median is bound by the input sets: fresh inputs stay frequent. */
+static void timed_sets_bound(void *ctx, int which, int bound)
+{
+    ((timed_ctx *)ctx)->sets_bound[which] = bound;
 }
 
 /* Checked calls of each kind (on repeated inputs, on fresh ones) per callee before sampling may
@@ -1082,7 +1092,7 @@ static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy 
     if (r->job.no_defences || who[0] == &r->ref) /* the reference is trusted */
         rc = timing_measure(r->dev, p, n, timed_call, &t, series, n == 2 ? &r->gate : NULL, err);
     else {
-        timing_hooks hooks = {timed_after, 0, timed_enough, timed_free_run};
+        timing_hooks hooks = {timed_after, 0, timed_enough, timed_free_run, timed_sets_bound};
         rc = timed_start(&t, err);
         hooks.extra_warmup = (int)(draw(&t) % EXTRA_WARMUP_MAX);
         if (rc == 0)

@@ -94,6 +94,7 @@ static double series_ci(const timing_policy *p, timing_series *s, int final)
         grouped = stats_median_ci_rel_grouped(v, set, m, TIMING_CI_CONFIDENCE, TIMING_CI_RESAMPLES,
                                               0x63692d73657473ULL ^ m, &groups);
     s->ci_sets = groups;
+    s->sets_bound = groups >= TIMING_CI_SETS_MIN && grouped > 1.25 * rel;
     free(sorted);
     free(v);
     free(set);
@@ -299,6 +300,15 @@ static int sample_rounds(device *dev, const timing_policy *p, int n, long c, int
     return 0;
 }
 
+/* Tells the hooks when a series' last look found its interval bound by the input sets, or no
+ * longer (TOLD: what each was last told). */
+static void tell_sets_bound(const timing_hooks *hooks, void *ctx, int n, const timing_series *series, int *told)
+{
+    for (int w = 0; hooks && hooks->sets_bound && w < n; w++)
+        if (series[w].sets_bound != told[w])
+            hooks->sets_bound(ctx, w, told[w] = series[w].sets_bound);
+}
+
 int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_call call, void *ctx,
                           const timing_hooks *hooks, timing_series *series, verdict *gate, kwb_error *err)
 {
@@ -308,7 +318,7 @@ int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_cal
         return -1;
     double start = proc_now(), hooks_s = 0; /* the hooks' time does not count against max_time_s */
     size_t gate_next = 0;
-    int which[TIMING_BATCH_MAX];
+    int which[TIMING_BATCH_MAX], told[2] = {0, 0};
     for (long c = 0;;) {
         int worth = rounds_worth(p, n, series, n == 2 && gate);
         int rounds = batch_rounds(dev, p, n, c, worth, hooks, ctx, which);
@@ -316,6 +326,7 @@ int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_cal
             return -1;
         c += (long)n * (rounds > 0 ? rounds : 1);
         double total = proc_now() - start, elapsed = total - hooks_s;
+        tell_sets_bound(hooks, ctx, n, series, told);
         int evidence = !hooks || !hooks->enough || hooks->enough(ctx);
         int gate_starved =
             n == 2 && gate && (series[0].n < TIMING_GATE_MIN_PAIRS || series[1].n < TIMING_GATE_MIN_PAIRS);

@@ -22,6 +22,7 @@ typedef struct timing_series {
     double device_s;                  /* device time of the kept samples, in seconds (graph: all calls) */
     double ci_rel;                    /* half-width of the median's 95 % CI relative to it (INFINITY: too few) */
     size_t ci_sets;                   /* input sets the plain samples ran on (0: not told apart) */
+    int sets_bound;                   /* the last look: the interval over sets is the wider by a quarter */
     size_t ci_next;                   /* the sample count at which the CI is looked at next */
     double flush_s;                   /* device time of the cache flushes before its samples */
     double warmup_s, loop_s, hooks_s; /* wall time of the warm-up, the sampling loop and its hooks (the
@@ -70,6 +71,10 @@ typedef struct timing_hooks {
     int extra_warmup;
     int (*enough)(void *ctx);
     int (*free_run)(void *ctx, const int *which, int k);
+    /* (may be NULL) told after a look at callee WHICH's CI whether its interval over input sets is
+     * the wider by a quarter or more (BOUND 1) or not (0): then more sets narrow it, not more calls
+     * on each. */
+    void (*sets_bound)(void *ctx, int which, int bound);
 } timing_hooks;
 
 /* Most calls a device's batched path takes at once (device_ops.sample_batch). */

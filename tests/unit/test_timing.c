@@ -445,6 +445,15 @@ static int sets_sample(device *d, const timing_policy *p, device_call call, void
     return fake_sample(d, p, call, ctx, which, out, err);
 }
 
+/* What the loop told the hooks: looks found bound by the sets (and unbound again). */
+static int told_bound, told_unbound;
+static void sets_told(void *ctx, int which, int bound)
+{
+    (void)ctx, (void)which;
+    told_bound += bound == 1;
+    told_unbound += bound == 0;
+}
+
 static timing_series run_sets(int iid)
 {
     static const device_ops ops = {.kind = "fake", .sync = fake_sync, .sample = sets_sample};
@@ -453,7 +462,8 @@ static timing_series run_sets(int iid)
     the_fake.noise = 1e-4;
     device dev = {&ops, NULL};
     timing_policy p = {.min_samples = 10, .max_time_s = 60, .ci_target = 0.005, .ci_iid = iid};
-    timing_hooks h = {.after = sets_after, .enough = sets_enough};
+    timing_hooks h = {.after = sets_after, .enough = sets_enough, .sets_bound = sets_told};
+    told_bound = told_unbound = 0;
     timing_series s;
     kwb_error err = {{0}};
     assert_int_equal(timing_measure_hooked(&dev, &p, 1, no_call, NULL, &h, &s, NULL, &err), 0);
@@ -463,7 +473,10 @@ static timing_series run_sets(int iid)
 static void test_ci_over_input_sets(void **state)
 {
     (void)state;
-    timing_series iid = run_sets(1), sets = run_sets(0);
+    timing_series iid = run_sets(1);
+    assert_int_equal(told_bound, 0); /* the order statistics alone: nothing to tell */
+    timing_series sets = run_sets(0);
+    assert_true(told_bound >= 1); /* the hooks heard that the sets bound the median */
     assert_true(iid.ci_rel <= 0.005);
     assert_int_equal(iid.ci_sets, 0);
     assert_true(sets.ci_rel <= 0.005); /* it stopped for precision, not at a cap */
