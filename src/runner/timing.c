@@ -94,7 +94,8 @@ static double series_ci(const timing_policy *p, timing_series *s, int final)
         grouped = stats_median_ci_rel_grouped(v, set, m, TIMING_CI_CONFIDENCE, TIMING_CI_RESAMPLES,
                                               0x63692d73657473ULL ^ m, &groups);
     s->ci_sets = groups;
-    s->sets_bound = groups >= TIMING_CI_SETS_MIN && grouped > 1.25 * rel;
+    if (groups > 0) /* a look without the bootstrap leaves the last one's finding */
+        s->sets_bound = groups >= TIMING_CI_SETS_MIN && grouped > 1.25 * rel;
     free(sorted);
     free(v);
     free(set);
