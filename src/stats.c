@@ -239,7 +239,11 @@ double stats_median_ci_rel_grouped(const double *x, const int *group, size_t n, 
     start[g] = n;
     if (groups)
         *groups = g;
-    double *pool = xmalloc((n + 1) * sizeof *pool);
+    for (size_t k = 0; k < g; k++)
+        if (start[k + 1] - start[k] > widest)
+            widest = start[k + 1] - start[k];
+    /* one buffer: the pooled median first, then each draw's groups (at most g * widest samples) */
+    double *pool = xmalloc((g * widest > n ? g * widest : n) * sizeof *pool + sizeof *pool);
     memcpy(pool, x, n * sizeof *pool);
     double median = n ? stats_median_inplace(pool, n) : 0;
     if (g < 2 || !(median > 0) || resamples < 2) {
@@ -247,11 +251,6 @@ double stats_median_ci_rel_grouped(const double *x, const int *group, size_t n, 
         free(pool);
         return INFINITY;
     }
-    for (size_t k = 0; k < g; k++)
-        if (start[k + 1] - start[k] > widest)
-            widest = start[k + 1] - start[k];
-    free(pool);
-    pool = xmalloc(g * widest * sizeof *pool);
     double *stat = xmalloc((size_t)resamples * sizeof *stat);
     uint64_t c = 0;
     for (int r = 0; r < resamples; r++) {

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "rng.h"
 #include "runner/timing.h"
 
 /* A device whose samples take MS milliseconds each (no real time passes), every THROTTLE-th
@@ -429,13 +430,10 @@ static int sets_enough(void *ctx)
     return st.set >= 16;
 }
 
+/* Uniform in [-1, 1), drawn per set. */
 static double set_offset(int set)
 {
-    uint64_t x = (uint64_t)set * 0x9e3779b97f4a7c15ULL + 12345;
-    x ^= x >> 31;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 29;
-    return (double)(x >> 11) / 9007199254740992.0 * 2 - 1;
+    return (double)(rng_bits(12345, (uint64_t)set) >> 11) / 9007199254740992.0 * 2 - 1;
 }
 
 static int sets_sample(device *d, const timing_policy *p, device_call call, void *ctx, int which, device_sample *out,
