@@ -110,11 +110,29 @@ int ftree_copy(const char *src, const char *dst, kwb_error *err)
     return rc;
 }
 
-/* Reads DIR/REL, or "" when the file is not there. */
+/* A symlink's text as git keeps it: "symlink -> TARGET" (the file it names is never read: a
+ * candidate's link to a key outside its folder must not show up in a diff); NULL when PATH is no
+ * link. */
+static char *link_text(const char *path, size_t *len)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+        return NULL;
+    char target[4096];
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    target[n > 0 ? n : 0] = 0;
+    char *text = xasprintf("symlink -> %s\n", target);
+    *len = strlen(text);
+    return text;
+}
+
+/* Reads DIR/REL (a link's text, not what it names), or "" when the file is not there. */
 static char *read_or_empty(const char *dir, const char *rel, size_t *len, int *present)
 {
     char *path = xasprintf("%s/%s", dir, rel);
-    char *data = strbuf_read_file(path, len);
+    char *data = link_text(path, len);
+    if (!data)
+        data = strbuf_read_file(path, len);
     free(path);
     *present = data != NULL;
     if (!data) {

@@ -490,6 +490,29 @@ static void test_ftree_diff(void **state)
     free(b);
 }
 
+/* A candidate's link to a file outside its folder shows as the link, never as what it names. */
+static void test_ftree_diff_shows_links_not_targets(void **state)
+{
+    char *a = testutil_path(*state, "a"), *b = testutil_path(*state, "b");
+    char *secret = testutil_path(*state, "secret.key"), *link = testutil_path(b, "k.cuh");
+    kwb_error err = {{0}};
+    assert_int_equal(ftree_copy(*state, a, &err), 0);
+    assert_int_equal(ftree_copy(a, b, &err), 0);
+    testutil_write_text(secret, "PRIVATE KEY 42\n");
+    assert_int_equal(symlink(secret, link), 0);
+    strbuf d;
+    strbuf_init(&d);
+    assert_int_equal(ftree_diff(a, b, &d, &err), 0);
+    assert_non_null(strstr(d.s, "+++ b/k.cuh\n"));
+    assert_non_null(strstr(d.s, "+symlink -> "));
+    assert_null(strstr(d.s, "PRIVATE KEY"));
+    strbuf_free(&d);
+    free(secret);
+    free(link);
+    free(a);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -513,6 +536,7 @@ int main(void)
         cmocka_unit_test(test_parse_formats),
         cmocka_unit_test_setup_teardown(test_cut_and_mutated_replies, setup, testutil_tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_ftree_diff, setup, testutil_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_ftree_diff_shows_links_not_targets, setup, testutil_tmpdir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
