@@ -12,17 +12,13 @@
 
 int devlist_runner(const char *runner, char ***out, kwb_error *err)
 {
-    char log[] = "/tmp/kwb-devices-XXXXXX";
-    int fd = mkstemp(log);
-    if (fd >= 0)
-        close(fd);
     char *argv[] = {(char *)runner, "--list-devices", NULL};
-    if (fd < 0 || proc_run_logged(argv, NULL, log, 60, err) != 0) {
-        unlink(log);
+    int code = -1;
+    char *text = proc_run_captured(argv, NULL, 60, &code, err), *save = NULL;
+    if (!text || code != 0) {
+        free(text);
         return kwb_error_set(err, "cannot list devices with %s", runner);
     }
-    char *text = strbuf_read_file(log, NULL), *save = NULL;
-    unlink(log);
     int n = 0;
     *out = NULL;
     for (char *line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {

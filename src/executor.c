@@ -173,25 +173,6 @@ static void allocation_options(const executor *ex, words *w)
     words_split(w, ex->salloc);
 }
 
-/* Runs ARGV with its output into a scratch file; returns that output (the caller frees it) and
- * the exit code in *code, or NULL with *err set. */
-static char *run_captured(char **argv, double timeout_s, int *code, kwb_error *err)
-{
-    char log[] = "/tmp/kwb-slurm-XXXXXX";
-    int fd = mkstemp(log);
-    if (fd < 0) {
-        kwb_error_set(err, "cannot create a log file: %s", strerror(errno));
-        return NULL;
-    }
-    close(fd);
-    *code = proc_run_logged(argv, NULL, log, timeout_s, err);
-    char *text = *code < 0 ? NULL : strbuf_read_file(log, NULL);
-    unlink(log);
-    if (*code >= 0 && !text)
-        kwb_error_set(err, "cannot read %s's output", argv[0]);
-    return text;
-}
-
 /* salloc --no-shell for the workers; the job id from its "Granted job allocation N". */
 static int slurm_allocate(executor *ex, kwb_error *err)
 {
@@ -204,7 +185,7 @@ static int slurm_allocate(executor *ex, kwb_error *err)
             "kwb: slurm: asking for an allocation for %d worker(s) (salloc; it waits while the queue holds it)\n",
             ex->workers);
     int code;
-    char *text = run_captured(w.v, SALLOC_WAIT_S, &code, err);
+    char *text = proc_run_captured(w.v, NULL, SALLOC_WAIT_S, &code, err);
     words_free(w.v);
     const char *g = text ? strstr(text, "Granted job allocation ") : NULL;
     if (code == 0 && g)
@@ -258,7 +239,7 @@ int executor_submit(const executor *ex, int argc, char **argv, kwb_error *err)
     words_addf(&w, "--wrap=%s", cmd.s);
     strbuf_free(&cmd);
     int code;
-    char *out = run_captured(w.v, 300, &code, err);
+    char *out = proc_run_captured(w.v, NULL, 300, &code, err);
     words_free(w.v);
     if (!out)
         return -1;

@@ -8,11 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <linux/close_range.h>
 #include <unistd.h>
+
+#include "strbuf.h"
 
 double proc_now(void)
 {
@@ -251,6 +254,19 @@ void proc_kill_group(pid_t pid)
     live_remove(pid);
 }
 
+/* Waits for PID (killed after TIMEOUT_S); its exit code as proc_run_logged gives it. */
+static int wait_code(pid_t pid, double timeout_s)
+{
+    int status = 0;
+    if (proc_wait(pid, timeout_s, &status) == 1) {
+        proc_kill_group(pid);
+        return 124;
+    }
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+}
+
 int proc_run_logged(char *const argv[], const char *cwd, const char *log_path, double timeout_s, kwb_error *err)
 {
     int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -263,14 +279,42 @@ int proc_run_logged(char *const argv[], const char *cwd, const char *log_path, d
     close(fd);
     if (pid < 0)
         return -1;
-    int status = 0;
-    if (proc_wait(pid, timeout_s, &status) == 1) {
-        proc_kill_group(pid);
-        return 124;
+    return wait_code(pid, timeout_s);
+}
+
+char *proc_run_captured(char *const argv[], const char *cwd, double timeout_s, int *code, kwb_error *err)
+{
+    *code = -1;
+    int fd = memfd_create("kwb-capture", MFD_CLOEXEC);
+    if (fd < 0) {
+        kwb_error_set(err, "cannot make a memory file for %s's output: %s", argv[0], strerror(errno));
+        return NULL;
     }
-    if (WIFSIGNALED(status))
-        return 128 + WTERMSIG(status);
-    return WEXITSTATUS(status);
+    proc_io io = proc_io_default();
+    io.stdout_fd = io.stderr_fd = fd;
+    io.cwd = cwd;
+    pid_t pid = proc_spawn(argv, &io, err);
+    if (pid < 0) {
+        close(fd);
+        return NULL;
+    }
+    *code = wait_code(pid, timeout_s);
+    strbuf sb;
+    strbuf_init(&sb);
+    char buf[65536];
+    ssize_t n;
+    off_t at = 0;
+    while ((n = pread(fd, buf, sizeof buf, at)) > 0) {
+        strbuf_add(&sb, buf, (size_t)n);
+        at += n;
+    }
+    close(fd);
+    if (n < 0) {
+        kwb_error_set(err, "cannot read %s's output: %s", argv[0], strerror(errno));
+        strbuf_free(&sb);
+        return NULL;
+    }
+    return strbuf_detach(&sb);
 }
 
 const char *proc_describe_status(int status, char *buf, size_t cap)

@@ -50,6 +50,11 @@ void proc_guard_signals(void);
  * or -1 and sets *err when it could not start. */
 int proc_run_logged(char *const argv[], const char *cwd, const char *log_path, double timeout_s, kwb_error *err);
 
+/* Runs ARGV like proc_run_logged, its output kept in an anonymous memory file (nothing is left
+ * in any folder, even when kwb is killed). Returns the output (the caller frees it) with the exit
+ * code in *CODE, or NULL with *err set when it could not start or its output cannot be read. */
+char *proc_run_captured(char *const argv[], const char *cwd, double timeout_s, int *code, kwb_error *err);
+
 /* Describes a wait status: "exit code 3", "killed by signal 11 (Segmentation fault)".
  * Writes into buf and returns it. */
 const char *proc_describe_status(int status, char *buf, size_t cap);
