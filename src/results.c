@@ -216,11 +216,12 @@ static json_t *result_json(const definition *d, const wl_result *r)
     if (r->cost.wall_s > 0)
         json_object_set_new(
             o, "cost",
-            json_pack("{s:f, s:f, s:I, s:f, s:f, s:f, s:i, s:i, s:i, s:i, s:i}", "wall_s", r->cost.wall_s, "sampled_ms",
-                      r->cost.sampled_ms, "samples", (json_int_t)r->cost.samples, "trials_s", r->cost.trials_s,
-                      "timing_s", r->cost.timing_s, "reference_timing_s", r->cost.reference_timing_s, "reference_runs",
-                      r->cost.reference_runs, "reference_cached", r->cost.reference_cached, "reference_fresh",
-                      r->cost.reference_fresh, "audits", r->cost.audits, "quick_audits", r->cost.quick_audits));
+            json_pack("{s:f, s:f, s:I, s:f, s:f, s:f, s:i, s:i, s:i, s:i, s:i, s:i}", "wall_s", r->cost.wall_s,
+                      "sampled_ms", r->cost.sampled_ms, "samples", (json_int_t)r->cost.samples, "trials_s",
+                      r->cost.trials_s, "timing_s", r->cost.timing_s, "reference_timing_s", r->cost.reference_timing_s,
+                      "reference_runs", r->cost.reference_runs, "reference_cached", r->cost.reference_cached,
+                      "reference_fresh", r->cost.reference_fresh, "input_places", r->cost.input_places, "audits",
+                      r->cost.audits, "quick_audits", r->cost.quick_audits));
     if (r->cost.wall_s > 0)
         json_object_update_new(json_object_get(o, "cost"),
                                json_pack("{s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:i}", "flush_ms", r->cost.flush_ms,

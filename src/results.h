@@ -24,6 +24,7 @@ typedef struct wl_cost {
     int reference_runs;                            /* reference calls for the checked trials */
     int reference_cached;                          /* checked trials whose reference outputs came from the cache */
     int reference_fresh;            /* reference calls for the timed calls' fresh inputs (never cached) */
+    int input_places;               /* places the timed calls' input sets were drawn from */
     int audits;                     /* checked timed calls */
     int quick_audits;               /* of those, passed because their outputs' digests matched verified ones */
     int own_checks;                 /* calls of the definition's own check (kwb.check.method "reference") */

@@ -334,6 +334,7 @@ static void on_workload_end(wl_result *r, const runner_event *ev)
     r->cost.reference_runs = (int)json_integer_value(json_object_get(cost, "reference_runs"));
     r->cost.reference_cached = (int)json_integer_value(json_object_get(cost, "reference_cached"));
     r->cost.reference_fresh = (int)json_integer_value(json_object_get(cost, "reference_fresh"));
+    r->cost.input_places = (int)json_integer_value(json_object_get(cost, "input_places"));
     r->cost.audits = (int)json_integer_value(json_object_get(cost, "audits"));
     r->cost.quick_audits = (int)json_integer_value(json_object_get(cost, "quick_audits"));
     r->cost.own_checks = (int)json_integer_value(json_object_get(cost, "own_checks"));

@@ -88,6 +88,7 @@ typedef struct runner_ctx {
     refcache refs;                  /* the reference's outputs on disk */
     int ref_runs, ref_cached;       /* the workload in flight's trials: reference calls, cache hits */
     int ref_fresh;                  /* reference calls on the timed calls' fresh inputs */
+    int input_places;               /* places the timed calls' input sets took (the most of any timing) */
     int audits, quick_audits;       /* checked timed calls, and those passed by their outputs' digests */
     int own_checks, own_spared;     /* calls of the definition's own check, and checks spared by equality */
     int ref_on_device;              /* the reference's device outputs are those of its last answer */
@@ -658,6 +659,15 @@ static int trial_run(runner_ctx *r, int trial, kwb_error *err)
  * sets narrow it then, so refreshes stay every 1-REFRESH_GAP_MAX calls. */
 enum { TIMED_TRIAL_BASE = 1000, CHECK_ONE_IN = 8, REFRESH_GAP_MAX = 16, REFRESH_GAP_LATE = 48, EXTRA_WARMUP_MAX = 8 };
 
+/* Input sets live at up to PLACEMENTS_MAX places, together at most PLACEMENT_BYTES (at least two
+ * places): where a kernel's inputs lie moves its median (on the H100, the DSA top-k's medians on
+ * two placements of one run differed by up to 1.2 %, and whole runs by 1.4 % while each claimed
+ * +-0.4 %), so a run that draws each fresh set's place from many spreads that effect over its
+ * input sets, where the CI over sets sees it, instead of fixing it for the whole run. */
+enum { PLACEMENTS_MAX = 16 };
+#define PLACEMENT_BYTES_CUDA (2048.0 * 1024 * 1024)
+#define PLACEMENT_BYTES_CPU (256.0 * 1024 * 1024)
+
 typedef struct timed_ctx {
     runner_ctx *r;
     callee *who[2];
@@ -674,13 +684,15 @@ typedef struct timed_ctx {
     uint64_t out_key;      /* the key of those digests (from the clock) */
     int next_refresh;      /* the call after which the inputs are made afresh */
     int refreshes;
-    int ref_stale;      /* the reference's outputs are not yet those of the current inputs */
-    int threads;        /* threads of the runner before timing */
-    int audits;         /* checked calls so far */
-    int seen[2][2];     /* per callee, timed calls marked checked [0] and fresh [1] */
-    int plain[2];       /* per callee, timed calls marked plain */
-    int sets_bound[2];  /* per callee, its CI is bound by the input sets (timing_hooks.sets_bound) */
-    trial_inputs spare; /* the other input set: refreshes alternate between two */
+    int ref_stale;                       /* the reference's outputs are not yet those of the current inputs */
+    int threads;                         /* threads of the runner before timing */
+    int audits;                          /* checked calls so far */
+    int seen[2][2];                      /* per callee, timed calls marked checked [0] and fresh [1] */
+    int plain[2];                        /* per callee, timed calls marked plain */
+    int sets_bound[2];                   /* per callee, its CI is bound by the input sets (timing_hooks.sets_bound) */
+    trial_inputs placed[PLACEMENTS_MAX]; /* input sets at their places; slot AT's is in r->in */
+    int places;                          /* slots in use (2 to PLACEMENTS_MAX) */
+    int at;
 } timed_ctx;
 
 static uint64_t draw(timed_ctx *t)
@@ -845,25 +857,26 @@ static int check_next_call(timed_ctx *t, int which, kwb_error *err)
     return rc;
 }
 
-/* New inputs for the calls that follow: fresh values at other addresses. Two input sets
- * alternate, each refilled in place (no allocation churn to disturb the timing); each callee's
- * next call is checked. */
+/* New inputs for the calls that follow: fresh values at another of the run's places, drawn at
+ * random (a place is allocated at its first use and refilled in place afterwards: no allocation
+ * churn to disturb the timing); each callee's next call is checked. */
 static int refresh_inputs(timed_ctx *t, kwb_error *err)
 {
     runner_ctx *r = t->r;
     double t0 = proc_now();
     int trial = TIMED_TRIAL_BASE + ++t->refreshes;
-    trial_inputs other = t->spare;
-    t->spare = r->in;
-    r->in = other;
+    int from = t->at, to = (from + 1 + (int)(draw(t) % (uint64_t)(t->places - 1))) % t->places;
+    t->placed[from] = r->in;
+    r->in = t->placed[to];
     int rc = r->in.n == 0 ? inputs_make(&r->in, r->dev, r->def, r->wl, r->job.dataset_root, r->job.seed, trial, err)
                           : inputs_refill(&r->in, r->dev, r->def, r->wl, r->job.seed, trial, err);
     if (rc != 0) { /* back to the set that was in use */
-        other = r->in;
-        r->in = t->spare;
-        t->spare = other;
+        t->placed[to] = r->in;
+        r->in = t->placed[from];
         return -1;
     }
+    memset(&t->placed[to], 0, sizeof t->placed[to]);
+    t->at = to;
     t->ref_stale = 1;
     hook_lap(r, COST_HOOK_INPUTS, &t0);
     for (int i = 0; i < t->n; i++) {
@@ -963,10 +976,27 @@ static int timed_enough(void *ctx)
     return 1;
 }
 
+/* How many places the timed calls' input sets take: as many as fit in the device's
+ * PLACEMENT_BYTES, 2 to PLACEMENTS_MAX; KWB_INPUT_PLACES=N sets it (benchmarks). */
+static int input_places(const runner_ctx *r)
+{
+    const char *env = getenv("KWB_INPUT_PLACES");
+    if (env && *env) {
+        long n = strtol(env, NULL, 10);
+        return n < 2 ? 2 : n > PLACEMENTS_MAX ? PLACEMENTS_MAX : (int)n;
+    }
+    double set = 0, budget = strcmp(r->dev->ops->kind, "cpu") == 0 ? PLACEMENT_BYTES_CPU : PLACEMENT_BYTES_CUDA;
+    for (int i = 0; i < r->in.n; i++)
+        set += (double)r->in.bufs[i].nbytes;
+    double fit = set > 0 ? budget / set : PLACEMENTS_MAX;
+    return fit >= PLACEMENTS_MAX ? PLACEMENTS_MAX : fit > 2 ? (int)fit : 2;
+}
+
 /* The timed calls' schedule; the first call of each callee is checked. */
 static int timed_start(timed_ctx *t, kwb_error *err)
 {
     t->draws = (uint64_t)(proc_now() * 1e9) ^ ((uint64_t)getpid() << 32);
+    t->places = input_places(t->r);
     t->next_refresh = 1 + (int)(draw(t) % 4);
     t->threads = t->r->threads0;
     t->out_key = draw(t) << 17 | draw(t) | 1;
@@ -1099,8 +1129,13 @@ static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy 
             rc = timing_measure_hooked(r->dev, p, n, timed_call, &t, &hooks, series, n == 2 ? &r->gate : NULL, err);
         else
             memset(series, 0, sizeof series);
-        if (t.spare.n)
-            inputs_free(&t.spare, r->dev);
+        int used = 1; /* r->in's */
+        for (int k = 0; k < PLACEMENTS_MAX; k++)
+            if (t.placed[k].n) {
+                inputs_free(&t.placed[k], r->dev);
+                used++;
+            }
+        r->input_places = used > r->input_places ? used : r->input_places;
     }
     free(t.verified[0]);
     free(t.verified[1]);
@@ -1158,11 +1193,12 @@ static void emit_workload_end(runner_ctx *r, const double phases[3])
     callee *c = &r->sols[0];
     json_t *ev = protocol_event_new("workload-end");
     json_object_set_new(ev, "cost",
-                        json_pack("{s:f, s:f, s:f, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "trials_s", phases[0],
+                        json_pack("{s:f, s:f, s:f, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "trials_s", phases[0],
                                   "timing_s", phases[1], "reference_timing_s", phases[2], "reference_runs", r->ref_runs,
                                   "reference_cached", r->ref_cached, "reference_fresh", r->ref_fresh, "audits",
                                   r->audits, "quick_audits", r->quick_audits, "own_checks", r->own_checks,
-                                  "own_checks_spared", r->own_spared, "device_compares", r->device_compares));
+                                  "own_checks_spared", r->own_spared, "device_compares", r->device_compares,
+                                  "input_places", r->input_places));
     add_cost_parts(r, json_object_get(ev, "cost"));
     json_object_set_new(ev, "uuid", json_string(r->wl->uuid));
     json_object_set_new(ev, "status", json_string(status_name(c->status)));
@@ -1416,8 +1452,8 @@ static void run_workload(runner_ctx *r, json_t *wobj)
     emit(r, ev);
     reset_callee(&r->ref);
     r->has_gate = 0;
-    r->ref_runs = r->ref_cached = r->ref_fresh = r->audits = r->quick_audits = r->own_checks = r->own_spared =
-        r->device_compares = 0;
+    r->ref_runs = r->ref_cached = r->ref_fresh = r->input_places = r->audits = r->quick_audits = r->own_checks =
+        r->own_spared = r->device_compares = 0;
     memset(r->hook_s, 0, sizeof r->hook_s);
     r->prof0 = r->dev->prof;
     for (int s = 0; s < r->nsols; s++) {

@@ -3,8 +3,8 @@
 # selection and leaves its figures in the summary (the input-check path, the sweep's workloads,
 # wall, floor and ratio cut by its time box, the judge's time and verdict, the fast policy against
 # a long run, kwb's per-workload wall beside FlashInfer-Bench's, which needs torch and the
-# wheels), the fast run under each CI rule (over input sets, independent samples) against a long
-# one; the summary, the log and the parts' files are the three files in --out; a budget
+# wheels), the fast run under each rule (the CI over input sets at many places and at two, the CI
+# of independent samples) against a long one; the summary, the log and the parts' files are the three files in --out; a budget
 # that is spent leaves the later parts "not run" instead of overrunning the device call.
 . "$top_srcdir/tests/lib.sh"
 
@@ -25,6 +25,7 @@ expect_grep '^\(c\) gdn_decode.* fast +[0-9.]+ us \+-[0-9.]+% .* long +[0-9.]+ u
     "$s" "(c) the fast policy against the long run"
 expect_grep '^\(t\) CI sets: 1 runs: [0-9.]+ \+-[0-9.]+% \([0-9]+, [0-9]+ sets, [0-9.]+ s\); spread 0.00%; \|fast/long-1\| largest [0-9.]+%' \
     "$s" "(t) a fast run under the CI over input sets, against the long run"
+expect_grep '^\(t\) CI two: 1 runs: [0-9.]+ \+-' "$s" "(t) ... the same with the input sets at two places"
 expect_grep '^\(t\) CI iid: 1 runs: ' "$s" "(t) ... and under the CI of independent samples"
 expect_grep '^\(d\) kwb [0-9a-f]{8} batch 1: wall [0-9.]+ s, PASSED, median [0-9.]+ us' "$s" "(d) kwb's wall per workload"
 expect_grep '^\(d\) FlashInfer-Bench: not run: (no torch here|no wheels in .*/none)$' "$s" "(d) no FlashInfer-Bench here: said"

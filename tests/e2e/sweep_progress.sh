@@ -7,7 +7,8 @@
 #   redrawn in place (carriage return, erase to end of line);
 # - the policy is recorded with the eval run in the store, and each row's JSON carries its
 #   median's CI half-width (with --max-time 0.3: a 0.02 s cap leaves too few input sets for one)
-#   and the sets it was bootstrapped over, and the document how inputs were seen unchanged (input_check);
+#   and the sets it was bootstrapped over, the places its input sets were drawn from (3 or more; two
+#   with KWB_INPUT_PLACES=2), and the document how inputs were seen unchanged (input_check);
 # - KWB_STOP_AFTER=S: no workload starts after S seconds, the rest are "not run";
 # - a second evaluation of the same workloads (another candidate) takes every checked trial's
 #   reference outputs from the cache kwb serves, with the sandbox on: the runner's count of
@@ -55,6 +56,14 @@ expect_grep '"ci_rel": [0-9.e-]+' "$TMP/rec.json" "the JSON gives each median's 
 expect_grep '"ci_sets": [0-9]+' "$TMP/rec.json" "... and the input sets it was bootstrapped over"
 expect_grep '"policy": "warm; .*CI within \+-0\.5%' "$TMP/rec.json" "the JSON names the policy"
 expect_grep '"input_check": "host-digest"' "$TMP/rec.json" "the JSON says how inputs were seen unchanged (cpu: host digest)"
+# The input sets are drawn from many places (KWB_INPUT_PLACES=2: two, as before they were drawn).
+places() { python3 -c 'import json,sys; print(" ".join(str(w["cost"]["input_places"]) for w in json.load(open(sys.argv[1]))["workloads"]))' "$1"; }
+p=$(places "$TMP/rec.json")
+[ -n "$p" ] && [ -z "$(echo "$p" | tr ' ' '\n' | awk '$1 < 3')" ] && pass "input sets at 3 or more places ($p)" ||
+    fail "input sets' places: '$p'"
+KWB_INPUT_PLACES=2 "$KWB" eval "${args[@]}" --max-time 0.3 --solution "$KERNELS/baseline" --json --quiet >"$TMP/two.json" 2>/dev/null
+p=$(places "$TMP/two.json")
+[ "$p" = "2 2 2" ] && pass "KWB_INPUT_PLACES=2: two places" || fail "KWB_INPUT_PLACES=2 gave places '$p'"
 
 # A bench's time box (KWB_STOP_AFTER, bench/sweep-speed): no workload starts after it; those that
 # finished keep their rows, the rest are "not run".
