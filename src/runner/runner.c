@@ -948,6 +948,12 @@ static int timed_free_run(void *ctx, const int *which, int k)
     return m;
 }
 
+/* The place the next call's inputs lie at. */
+static int timed_place(void *ctx)
+{
+    return ((timed_ctx *)ctx)->at;
+}
+
 /* The timing loop says a callee's median is bound by the input sets: fresh inputs stay frequent. */
 static void timed_sets_bound(void *ctx, int which, int bound)
 {
@@ -1085,6 +1091,8 @@ static void emit_timing(runner_ctx *r, const char *role, const timing_series *s,
         json_object_set_new(ev, "ci_rel", json_real(s->ci_rel));
     if (s->ci_sets > 0)
         json_object_set_new(ev, "ci_sets", json_integer((json_int_t)s->ci_sets));
+    if (s->ci_places > 0)
+        json_object_set_new(ev, "ci_places", json_integer((json_int_t)s->ci_places));
     json_object_set_new(ev, "device_s", json_real(s->device_s));
     json_object_set_new(ev, "flush_s", json_real(s->flush_s));
     if (loop)
@@ -1122,7 +1130,7 @@ static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy 
     if (r->job.no_defences || who[0] == &r->ref) /* the reference is trusted */
         rc = timing_measure(r->dev, p, n, timed_call, &t, series, n == 2 ? &r->gate : NULL, err);
     else {
-        timing_hooks hooks = {timed_after, 0, timed_enough, timed_free_run, timed_sets_bound};
+        timing_hooks hooks = {timed_after, 0, timed_enough, timed_free_run, timed_sets_bound, timed_place};
         rc = timed_start(&t, err);
         hooks.extra_warmup = (int)(draw(&t) % EXTRA_WARMUP_MAX);
         if (rc == 0)

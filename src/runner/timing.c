@@ -16,19 +16,27 @@
  * calls a 2.7x speed-up "unclear". The hard cap above still bounds the loop. */
 #define TIMING_GATE_MIN_PAIRS 10
 
-static void series_add(timing_series *s, const device_sample *x, int mark)
+static void series_add(timing_series *s, const device_sample *x, int mark, int place)
 {
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 64;
         s->ms = xrealloc(s->ms, s->cap * sizeof *s->ms);
         s->event_ms = xrealloc(s->event_ms, s->cap * sizeof *s->event_ms);
         s->mark = xrealloc(s->mark, s->cap * sizeof *s->mark);
+        s->place = xrealloc(s->place, s->cap * sizeof *s->place);
     }
     s->ms[s->n] = x->ms;
     s->event_ms[s->n] = x->event_ms;
     s->mark[s->n] = (unsigned char)mark;
+    s->place[s->n] = (unsigned char)place;
     s->n++;
     s->clock_mhz += x->clock_mhz; /* summed here, averaged at the end */
+}
+
+/* Where the next call's inputs lie (0 when the hooks do not say). */
+static int place_now(const timing_hooks *h, void *ctx)
+{
+    return h && h->place ? h->place(ctx) & 0xff : 0;
 }
 
 /* Runs the after hook of callee WHICH, if any. */
@@ -63,42 +71,78 @@ static int warm_up(device *dev, const timing_policy *p, int n, device_call call,
  * 4 ms over 250 samples on a loaded 2-core VM. */
 #define TIMING_CI_RESAMPLES 500
 
+/* The bootstrap's relative half-width over the places of the M plain samples V (PLACE[i]: sample
+ * i's), regrouped so that each place's samples form one run; *PLACES gets how many there are.
+ * 0 with fewer than TIMING_CI_SETS_MIN places: a place's effect is then not measured. */
+static double place_ci(const double *v, const unsigned char *place, size_t m, size_t *places)
+{
+    size_t count[256] = {0}, at[256];
+    *places = 0;
+    for (size_t i = 0; i < m; i++)
+        *places += count[place[i]]++ == 0;
+    if (*places < TIMING_CI_SETS_MIN)
+        return 0;
+    at[0] = 0;
+    for (int k = 1; k < 256; k++)
+        at[k] = at[k - 1] + count[k - 1];
+    double *by = xmalloc((m + 1) * sizeof *by);
+    int *id = xmalloc((m + 1) * sizeof *id);
+    for (size_t i = 0; i < m; i++) {
+        size_t to = at[place[i]]++;
+        by[to] = v[i];
+        id[to] = place[i];
+    }
+    double rel =
+        stats_median_ci_rel_grouped(by, id, m, TIMING_CI_CONFIDENCE, TIMING_CI_RESAMPLES, 0x706c61636573ULL ^ m, NULL);
+    free(by);
+    free(id);
+    return rel;
+}
+
 /* The relative half-width of the median's CI over the samples the summary is taken over (the
  * plain ones when there are at least 3, as timing_summary_plain): the order statistics' interval
- * of independent samples, or, unless the policy says ci_iid, the wider of that and a bootstrap
- * over the input sets the samples ran on (a set starts at each call marked fresh). Calls on one
- * set are not independent draws: a kernel whose time depends on the data (the DSA top-k, on the
- * H200) or on where the data lies gave medians 1 % apart in runs that each claimed +-0.5 %. */
+ * of independent samples, or, unless the policy says ci_iid, the widest of that, a bootstrap
+ * over the input sets the samples ran on (a set starts at each call marked fresh) and one over
+ * the places those sets lay at (when there are TIMING_CI_SETS_MIN or more). Calls on one set are
+ * not independent draws: a kernel whose time depends on the data (the DSA top-k, on the H200)
+ * or on where the data lies gave medians 1 % apart in runs that each claimed +-0.5 %; sets at one
+ * place share that place's effect (the top-k's two places in one H100 run: up to 1.2 % apart). */
 static double series_ci(const timing_policy *p, timing_series *s, int final)
 {
     double *v = xmalloc((s->n + 1) * sizeof *v);
     int *set = xmalloc((s->n + 1) * sizeof *set), sets = 0;
+    unsigned char *place = xmalloc(s->n + 1);
     size_t m = 0;
     for (size_t i = 0; i < s->n; i++) {
         sets += s->mark[i] == MARK_FRESH;
         if (s->mark[i] == MARK_PLAIN)
-            set[m] = sets, v[m++] = s->ms[i];
+            set[m] = sets, place[m] = s->place[i], v[m++] = s->ms[i];
     }
     if (m < 3 && s->n > 0) {
         memcpy(v, s->ms, s->n * sizeof *v);
         m = s->n;
         sets = 0;
     }
-    size_t groups = 0;
+    size_t groups = 0, places = 0;
     double *sorted = xmalloc((m + 1) * sizeof *sorted);
     memcpy(sorted, v, m * sizeof *sorted);
     stats_sort(sorted, m);
     double rel = stats_median_ci_rel(sorted, m, TIMING_CI_CONFIDENCE), grouped = 0;
     /* a look whose order statistics are still too wide needs no bootstrap to say so */
-    if (sets > 0 && !p->ci_iid && (final || rel <= p->ci_target))
+    if (sets > 0 && !p->ci_iid && (final || rel <= p->ci_target)) {
         grouped = stats_median_ci_rel_grouped(v, set, m, TIMING_CI_CONFIDENCE, TIMING_CI_RESAMPLES,
                                               0x63692d73657473ULL ^ m, &groups);
+        double by_place = place_ci(v, place, m, &places);
+        grouped = by_place > grouped ? by_place : grouped;
+    }
     s->ci_sets = groups;
+    s->ci_places = places >= TIMING_CI_SETS_MIN ? places : 0;
     if (groups > 0) /* a look without the bootstrap leaves the last one's finding */
         s->sets_bound = groups >= TIMING_CI_SETS_MIN && grouped > 1.25 * rel;
     free(sorted);
     free(v);
     free(set);
+    free(place);
     if (groups > 0 && groups < TIMING_CI_SETS_MIN)
         return INFINITY; /* too few sets to know how much they differ */
     return grouped > rel ? grouped : rel;
@@ -252,15 +296,15 @@ static int batch_rounds(const device *dev, const timing_policy *p, int n, long c
     return rounds >= 2 ? rounds : 0;
 }
 
-/* Adds sample X of callee WHICH (after its hook) to its series. */
-static void take_sample(const timing_policy *p, timing_series *s, const device_sample *x, int mark)
+/* Adds sample X of callee WHICH (after its hook), taken on inputs at PLACE, to its series. */
+static void take_sample(const timing_policy *p, timing_series *s, const device_sample *x, int mark, int place)
 {
     s->flush_s += x->flush_ms * 1e-3;
     if (x->throttled) {
         s->dropped++;
         return;
     }
-    series_add(s, x, mark);
+    series_add(s, x, mark, place);
     s->device_s += x->ms * 1e-3 * (p->graph > 0 ? p->graph : 1);
 }
 
@@ -270,12 +314,12 @@ static int after_samples(const timing_policy *p, const timing_hooks *hooks, void
                          const device_sample *x, int k, timing_series *series, double *hooks_s, kwb_error *err)
 {
     for (int i = 0; i < k; i++) {
-        int mark;
+        int mark, place = place_now(hooks, ctx);
         double h0 = proc_now();
         if (after_call(hooks, ctx, which[i], &mark, err) != 0)
             return -1;
         *hooks_s += proc_now() - h0;
-        take_sample(p, &series[which[i]], &x[i], mark);
+        take_sample(p, &series[which[i]], &x[i], mark, place);
     }
     return 0;
 }
@@ -351,5 +395,6 @@ void timing_series_free(timing_series *s)
     free(s->ms);
     free(s->event_ms);
     free(s->mark);
+    free(s->place);
     memset(s, 0, sizeof *s);
 }

@@ -12,9 +12,10 @@
 #include "verdict.h"
 
 typedef struct timing_series {
-    double *ms;          /* kept samples in milliseconds (primary timer), in the order taken */
-    double *event_ms;    /* the cross-check timer of the same samples (< 0: none) */
-    unsigned char *mark; /* per sample: a timing_mark (what the integrity checks did around it) */
+    double *ms;           /* kept samples in milliseconds (primary timer), in the order taken */
+    double *event_ms;     /* the cross-check timer of the same samples (< 0: none) */
+    unsigned char *mark;  /* per sample: a timing_mark (what the integrity checks did around it) */
+    unsigned char *place; /* per sample: the place its inputs lay at (timing_hooks.place; 0: not told) */
     size_t n;
     size_t cap;
     size_t dropped;                   /* samples dropped as throttled */
@@ -22,6 +23,7 @@ typedef struct timing_series {
     double device_s;                  /* device time of the kept samples, in seconds (graph: all calls) */
     double ci_rel;                    /* half-width of the median's 95 % CI relative to it (INFINITY: too few) */
     size_t ci_sets;                   /* input sets the plain samples ran on (0: not told apart) */
+    size_t ci_places;                 /* places those sets lay at, when the CI was bootstrapped over them */
     int sets_bound;                   /* the last look: the interval over sets is the wider by a quarter */
     size_t ci_next;                   /* the sample count at which the CI is looked at next */
     double flush_s;                   /* device time of the cache flushes before its samples */
@@ -75,6 +77,10 @@ typedef struct timing_hooks {
      * the wider by a quarter or more (BOUND 1) or not (0): then more sets narrow it, not more calls
      * on each. */
     void (*sets_bound)(void *ctx, int which, int bound);
+    /* (may be NULL) the place (0-255) the inputs of the next call lie at: asked before each call's
+     * AFTER hook, which may move them. Where inputs lie moves some kernels' medians: with
+     * TIMING_CI_SETS_MIN places or more the CI is also bootstrapped over places. */
+    int (*place)(void *ctx);
 } timing_hooks;
 
 /* Most calls a device's batched path takes at once (device_ops.sample_batch). */
