@@ -452,20 +452,30 @@ static void sets_told(void *ctx, int which, int bound)
     told_unbound += bound == 0;
 }
 
-static timing_series run_sets(int iid)
+/* A device's sample(), as device_ops has it. */
+typedef int (*sample_fn)(device *d, const timing_policy *p, device_call call, void *ctx, int which, device_sample *out,
+                         kwb_error *err);
+
+/* One callee sampled on a fake device whose calls take SAMPLE's times, under P and H. */
+static timing_series run_hooked(sample_fn sample, timing_policy p, timing_hooks h)
 {
-    static const device_ops ops = {.kind = "fake", .sync = fake_sync, .sample = sets_sample};
+    const device_ops ops = {.kind = "fake", .sync = fake_sync, .sample = sample};
     memset(&the_fake, 0, sizeof the_fake);
     memset(&st, 0, sizeof st);
     the_fake.noise = 1e-4;
     device dev = {&ops, NULL};
-    timing_policy p = {.min_samples = 10, .max_time_s = 60, .ci_target = 0.005, .ci_iid = iid};
-    timing_hooks h = {.after = sets_after, .enough = sets_enough, .sets_bound = sets_told};
-    told_bound = told_unbound = 0;
     timing_series s;
     kwb_error err = {{0}};
     assert_int_equal(timing_measure_hooked(&dev, &p, 1, no_call, NULL, &h, &s, NULL, &err), 0);
     return s;
+}
+
+static timing_series run_sets(int iid)
+{
+    told_bound = told_unbound = 0;
+    return run_hooked(sets_sample,
+                      (timing_policy){.min_samples = 10, .max_time_s = 60, .ci_target = 0.005, .ci_iid = iid},
+                      (timing_hooks){.after = sets_after, .enough = sets_enough, .sets_bound = sets_told});
 }
 
 /* Sets at places: as above, but each set's inputs lie at one of 8 places (drawn per set) and a
@@ -505,17 +515,9 @@ static double places_median(void)
 
 static timing_series run_placed(int tell_places)
 {
-    static const device_ops ops = {.kind = "fake", .sync = fake_sync, .sample = placed_sample};
-    memset(&the_fake, 0, sizeof the_fake);
-    memset(&st, 0, sizeof st);
-    the_fake.noise = 1e-4;
-    device dev = {&ops, NULL};
-    timing_policy p = {.min_samples = 10, .max_time_s = 1.0, .ci_target = 0.005};
-    timing_hooks h = {.after = sets_after, .enough = sets_enough, .place = tell_places ? placed_place : NULL};
-    timing_series s;
-    kwb_error err = {{0}};
-    assert_int_equal(timing_measure_hooked(&dev, &p, 1, no_call, NULL, &h, &s, NULL, &err), 0);
-    return s;
+    return run_hooked(
+        placed_sample, (timing_policy){.min_samples = 10, .max_time_s = 1.0, .ci_target = 0.005},
+        (timing_hooks){.after = sets_after, .enough = sets_enough, .place = tell_places ? placed_place : NULL});
 }
 
 /* Without places the bootstrap over sets claims +-0.5 % around a median that 8 places' effects
