@@ -289,7 +289,9 @@ static int make_input(trial_inputs *in, int i, device *dev, const definition *d,
     }
     workload_shape(w, t, arg->shape);
     b->nbytes = tensor_bytes(t, w);
-    b->host = xmalloc(b->nbytes);
+    b->host = malloc(b->nbytes ? b->nbytes : 1); /* a set that does not fit is an error, not an abort */
+    if (!b->host)
+        return kwb_error_set(err, "no host memory for %zu bytes", b->nbytes);
     b->dev = dev->ops->alloc(dev, b->nbytes, err);
     if (!b->dev)
         return -1;

@@ -693,6 +693,7 @@ typedef struct timed_ctx {
     trial_inputs placed[PLACEMENTS_MAX]; /* input sets at their places; slot AT's is in r->in */
     int places;                          /* slots in use (2 to PLACEMENTS_MAX) */
     int at;
+    int no_new_places; /* a new place could not be allocated: only those made are drawn */
 } timed_ctx;
 
 static uint64_t draw(timed_ctx *t)
@@ -857,15 +858,26 @@ static int check_next_call(timed_ctx *t, int which, kwb_error *err)
     return rc;
 }
 
-/* New inputs for the calls that follow: fresh values at another of the run's places, drawn at
- * random (a place is allocated at its first use and refilled in place afterwards: no allocation
- * churn to disturb the timing); each callee's next call is checked. */
-static int refresh_inputs(timed_ctx *t, kwb_error *err)
+/* The place the next fresh set goes to: any other than the current one, drawn at random; once a
+ * new place could not be had (memory was short), one of those already made, or the current one
+ * when there is no other (its values are still new, and the call on them checked). */
+static int next_place(timed_ctx *t)
+{
+    int to = (t->at + 1 + (int)(draw(t) % (uint64_t)(t->places - 1))) % t->places;
+    if (!t->no_new_places)
+        return to;
+    for (int k = 0; k < t->places; k++, to = (to + 1) % t->places)
+        if (to != t->at && t->placed[to].n)
+            return to;
+    return t->at;
+}
+
+/* Makes TRIAL's inputs at place TO (allocated there at its first use, else refilled in place)
+ * and makes them the current set; on failure the current set stays. */
+static int move_to_place(timed_ctx *t, int to, int trial, kwb_error *err)
 {
     runner_ctx *r = t->r;
-    double t0 = proc_now();
-    int trial = TIMED_TRIAL_BASE + ++t->refreshes;
-    int from = t->at, to = (from + 1 + (int)(draw(t) % (uint64_t)(t->places - 1))) % t->places;
+    int from = t->at;
     t->placed[from] = r->in;
     r->in = t->placed[to];
     int rc = r->in.n == 0 ? inputs_make(&r->in, r->dev, r->def, r->wl, r->job.dataset_root, r->job.seed, trial, err)
@@ -873,10 +885,30 @@ static int refresh_inputs(timed_ctx *t, kwb_error *err)
     if (rc != 0) { /* back to the set that was in use */
         t->placed[to] = r->in;
         r->in = t->placed[from];
+        memset(&t->placed[from], 0, sizeof t->placed[from]);
         return -1;
     }
     memset(&t->placed[to], 0, sizeof t->placed[to]);
     t->at = to;
+    return 0;
+}
+
+/* New inputs for the calls that follow: fresh values at another of the run's places (see
+ * next_place; no allocation churn once they are made, to disturb the timing); a new place that
+ * cannot be allocated ends the drawing of new ones, not the run. Each callee's next call is
+ * checked. */
+static int refresh_inputs(timed_ctx *t, kwb_error *err)
+{
+    runner_ctx *r = t->r;
+    double t0 = proc_now();
+    int trial = TIMED_TRIAL_BASE + ++t->refreshes, to = next_place(t), fresh = t->placed[to].n == 0;
+    if (move_to_place(t, to, trial, err) != 0) {
+        if (!fresh)
+            return -1;
+        t->no_new_places = 1;
+        if (move_to_place(t, next_place(t), trial, err) != 0)
+            return -1;
+    }
     t->ref_stale = 1;
     hook_lap(r, COST_HOOK_INPUTS, &t0);
     for (int i = 0; i < t->n; i++) {
