@@ -8,11 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "paths.h"
 #include "pidlive.h"
 #include "xalloc.h"
+
+/* Seconds a folder must have been left unchanged before it may be swept: one just made or in
+ * use is never taken, even when its owner cannot be confirmed (CI once saw a runner's fresh
+ * scratch folder vanish before the runner could enter it). */
+#define OWNTMP_QUIET_S 60
 
 static const char *tmp_root(const char *tmpdir)
 {
@@ -57,7 +63,7 @@ int owntmp_sweep(const char *tmpdir, const char *kind)
         struct stat st;
         if (strncmp(e->d_name, prefix, plen) != 0 || !owner_gone(e->d_name + plen) ||
             fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
-            st.st_uid != getuid())
+            st.st_uid != getuid() || st.st_mtime > time(NULL) - OWNTMP_QUIET_S)
             continue;
         char *path = xasprintf("%s/%s", root, e->d_name);
         paths_remove_tree(path);

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "owntmp.h"
@@ -86,6 +88,12 @@ static void test_sweep(void **state)
     char *stale_link = xasprintf("%s/kwb-scratch-%s-%d-12345-efghij", root, host, (int)dead_pid());
     assert_int_equal(symlink(keep, stale_link), 0);
 
+    snprintf(name, sizeof name, "kwb-scratch-%s-%d-12345-klmnop", host, (int)dead_pid());
+    char *just_made = folder(name); /* its owner is gone, but it was made a moment ago */
+    const char *old[] = {dead, reused, other_host, other_kind, unnamed};
+    for (size_t k = 0; k < sizeof old / sizeof *old; k++) /* the others: left alone for an hour */
+        assert_int_equal(utimes(old[k], (struct timeval[2]){{time(NULL) - 3600, 0}, {time(NULL) - 3600, 0}}), 0);
+
     kwb_error err = {{0}};
     char *made = owntmp_make("scratch", &err);
     assert_non_null(made);
@@ -101,12 +109,14 @@ static void test_sweep(void **state)
     assert_true(exists(other_kind));
     assert_true(exists(unnamed));
     assert_true(exists(stale_link));                    /* a link is no folder of ours */
+    assert_true(exists(just_made));                     /* not yet quiet for a minute */
     assert_int_equal(owntmp_sweep(root, "scratch"), 0); /* nothing stale is left */
 
     paths_remove_tree(root);
     assert_false(exists(root));
     free(dead), free(inner), free(keep), free(target), free(link_in), free(reused), free(mine);
     free(other_host), free(other_kind), free(unnamed), free(stale_link), free(made);
+    free(just_made);
 }
 
 int main(void)
