@@ -692,8 +692,8 @@ typedef struct timed_ctx {
     int sets_bound[2];                   /* per callee, its CI is bound by the input sets (timing_hooks.sets_bound) */
     trial_inputs placed[PLACEMENTS_MAX]; /* input sets at their places; slot AT's is in r->in */
     int places;                          /* slots in use (2 to PLACEMENTS_MAX) */
-    int at;
-    int no_new_places; /* a new place could not be allocated: only those made are drawn */
+    int at;                              /* the place the current set (r->in) lies at */
+    int no_new_places;                   /* a new place could not be allocated: only those made are drawn */
 } timed_ctx;
 
 static uint64_t draw(timed_ctx *t)
