@@ -165,9 +165,26 @@ enum { COST_HOOK_POISON, COST_HOOK_INPUTS, COST_HOOK_REFERENCE, COST_HOOK_CHECK,
 /* Their names, in COST_HOOK_* order. */
 extern const char *const protocol_hook_parts[COST_HOOK_PARTS];
 /* Steps of the host's time around timed samples in the cost's "host" (seconds each): queuing
- * flushes and calls, waiting for the device, collecting CUPTI's records, reading events and
- * probes back. */
-enum { COST_HOST_QUEUE, COST_HOST_SYNC, COST_HOST_CUPTI, COST_HOST_READS, COST_HOST_STEPS };
+ * flushes, probes and events, the timed call's own launches, waiting for the device, collecting
+ * CUPTI's records, reading events, copying probes and flags back, dropping persisting L2 lines;
+ * then the device's operations wherever they were asked for (hooks, trials): making random
+ * inputs, digests, uploads, downloads, synchronizations, comparisons. */
+enum {
+    COST_HOST_QUEUE,
+    COST_HOST_CALL,
+    COST_HOST_SYNC,
+    COST_HOST_CUPTI,
+    COST_HOST_READS,
+    COST_HOST_COPIES,
+    COST_HOST_PERSIST,
+    COST_HOST_OP_FILL,
+    COST_HOST_OP_DIGEST,
+    COST_HOST_OP_UPLOAD,
+    COST_HOST_OP_DOWNLOAD,
+    COST_HOST_OP_SYNC,
+    COST_HOST_OP_COMPARE,
+    COST_HOST_STEPS
+};
 /* Their names, in COST_HOST_* order. */
 extern const char *const protocol_host_steps[COST_HOST_STEPS];
 /* Sets COST's "hooks" from HOOK_S[COST_HOOK_PARTS] and "host" from HOST_S[COST_HOST_STEPS] and

@@ -178,6 +178,14 @@ static void cuda_flush(device *d)
     cuda_flush_caches(d, &err);
 }
 
+/* Adds the host time since *T to step STEP of D's profile and moves *T to now. */
+static void lap(device *d, int step, double *t)
+{
+    double now = proc_now();
+    d->prof.step_s[step] += now - *t;
+    *t = now;
+}
+
 /* SM clock in MHz from the readings V of the probes before and after a call (clock, time,
  * clock, time); 0 when the reading makes no sense. */
 static double clock_between(const cuda_priv *p, const unsigned long long *v)
@@ -196,8 +204,9 @@ static double probe_clock_mhz(device *d)
     return clock_between(priv(d), v);
 }
 
-/* Queues hold, probe, start event; runs the call; queues stop event and probe. */
-static int held_call(device *d, device_call call, void *ctx, int which, kwb_error *err)
+/* Queues hold, probe, start event; runs the call; queues stop event and probe. *T: as lap's,
+ * the call's own time going to COST_HOST_CALL and the rest to COST_HOST_QUEUE. */
+static int held_call(device *d, device_call call, void *ctx, int which, double *t, kwb_error *err)
 {
     cuda_priv *p = priv(d);
     *p->hold_flag = 0;
@@ -207,20 +216,14 @@ static int held_call(device *d, device_call call, void *ctx, int which, kwb_erro
         cuda_fail(d, (cudaError_t)cuda_support_probe(p->stream, p->probe), "probe", err) ||
         cuda_fail(d, cudaEventRecord(p->start, p->stream), "event", err))
         return -1;
+    lap(d, COST_HOST_QUEUE, t);
     int rc = call(ctx, which, err);
+    lap(d, COST_HOST_CALL, t);
     cudaEventRecord(p->stop, p->stream);
     cuda_support_probe(p->stream, p->probe + 2);
     *p->hold_flag = 1;
     __sync_synchronize();
     return rc;
-}
-
-/* Adds the host time since *T to step STEP of D's profile and moves *T to now. */
-static void lap(device *d, int step, double *t)
-{
-    double now = proc_now();
-    d->prof.step_s[step] += now - *t;
-    *t = now;
 }
 
 /* One sample of CALL: cold caches if asked, the held-stream call, CUPTI span and events. */
@@ -232,10 +235,14 @@ static int timed_sample(device *d, const timing_policy *pol, device_call call, v
     int time_flush = pol->cold && p->flushes_timed < FLUSH_TIMED; /* events cost driver calls: a few suffice */
     if (time_flush)
         cudaEventRecord(p->flush_start, p->stream);
-    if (pol->cold && cuda_flush_caches(d, err) != 0)
+    if (pol->cold && queue_flush(d, err) != 0)
         return -1;
     if (time_flush)
         cudaEventRecord(p->flush_stop, p->stream);
+    lap(d, COST_HOST_QUEUE, &t);
+    if (pol->cold)
+        drop_persisting(p);
+    lap(d, COST_HOST_PERSIST, &t);
     if (cuda_fail(d, cudaMemsetAsync(p->timed_out, 0, sizeof(int), p->stream), "reset", err))
         return -1;
     lap(d, COST_HOST_QUEUE, &t);
@@ -245,7 +252,7 @@ static int timed_sample(device *d, const timing_policy *pol, device_call call, v
     if (p->cupti)
         cupti_timer_begin(p->cupti);
     lap(d, COST_HOST_CUPTI, &t);
-    if (held_call(d, call, ctx, which, err) != 0)
+    if (held_call(d, call, ctx, which, &t, err) != 0)
         return -1;
     lap(d, COST_HOST_QUEUE, &t);
     if (cuda_sync(d, err) != 0)
@@ -259,6 +266,7 @@ static int timed_sample(device *d, const timing_policy *pol, device_call call, v
     if (time_flush && cudaEventElapsedTime(&fl, p->flush_start, p->flush_stop) == cudaSuccess)
         p->flush_ms = (p->flush_ms * p->flushes_timed + fl) / (p->flushes_timed + 1), p->flushes_timed++;
     out->flush_ms = pol->cold ? p->flush_ms : 0;
+    lap(d, COST_HOST_READS, &t);
     cudaMemcpy(&timed_out, p->timed_out, sizeof timed_out, cudaMemcpyDeviceToHost);
     out->event_ms = timed_out ? -1 : ev; /* the call synchronized while held: events are void */
     if (!spans && timed_out)
@@ -268,7 +276,7 @@ static int timed_sample(device *d, const timing_policy *pol, device_call call, v
         out->ms = ev;
     out->clock_mhz = probe_clock_mhz(d);
     out->throttled = out->clock_mhz > 0 && out->clock_mhz < THROTTLE_SHARE * p->clock_khz / 1e3;
-    lap(d, COST_HOST_READS, &t);
+    lap(d, COST_HOST_COPIES, &t);
     d->prof.alone++;
     return 0;
 }
@@ -351,9 +359,9 @@ static int cuda_sample(device *d, const timing_policy *pol, device_call call, vo
 }
 
 /* Queues call I of a batch behind the held stream: its flush and quiet gap, then probe, event,
- * the call, event, probe. */
+ * the call, event, probe. *T: as held_call's. */
 static int queue_batch_call(device *d, const timing_policy *pol, device_call call, void *ctx, int which, int i,
-                            kwb_error *err)
+                            double *t, kwb_error *err)
 {
     cuda_priv *p = priv(d);
     if (pol->cold && queue_flush(d, err) != 0)
@@ -366,7 +374,9 @@ static int queue_batch_call(device *d, const timing_policy *pol, device_call cal
     if (cuda_fail(d, (cudaError_t)cuda_support_probe(p->stream, p->probe + 4 * i), "probe", err) ||
         cuda_fail(d, cudaEventRecord(p->batch_start[i], p->stream), "event", err))
         return -1;
+    lap(d, COST_HOST_QUEUE, t);
     int rc = call(ctx, which, err);
+    lap(d, COST_HOST_CALL, t);
     cudaEventRecord(p->batch_stop[i], p->stream);
     cuda_support_probe(p->stream, p->probe + 4 * i + 2);
     return rc;
@@ -386,6 +396,7 @@ static int read_batch(device *d, const timing_policy *pol, int k, device_sample 
     if (cuda_fail(d, cudaMemcpy(v, p->probe, sizeof *v * 4 * (size_t)k, cudaMemcpyDeviceToHost), "probe", err) ||
         cuda_fail(d, cudaMemcpy(&timed_out, p->timed_out, sizeof timed_out, cudaMemcpyDeviceToHost), "probe", err))
         return -1;
+    lap(d, COST_HOST_COPIES, &t);
     for (int i = 0; i < k; i++) {
         float ev = 0;
         device_sample *x = &out[i];
@@ -421,6 +432,7 @@ static int cuda_sample_batch(device *d, const timing_policy *pol, device_call ca
     double t = proc_now();
     if (pol->cold)
         drop_persisting(p);
+    lap(d, COST_HOST_PERSIST, &t);
     if (cuda_fail(d, cudaMemsetAsync(p->timed_out, 0, sizeof(int), p->stream), "reset", err) || cuda_sync(d, err))
         return -1;
     lap(d, COST_HOST_SYNC, &t);
@@ -433,7 +445,7 @@ static int cuda_sample_batch(device *d, const timing_policy *pol, device_call ca
         return -1;
     int rc = 0;
     for (int i = 0; i < k && rc == 0; i++)
-        rc = queue_batch_call(d, pol, call, ctx, which[i], i, err);
+        rc = queue_batch_call(d, pol, call, ctx, which[i], i, &t, err);
     *p->hold_flag = 1;
     __sync_synchronize();
     lap(d, COST_HOST_QUEUE, &t);
@@ -580,22 +592,82 @@ static int digest_self_test(device *d)
     return ok;
 }
 
+/* The device's operations as others ask for them, each timed into its COST_HOST_OP_* step (the
+ * sampling path calls the bare ones and counts its own steps). */
+static int op_upload(device *d, void *dst, const void *src, size_t n, kwb_error *err)
+{
+    double t = proc_now();
+    int rc = cuda_upload(d, dst, src, n, err);
+    lap(d, COST_HOST_OP_UPLOAD, &t);
+    return rc;
+}
+
+static int op_download(device *d, void *dst, const void *src, size_t n, kwb_error *err)
+{
+    double t = proc_now();
+    int rc = cuda_download(d, dst, src, n, err);
+    lap(d, COST_HOST_OP_DOWNLOAD, &t);
+    return rc;
+}
+
+static int op_sync(device *d, kwb_error *err)
+{
+    double t = proc_now();
+    int rc = cuda_sync(d, err);
+    lap(d, COST_HOST_OP_SYNC, &t);
+    return rc;
+}
+
+static int op_fill_random(device *d, void *dst, kwb_dtype ty, size_t n, uint64_t key, kwb_error *err)
+{
+    double t = proc_now();
+    int rc = cuda_fill_random(d, dst, ty, n, key, err);
+    lap(d, COST_HOST_OP_FILL, &t);
+    return rc;
+}
+
+static int op_digest(device *d, const void *p, size_t n, uint64_t key, uint64_t *out, kwb_error *err)
+{
+    double t = proc_now();
+    int rc = cuda_digest(d, p, n, key, out, err);
+    lap(d, COST_HOST_OP_DIGEST, &t);
+    return rc;
+}
+
+static int op_compare(device *d, const void *out, const void *ref, kwb_dtype ty, size_t n, const check_policy *pol,
+                      check_stats *st, kwb_error *err)
+{
+    double t = proc_now();
+    int rc = cuda_compare_op(d, out, ref, ty, n, pol, st, err);
+    lap(d, COST_HOST_OP_COMPARE, &t);
+    return rc;
+}
+
+static int op_rows_equal(device *d, const void *out, const void *ref, kwb_dtype ty, size_t n, size_t row,
+                         kwb_error *err)
+{
+    double t = proc_now();
+    int rc = cuda_rows_op(d, out, ref, ty, n, row, err);
+    lap(d, COST_HOST_OP_COMPARE, &t);
+    return rc;
+}
+
 static const device_ops cuda_ops = {
     .kind = "cuda",
     .alloc = cuda_alloc,
     .release = cuda_release,
-    .upload = cuda_upload,
-    .download = cuda_download,
-    .sync = cuda_sync,
-    .fill_random = cuda_fill_random,
+    .upload = op_upload,
+    .download = op_download,
+    .sync = op_sync,
+    .fill_random = op_fill_random,
     .sample = cuda_sample,
     .sample_batch = cuda_sample_batch,
     .timer = cuda_timer,
     .broken = cuda_broken,
     .stream = cuda_stream,
-    .digest = cuda_digest,
-    .compare = cuda_compare_op,
-    .rows_equal = cuda_rows_op,
+    .digest = op_digest,
+    .compare = op_compare,
+    .rows_equal = op_rows_equal,
     .flush = cuda_flush,
     .describe = cuda_describe,
     .close = cuda_close,
