@@ -272,3 +272,34 @@ double stats_median_ci_rel_grouped(const double *x, const int *group, size_t n, 
     double below = median - lo, above = hi - median;
     return (below > above ? below : above) / median;
 }
+
+size_t stats_variance_parts(const double *x, const int *group, size_t n, double *within, double *between)
+{
+    size_t g = 0, pooled_df = 0;
+    double pooled_ss = 0, inv_size = 0, sum_means = 0, sum_means2 = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        double sum = 0, ss = 0;
+        while (j < n && group[j] == group[i])
+            sum += x[j++];
+        double mean = sum / (double)(j - i);
+        for (size_t k = i; k < j; k++)
+            ss += (x[k] - mean) * (x[k] - mean);
+        pooled_ss += ss;
+        pooled_df += j - i - 1;
+        inv_size += 1.0 / (double)(j - i);
+        sum_means += mean;
+        sum_means2 += mean * mean;
+        g++;
+        i = j;
+    }
+    *within = *between = 0;
+    if (g < 2 || pooled_df == 0)
+        return g;
+    *within = pooled_ss / (double)pooled_df;
+    double mean_of_means = sum_means / (double)g;
+    double var_means = (sum_means2 - (double)g * mean_of_means * mean_of_means) / (double)(g - 1);
+    double b = var_means - *within * inv_size / (double)g;
+    *between = b > 0 ? b : 0;
+    return g;
+}

@@ -42,6 +42,11 @@ double stats_median_ci_rel(const double *sorted, size_t n, double confidence);
  * fewer than 2 groups or the median is not > 0; *GROUPS (may be NULL) gets the group count. */
 double stats_median_ci_rel_grouped(const double *x, const int *group, size_t n, double confidence, int resamples,
                                    uint64_t seed, size_t *groups);
+/* The variance components of x[0..n) in groups (GROUP as stats_median_ci_rel_grouped's): *WITHIN
+ * the pooled variance of samples around their group's mean (groups of 2 or more), *BETWEEN that of
+ * the groups' own means (the variance of the group means less the share of *WITHIN each carries, at
+ * least 0). Returns the group count; both are 0 with fewer than 2 groups or no group of 2. */
+size_t stats_variance_parts(const double *x, const int *group, size_t n, double *within, double *between);
 /* Median of x[0..n), n >= 1 (mean of the two middle values when n is even); reorders x. */
 double stats_median_inplace(double *x, size_t n);
 /* Uniform index in [0, n) from 64 random bits (multiply-shift; bias < n / 2^64). */

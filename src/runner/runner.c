@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@
 #include "runner/refcache.h"
 #include "runner/lifetime.h"
 #include "runner/sandbox.h"
+#include "runner/setsize.h"
 #include "runner/timing.h"
 #include "status.h"
 #include "strbuf.h"
@@ -690,6 +692,10 @@ typedef struct timed_ctx {
     int seen[2][2];                      /* per callee, timed calls marked checked [0] and fresh [1] */
     int plain[2];                        /* per callee, timed calls marked plain */
     int sets_bound[2];                   /* per callee, its CI is bound by the input sets (timing_hooks.sets_bound) */
+    double within_between[2];            /* per callee, its samples' within- over between-set variance (the same) */
+    double set_calls;                    /* KWB_SET_CALLS: the mean calls per set while bound (0: from the costs) */
+    double loop0;                        /* when timing began */
+    double hook0[COST_HOOK_PARTS];       /* the workload's hook seconds then */
     trial_inputs placed[PLACEMENTS_MAX]; /* input sets at their places; slot AT's is in r->in */
     int places;                          /* slots in use (2 to PLACEMENTS_MAX) */
     int at;                              /* the place the current set (r->in) lies at */
@@ -922,6 +928,48 @@ static int refresh_inputs(timed_ctx *t, kwb_error *err)
 /* After every timed call, outside the timed window: see timed_ctx. */
 static int timed_enough(void *ctx);
 
+/* The mean calls per input set that narrow a sets-bound interval most for what sets and calls have
+ * cost this run so far (setsize.h; a set serves every callee); REFRESH_GAP_MAX's mean until the
+ * costs are known. */
+static double set_calls_for_costs(timed_ctx *t)
+{
+    double most = (REFRESH_GAP_MAX + 1) / 2.0;
+    if (t->set_calls > 0)
+        return t->set_calls;
+    const double *h = t->r->hook_s, *h0 = t->hook0;
+    double hooks = 0;
+    for (int k = 0; k < COST_HOOK_PARTS; k++)
+        hooks += h[k] - h0[k];
+    if (t->refreshes == 0 || t->audits == 0 || t->calls == 0)
+        return most;
+    double call = (proc_now() - t->loop0 - hooks) / t->calls;
+    double set = (h[COST_HOOK_INPUTS] - h0[COST_HOOK_INPUTS] + h[COST_HOOK_REFERENCE] - h0[COST_HOOK_REFERENCE]) /
+                     t->refreshes +
+                 (h[COST_HOOK_POISON] - h0[COST_HOOK_POISON] + h[COST_HOOK_CHECK] - h0[COST_HOOK_CHECK] +
+                  h[COST_HOOK_DIGEST] - h0[COST_HOOK_DIGEST]) /
+                     t->audits +
+                 call;
+    double calls = most;
+    for (int i = 0; i < t->n; i++)
+        if (t->sets_bound[i]) {
+            double c = t->n * setsize_mean_calls(t->within_between[i], set, call, most);
+            calls = c < calls ? c : calls;
+        }
+    return calls;
+}
+
+/* The calls from one refresh of the inputs to the next are drawn from 1..the span returned: every
+ * 1-REFRESH_GAP_MAX calls, every 1-REFRESH_GAP_LATE once the evidence is in and more calls on a
+ * set narrow the interval as well as more sets, and around set_calls_for_costs's mean while a
+ * callee's interval is bound by its sets. */
+static int refresh_span(timed_ctx *t)
+{
+    if (!t->sets_bound[0] && !t->sets_bound[1])
+        return timed_enough(t) ? REFRESH_GAP_LATE : REFRESH_GAP_MAX;
+    int span = (int)lround(2 * set_calls_for_costs(t) - 1);
+    return span < 1 ? 1 : span > REFRESH_GAP_MAX ? REFRESH_GAP_MAX : span;
+}
+
 static int timed_after(void *ctx, int which, int *mark, kwb_error *err)
 {
     timed_ctx *t = ctx;
@@ -950,8 +998,7 @@ static int timed_after(void *ctx, int which, int *mark, kwb_error *err)
     }
     int busy = checked;
     if (t->calls >= t->next_refresh) {
-        int late = timed_enough(t) && !t->sets_bound[0] && !t->sets_bound[1];
-        t->next_refresh = t->calls + 1 + (int)(draw(t) % (late ? REFRESH_GAP_LATE : REFRESH_GAP_MAX));
+        t->next_refresh = t->calls + 1 + (int)(draw(t) % (uint64_t)refresh_span(t));
         if (refresh_inputs(t, err) != 0)
             return -1;
         busy = 1;
@@ -986,10 +1033,13 @@ static int timed_place(void *ctx)
     return ((timed_ctx *)ctx)->at;
 }
 
-/* The timing loop says a callee's median is bound by the input sets: fresh inputs stay frequent. */
-static void timed_sets_bound(void *ctx, int which, int bound)
+/* The timing loop says whether a callee's median is bound by the input sets: fresh inputs stay
+ * frequent then (refresh_span). */
+static void timed_sets_bound(void *ctx, int which, int bound, double within_between)
 {
-    ((timed_ctx *)ctx)->sets_bound[which] = bound;
+    timed_ctx *t = ctx;
+    t->sets_bound[which] = bound;
+    t->within_between[which] = within_between;
 }
 
 /* Checked calls of each kind (on repeated inputs, on fresh ones) per callee before sampling may
@@ -1035,6 +1085,10 @@ static int timed_start(timed_ctx *t, kwb_error *err)
 {
     t->draws = (uint64_t)(proc_now() * 1e9) ^ ((uint64_t)getpid() << 32);
     t->places = input_places(t->r);
+    const char *env = getenv("KWB_SET_CALLS");
+    t->set_calls = env && *env ? strtod(env, NULL) : 0;
+    t->loop0 = proc_now();
+    memcpy(t->hook0, t->r->hook_s, sizeof t->hook0);
     t->next_refresh = 1 + (int)(draw(t) % 4);
     t->threads = t->r->threads0;
     t->out_key = draw(t) << 17 | draw(t) | 1;

@@ -137,8 +137,15 @@ static double series_ci(const timing_policy *p, timing_series *s, int final)
     }
     s->ci_sets = groups;
     s->ci_places = places >= TIMING_CI_SETS_MIN ? places : 0;
-    if (groups > 0) /* a look without the bootstrap leaves the last one's finding */
+    if (groups > 0) { /* a look without the bootstrap leaves the last one's finding */
         s->sets_bound = groups >= TIMING_CI_SETS_MIN && grouped > 1.25 * rel;
+        double within = 0, between = 0, lo = stats_quantile_sorted(sorted, m, 0.02),
+               hi = stats_quantile_sorted(sorted, m, 0.98);
+        for (size_t i = 0; i < m; i++) /* a preempted call is not the sets' doing */
+            v[i] = v[i] < lo ? lo : v[i] > hi ? hi : v[i];
+        stats_variance_parts(v, set, m, &within, &between);
+        s->within_between = between > 0 ? within / between : within > 0 ? INFINITY : 0;
+    }
     free(sorted);
     free(v);
     free(set);
@@ -345,13 +352,14 @@ static int sample_rounds(device *dev, const timing_policy *p, int n, long c, int
     return 0;
 }
 
-/* Tells the hooks when a series' last look found its interval bound by the input sets, or no
- * longer (TOLD: what each was last told). */
-static void tell_sets_bound(const timing_hooks *hooks, void *ctx, int n, const timing_series *series, int *told)
+/* Tells the hooks what a series' last look found of its input sets when it differs from what
+ * they were last told (TOLD, TOLD_RATIO: per series). */
+static void tell_sets_bound(const timing_hooks *hooks, void *ctx, int n, const timing_series *series, int *told,
+                            double *told_ratio)
 {
     for (int w = 0; hooks && hooks->sets_bound && w < n; w++)
-        if (series[w].sets_bound != told[w])
-            hooks->sets_bound(ctx, w, told[w] = series[w].sets_bound);
+        if (series[w].sets_bound != told[w] || series[w].within_between != told_ratio[w])
+            hooks->sets_bound(ctx, w, told[w] = series[w].sets_bound, told_ratio[w] = series[w].within_between);
 }
 
 int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_call call, void *ctx,
@@ -364,6 +372,7 @@ int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_cal
     double start = proc_now(), hooks_s = 0; /* the hooks' time does not count against max_time_s */
     size_t gate_next = 0;
     int which[TIMING_BATCH_MAX], told[2] = {0, 0};
+    double told_ratio[2] = {0, 0};
     for (long c = 0;;) {
         int worth = rounds_worth(p, n, series, n == 2 && gate);
         int rounds = batch_rounds(dev, p, n, c, worth, hooks, ctx, which);
@@ -371,7 +380,7 @@ int timing_measure_hooked(device *dev, const timing_policy *p, int n, device_cal
             return -1;
         c += (long)n * (rounds > 0 ? rounds : 1);
         double total = proc_now() - start, elapsed = total - hooks_s;
-        tell_sets_bound(hooks, ctx, n, series, told);
+        tell_sets_bound(hooks, ctx, n, series, told, told_ratio);
         int evidence = !hooks || !hooks->enough || hooks->enough(ctx);
         int gate_starved =
             n == 2 && gate && (series[0].n < TIMING_GATE_MIN_PAIRS || series[1].n < TIMING_GATE_MIN_PAIRS);

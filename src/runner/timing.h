@@ -25,6 +25,8 @@ typedef struct timing_series {
     size_t ci_sets;                   /* input sets the plain samples ran on (0: not told apart) */
     size_t ci_places;                 /* places those sets lay at, when the CI was bootstrapped over them */
     int sets_bound;                   /* the last look: the interval over sets is the wider by a quarter */
+    double within_between;            /* the last look: within-set over between-set variance of the plain
+                                       * samples (INFINITY: the sets' means do not differ; 0: not known) */
     size_t ci_next;                   /* the sample count at which the CI is looked at next */
     double flush_s;                   /* device time of the cache flushes before its samples */
     double warmup_s, loop_s, hooks_s; /* wall time of the warm-up, the sampling loop and its hooks (the
@@ -75,8 +77,8 @@ typedef struct timing_hooks {
     int (*free_run)(void *ctx, const int *which, int k);
     /* (may be NULL) told after a look at callee WHICH's CI whether its interval over input sets is
      * the wider by a quarter or more (BOUND 1) or not (0): then more sets narrow it, not more calls
-     * on each. */
-    void (*sets_bound)(void *ctx, int which, int bound);
+     * on each; WITHIN_BETWEEN: timing_series.within_between, for how many calls a set is worth. */
+    void (*sets_bound)(void *ctx, int which, int bound, double within_between);
     /* (may be NULL) the place (0-255) the inputs of the next call lie at: asked before each call's
      * AFTER hook, which may move them. Where inputs lie moves some kernels' medians: with
      * TIMING_CI_SETS_MIN places or more the CI is also bootstrapped over places. */

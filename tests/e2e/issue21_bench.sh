@@ -23,9 +23,10 @@ expect_grep '^\(b\) start evaluated and promoted in [0-9.]+ s; kwb judge \(a to 
 expect_grep '^\(b\) verdict: r1-knob: (promotable|not promotable)' "$s" "(b) the verdict"
 expect_grep '^\(c\) gdn_decode.* fast +[0-9.]+ us \+-[0-9.]+% .* long +[0-9.]+ us .* \|fast/long-1\| [0-9.]+%  within own CI: (yes|no), within 0.5%: (yes|no)$' \
     "$s" "(c) the fast policy against the long run"
-expect_grep '^\(t\) CI sets: 1 runs: [0-9.]+ \+-[0-9.]+% \([0-9]+, [0-9]+ sets, [0-9]+ places, [0-9.]+ s\); spread 0.00%; \|fast/long-1\| largest [0-9.]+%' \
+expect_grep '^\(t\) CI sets: 1 runs: [0-9.]+ \+-[0-9.]+% \([0-9]+, [0-9]+ sets, [0-9]+ places, [0-9.]+ calls a set, [0-9.]+ s\); spread 0.00%; \|fast/long-1\| largest [0-9.]+%' \
     "$s" "(t) a fast run under the CI over input sets, against the long run"
 expect_grep '^\(t\) CI two: 1 runs: [0-9.]+ \+-' "$s" "(t) ... the same with the input sets at two places"
+expect_grep '^\(t\) CI fixed: 1 runs: [0-9.]+ \+-.* calls a set' "$s" "(t) ... the same with every set's calls drawn from 1-16"
 expect_grep '^\(t\) CI iid: 1 runs: ' "$s" "(t) ... and under the CI of independent samples"
 expect_grep '^\(d\) kwb [0-9a-f]{8} batch 1: wall [0-9.]+ s, PASSED, median [0-9.]+ us' "$s" "(d) kwb's wall per workload"
 expect_grep '^\(d\) FlashInfer-Bench: not run: (no torch here|no wheels in .*/none)$' "$s" "(d) no FlashInfer-Bench here: said"

@@ -267,6 +267,43 @@ static void test_median_ci_grouped(void **state)
     assert_true(isinf(stats_median_ci_rel_grouped(zero, two, 4, 0.95, 100, 7, NULL)));
 }
 
+/* Uniform in [-1, 1) from the LCG state *S. */
+static double uniform_pm1(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*s >> 11) / 9007199254740992.0 * 2 - 1;
+}
+
+/* Variance components: by hand, groups {1, 3} {4, 6} {10, 12, 14}: within 12 / 4 = 3; the means
+ * 2, 5, 12 vary by 26.33, less 3 * (1/2 + 1/2 + 1/3) / 3 = 1.33 of within noise: 25. Drawn: 400
+ * groups of 5, uniform group offsets of variance 4 and noise of variance 1, recovered within
+ * sampling error; one group, or groups of one, give nothing. */
+static void test_variance_parts(void **state)
+{
+    (void)state;
+    double x[2000] = {1, 3, 4, 6, 10, 12, 14}, within = -1, between = -1;
+    int g[2000] = {0, 0, 1, 1, 2, 2, 2};
+    assert_int_equal(stats_variance_parts(x, g, 7, &within, &between), 3);
+    near(within, 3);
+    near(between, 25);
+    uint64_t lcg = 5;
+    double offset = 0;
+    for (int i = 0; i < 2000; i++) {
+        if (i % 5 == 0)
+            offset = uniform_pm1(&lcg) * sqrt(3.0) * 2;
+        x[i] = 100 + offset + uniform_pm1(&lcg) * sqrt(3.0);
+        g[i] = i / 5;
+    }
+    assert_int_equal(stats_variance_parts(x, g, 2000, &within, &between), 400);
+    assert_true(within > 0.9 && within < 1.1);
+    assert_true(between > 3.3 && between < 4.7);
+    assert_int_equal(stats_variance_parts(x, (int[5]){0}, 5, &within, &between), 1);
+    assert_true(within == 0 && between == 0);
+    int singles[4] = {0, 1, 2, 3};
+    assert_int_equal(stats_variance_parts(x, singles, 4, &within, &between), 4);
+    assert_true(within == 0 && between == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_median_ci_ranks),
         cmocka_unit_test(test_median_ci_rel),
         cmocka_unit_test(test_median_ci_grouped),
+        cmocka_unit_test(test_variance_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

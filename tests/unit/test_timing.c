@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "rng.h"
+#include "runner/setsize.h"
 #include "runner/timing.h"
 
 /* A device whose samples take MS milliseconds each (no real time passes), every THROTTLE-th
@@ -445,9 +446,11 @@ static int sets_sample(device *d, const timing_policy *p, device_call call, void
 
 /* What the loop told the hooks: looks found bound by the sets (and unbound again). */
 static int told_bound, told_unbound;
-static void sets_told(void *ctx, int which, int bound)
+static double told_ratio;
+static void sets_told(void *ctx, int which, int bound, double within_between)
 {
     (void)ctx, (void)which;
+    told_ratio = within_between;
     told_bound += bound == 1;
     told_unbound += bound == 0;
 }
@@ -552,10 +555,30 @@ static void test_ci_over_input_sets(void **state)
     assert_true(sets.ci_rel <= 0.005); /* it stopped for precision, not at a cap */
     assert_true(sets.n > 3 * iid.n);   /* the sets, not the samples, bound the median */
     assert_true(sets.ci_sets >= 100);
+    /* within: 1e-4 * U(-1, 1): variance 3.3e-9; between: 0.05 * U(-1, 1): 8.3e-4 (a little less
+     * once the extreme 2 % on each side are clipped): a ratio of about 4e-6 */
+    assert_true(sets.within_between > 2e-6 && sets.within_between < 8e-6);
+    assert_true(told_ratio > 2e-6 && told_ratio < 8e-6); /* what the hooks last heard */
     /* the true median of the sets' times is 1 ms: the set-aware interval holds it */
     assert_true(fabs(sets.summary.median - 1.0) <= sets.ci_rel * sets.summary.median);
     timing_series_free(&iid);
     timing_series_free(&sets);
+}
+
+/* Known answers of the calls an input set is worth: a set costing 4 calls' time with a within/between
+ * variance ratio of 0.55 is worth 1 + sqrt(2.2) = 2.48 calls (the H100 top-k's figures); sets that
+ * barely differ, or cost much, are worth the most allowed; unknown figures give the most. */
+static void test_set_calls(void **state)
+{
+    (void)state;
+    assert_true(fabs(setsize_mean_calls(0.55, 1.8e-3, 0.45e-3, 8.5) - (1 + sqrt(2.2))) < 1e-9);
+    assert_true(setsize_mean_calls(1e-6, 1e-3, 1e-3, 8.5) == 2);
+    assert_true(setsize_mean_calls(100, 1e-3, 1e-3, 8.5) == 8.5);
+    assert_true(setsize_mean_calls(1, 0.1, 1e-4, 8.5) == 8.5);
+    assert_true(setsize_mean_calls(INFINITY, 1e-3, 1e-3, 8.5) == 8.5);
+    assert_true(setsize_mean_calls(0, 1e-3, 1e-3, 8.5) == 8.5);
+    assert_true(setsize_mean_calls(1, 0, 1e-3, 8.5) == 8.5);
+    assert_true(setsize_mean_calls(1, 1e-3, NAN, 8.5) == 8.5);
 }
 
 int main(void)
@@ -567,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_hooks_evidence),     cmocka_unit_test(test_paired_cap_leaves_enough_pairs),
         cmocka_unit_test(test_batched_schedule),   cmocka_unit_test(test_batch_worth),
         cmocka_unit_test(test_ci_over_input_sets), cmocka_unit_test(test_ci_over_places),
+        cmocka_unit_test(test_set_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
