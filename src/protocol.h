@@ -166,7 +166,7 @@ enum { COST_HOOK_POISON, COST_HOOK_INPUTS, COST_HOOK_REFERENCE, COST_HOOK_CHECK,
 extern const char *const protocol_hook_parts[COST_HOOK_PARTS];
 /* Steps of the host's time around timed samples in the cost's "host" (seconds each): queuing
  * flushes, probes and events, the timed call's own launches, waiting for the device, collecting
- * CUPTI's records, reading events, copying probes and flags back, dropping persisting L2 lines;
+ * CUPTI's records, reading events, copying probes and flags back;
  * then the device's operations wherever they were asked for (hooks, trials): making random
  * inputs, digests, uploads, downloads, synchronizations, comparisons. */
 enum {
@@ -176,7 +176,6 @@ enum {
     COST_HOST_CUPTI,
     COST_HOST_READS,
     COST_HOST_COPIES,
-    COST_HOST_PERSIST,
     COST_HOST_OP_FILL,
     COST_HOST_OP_DIGEST,
     COST_HOST_OP_UPLOAD,

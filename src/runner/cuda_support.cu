@@ -140,7 +140,14 @@ extern "C" __global__ void kwb_digest(const unsigned long long *p, size_t n, uns
         atomicAdd(out, acc);
 }
 
-extern "C" int cuda_support_digest(void *stream, const void *p, size_t n, uint64_t key, unsigned long long *out)
+/* Copies the digest's sum into host-mapped memory, where the host reads it after synchronizing. */
+extern "C" __global__ void kwb_digest_out(const unsigned long long *sum, unsigned long long *host)
+{
+    *host = *sum;
+}
+
+extern "C" int cuda_support_digest(void *stream, const void *p, size_t n, uint64_t key, unsigned long long *out,
+                                   unsigned long long *host_out)
 {
     cudaError_t e = cudaMemsetAsync(out, 0, sizeof *out, (cudaStream_t)stream);
     if (e != cudaSuccess)
@@ -148,6 +155,8 @@ extern "C" int cuda_support_digest(void *stream, const void *p, size_t n, uint64
     size_t words = n / 8 + 1, blocks = (words + 255) / 256;
     unsigned grid = blocks < 1024 ? (unsigned)blocks : 1024u;
     kwb_digest<<<grid, 256, 0, (cudaStream_t)stream>>>((const unsigned long long *)p, n, key, out);
+    if (host_out)
+        kwb_digest_out<<<1, 1, 0, (cudaStream_t)stream>>>(out, host_out);
     return (int)cudaGetLastError();
 }
 

@@ -34,8 +34,10 @@ int cuda_support_fma(void *stream, int grid, int iters, float *out);
 int cuda_support_mma(void *stream, int grid, int iters, float *out);
 
 /* Queues on STREAM the digest (digest_formula.h) of N bytes at P (device memory, 8-byte aligned)
- * under KEY into *OUT (device memory), by the kernel kwb_digest. */
-int cuda_support_digest(void *stream, const void *p, size_t n, uint64_t key, unsigned long long *out);
+ * under KEY into *OUT (device memory), by the kernel kwb_digest, then (HOST_OUT not NULL) a copy of
+ * it into HOST_OUT (host-mapped memory's device pointer), which the host reads once synchronized. */
+int cuda_support_digest(void *stream, const void *p, size_t n, uint64_t key, unsigned long long *out,
+                        unsigned long long *host_out);
 
 /* Queues on STREAM the tolerance rule over N elements of OUT against REF (device memory; KIND
  * 0 float32, 1 float16, 2 bfloat16), in float32 as check.c computes it, into SLOT (device, three

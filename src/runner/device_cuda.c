@@ -45,8 +45,15 @@ typedef struct cuda_priv {
     cudaEvent_t flush_start, flush_stop; /* around the flush: its device time, for the floor */
     volatile int *hold_flag;             /* host-mapped */
     int *hold_flag_dev;
-    int *timed_out;            /* device */
-    unsigned long long *probe; /* device: clock0, time0, clock1, time1 per call of a batch */
+    /* Host-mapped, so that the host reads them once synchronized without a copy (a small
+     * cudaMemcpy cost some 190 us on the H100 under CUPTI): the hold's timeout flag, and the
+     * probes' readings (clock0, time0, clock1, time1 per call of a batch); *_DEV: as the device
+     * sees them. */
+    volatile int *timed_out;
+    int *timed_out_dev;
+    volatile unsigned long long *probe;
+    unsigned long long *probe_dev;
+    int *sink; /* device: the flush's read-back kernel's sink (never written in practice) */
     cudaEvent_t batch_start[TIMING_BATCH_MAX], batch_stop[TIMING_BATCH_MAX];
     int no_batch;  /* a batch's records could not be split by call: sample one by one */
     int *quiet;    /* device: a flag never set and a sink, for the quiet gap after a batch's flush */
@@ -61,7 +68,9 @@ typedef struct cuda_priv {
     int broken;
     int raw_span; /* KWB_RAW_SPAN=1: report the bare activity span */
     cuda_peaks peaks;
-    unsigned long long *digest_slot; /* device: the digest kernel's sum */
+    unsigned long long *digest_slot;           /* device: the digest kernel's sum */
+    volatile unsigned long long *digest_host;  /* host-mapped: its copy */
+    unsigned long long *digest_host_dev;
     int digest_ok;                   /* the digest kernel agreed with the host's formula at open */
     cuda_compare compare;            /* the tolerance rule on the GPU (self-tested at open) */
     double flush_ms;                 /* device time of one flush, averaged over the first FLUSH_TIMED */
@@ -148,7 +157,7 @@ static int queue_flush(device *d, kwb_error *err)
     static unsigned char byte;
     byte++;
     if (cuda_fail(d, cudaMemsetAsync(p->flush_buf, byte, p->flush_bytes, p->stream), "L2 flush", err) != 0 ||
-        cuda_fail(d, (cudaError_t)cuda_support_read(p->stream, p->flush_buf, p->flush_bytes, (int *)p->probe),
+        cuda_fail(d, (cudaError_t)cuda_support_read(p->stream, p->flush_buf, p->flush_bytes, p->sink),
                   "L2 flush", err) != 0)
         return -1;
     return 0;
@@ -195,13 +204,11 @@ static double clock_between(const cuda_priv *p, const unsigned long long *v)
     return mhz > 0 && mhz < 4.0 * p->clock_khz / 1e3 ? mhz : 0;
 }
 
-/* SM clock from the two probes of the last sample, in MHz; 0 when unknown. */
-static double probe_clock_mhz(device *d)
+/* The readings of the probes of calls 0..K-1 of the last (synchronized) sample or batch into V. */
+static void read_probes(const cuda_priv *p, int k, unsigned long long *v)
 {
-    unsigned long long v[4];
-    if (cudaMemcpy(v, priv(d)->probe, sizeof v, cudaMemcpyDeviceToHost) != cudaSuccess)
-        return 0;
-    return clock_between(priv(d), v);
+    for (int i = 0; i < 4 * k; i++)
+        v[i] = p->probe[i];
 }
 
 /* Queues hold, probe, start event; runs the call; queues stop event and probe. *T: as lap's,
@@ -211,16 +218,16 @@ static int held_call(device *d, device_call call, void *ctx, int which, double *
     cuda_priv *p = priv(d);
     *p->hold_flag = 0;
     __sync_synchronize();
-    if (cuda_fail(d, (cudaError_t)cuda_support_hold(p->stream, p->hold_flag_dev, HOLD_TIMEOUT_NS, p->timed_out), "hold",
+    if (cuda_fail(d, (cudaError_t)cuda_support_hold(p->stream, p->hold_flag_dev, HOLD_TIMEOUT_NS, p->timed_out_dev), "hold",
                   err) ||
-        cuda_fail(d, (cudaError_t)cuda_support_probe(p->stream, p->probe), "probe", err) ||
+        cuda_fail(d, (cudaError_t)cuda_support_probe(p->stream, p->probe_dev), "probe", err) ||
         cuda_fail(d, cudaEventRecord(p->start, p->stream), "event", err))
         return -1;
     lap(d, COST_HOST_QUEUE, t);
     int rc = call(ctx, which, err);
     lap(d, COST_HOST_CALL, t);
     cudaEventRecord(p->stop, p->stream);
-    cuda_support_probe(p->stream, p->probe + 2);
+    cuda_support_probe(p->stream, p->probe_dev + 2);
     *p->hold_flag = 1;
     __sync_synchronize();
     return rc;
@@ -240,11 +247,8 @@ static int timed_sample(device *d, const timing_policy *pol, device_call call, v
     if (time_flush)
         cudaEventRecord(p->flush_stop, p->stream);
     lap(d, COST_HOST_QUEUE, &t);
-    if (pol->cold)
-        drop_persisting(p);
-    lap(d, COST_HOST_PERSIST, &t);
-    if (cuda_fail(d, cudaMemsetAsync(p->timed_out, 0, sizeof(int), p->stream), "reset", err))
-        return -1;
+    *p->timed_out = 0; /* the last sample is synchronized: nothing of it writes the flag now */
+    __sync_synchronize();
     lap(d, COST_HOST_QUEUE, &t);
     if (cuda_sync(d, err))
         return -1;
@@ -267,14 +271,16 @@ static int timed_sample(device *d, const timing_policy *pol, device_call call, v
         p->flush_ms = (p->flush_ms * p->flushes_timed + fl) / (p->flushes_timed + 1), p->flushes_timed++;
     out->flush_ms = pol->cold ? p->flush_ms : 0;
     lap(d, COST_HOST_READS, &t);
-    cudaMemcpy(&timed_out, p->timed_out, sizeof timed_out, cudaMemcpyDeviceToHost);
+    timed_out = *p->timed_out;
     out->event_ms = timed_out ? -1 : ev; /* the call synchronized while held: events are void */
     if (!spans && timed_out)
         return kwb_error_set(err, "the call synchronized the device inside while no CUPTI span was "
                                   "available: it cannot be timed");
     if (!spans)
         out->ms = ev;
-    out->clock_mhz = probe_clock_mhz(d);
+    unsigned long long v[4];
+    read_probes(p, 1, v);
+    out->clock_mhz = clock_between(p, v);
     out->throttled = out->clock_mhz > 0 && out->clock_mhz < THROTTLE_SHARE * p->clock_khz / 1e3;
     lap(d, COST_HOST_COPIES, &t);
     d->prof.alone++;
@@ -371,14 +377,14 @@ static int queue_batch_call(device *d, const timing_policy *pol, device_call cal
         cuda_fail(d, (cudaError_t)cuda_support_hold(p->stream, p->quiet, (uint64_t)(p->gap_us * 1e3), p->quiet + 1),
                   "quiet gap", err))
         return -1;
-    if (cuda_fail(d, (cudaError_t)cuda_support_probe(p->stream, p->probe + 4 * i), "probe", err) ||
+    if (cuda_fail(d, (cudaError_t)cuda_support_probe(p->stream, p->probe_dev + 4 * i), "probe", err) ||
         cuda_fail(d, cudaEventRecord(p->batch_start[i], p->stream), "event", err))
         return -1;
     lap(d, COST_HOST_QUEUE, t);
     int rc = call(ctx, which, err);
     lap(d, COST_HOST_CALL, t);
     cudaEventRecord(p->batch_stop[i], p->stream);
-    cuda_support_probe(p->stream, p->probe + 4 * i + 2);
+    cuda_support_probe(p->stream, p->probe_dev + 4 * i + 2);
     return rc;
 }
 
@@ -393,9 +399,8 @@ static int read_batch(device *d, const timing_policy *pol, int k, device_sample 
     if (cupti_timer_end_batch(p->cupti, k, ms, kernels) != 0)
         p->no_batch = 1; /* these samples fall back to their events; later ones are taken alone */
     lap(d, COST_HOST_CUPTI, &t);
-    if (cuda_fail(d, cudaMemcpy(v, p->probe, sizeof *v * 4 * (size_t)k, cudaMemcpyDeviceToHost), "probe", err) ||
-        cuda_fail(d, cudaMemcpy(&timed_out, p->timed_out, sizeof timed_out, cudaMemcpyDeviceToHost), "probe", err))
-        return -1;
+    read_probes(p, k, v);
+    timed_out = *p->timed_out;
     lap(d, COST_HOST_COPIES, &t);
     for (int i = 0; i < k; i++) {
         float ev = 0;
@@ -430,17 +435,16 @@ static int cuda_sample_batch(device *d, const timing_policy *pol, device_call ca
         return 0;
     }
     double t = proc_now();
-    if (pol->cold)
-        drop_persisting(p);
-    lap(d, COST_HOST_PERSIST, &t);
-    if (cuda_fail(d, cudaMemsetAsync(p->timed_out, 0, sizeof(int), p->stream), "reset", err) || cuda_sync(d, err))
+    *p->timed_out = 0;
+    __sync_synchronize();
+    if (cuda_sync(d, err))
         return -1;
     lap(d, COST_HOST_SYNC, &t);
     cupti_timer_begin_batch(p->cupti);
     lap(d, COST_HOST_CUPTI, &t);
     *p->hold_flag = 0;
     __sync_synchronize();
-    if (cuda_fail(d, (cudaError_t)cuda_support_hold(p->stream, p->hold_flag_dev, HOLD_TIMEOUT_NS, p->timed_out), "hold",
+    if (cuda_fail(d, (cudaError_t)cuda_support_hold(p->stream, p->hold_flag_dev, HOLD_TIMEOUT_NS, p->timed_out_dev), "hold",
                   err))
         return -1;
     int rc = 0;
@@ -513,8 +517,10 @@ static void cuda_close(device *d)
         cudaFree(p->flush_buf);
         cudaFree(p->digest_slot);
         cuda_compare_close(&p->compare);
-        cudaFree(p->probe);
-        cudaFree(p->timed_out);
+        cudaFreeHost((void *)p->probe);
+        cudaFreeHost((void *)p->timed_out);
+        cudaFreeHost((void *)p->digest_host);
+        cudaFree(p->sink);
         cudaFree(p->quiet);
         cudaFreeHost((void *)p->hold_flag);
         cudaEventDestroy(p->start);
@@ -538,12 +544,11 @@ static int cuda_digest(device *d, const void *p, size_t n, uint64_t key, uint64_
     cuda_priv *c = priv(d);
     if (!c->digest_ok)
         return 1;
-    unsigned long long v = 0;
-    if (cuda_fail(d, (cudaError_t)cuda_support_digest(c->stream, p, n, key, c->digest_slot), "digest", err) ||
-        cuda_fail(d, cudaStreamSynchronize(c->stream), "digest", err) ||
-        cuda_fail(d, cudaMemcpy(&v, c->digest_slot, sizeof v, cudaMemcpyDeviceToHost), "digest", err))
+    if (cuda_fail(d, (cudaError_t)cuda_support_digest(c->stream, p, n, key, c->digest_slot, c->digest_host_dev),
+                  "digest", err) ||
+        cuda_fail(d, cudaStreamSynchronize(c->stream), "digest", err))
         return -1;
-    *out = v;
+    *out = *c->digest_host;
     return 0;
 }
 
@@ -847,6 +852,16 @@ static void keep_pool_memory(int ordinal)
         cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
 }
 
+/* N bytes of zeroed host-mapped memory at *HOST, seen by the device at *DEV. */
+static int host_mapped(device *d, void **host, void **dev, size_t n, kwb_error *err)
+{
+    if (cuda_fail(d, cudaHostAlloc(host, n, cudaHostAllocMapped), "host-mapped memory", err) ||
+        cuda_fail(d, cudaHostGetDevicePointer(dev, *host, 0), "host-mapped memory", err))
+        return -1;
+    memset(*host, 0, n);
+    return 0;
+}
+
 static int setup(device *d, kwb_error *err)
 {
     cuda_priv *p = priv(d);
@@ -868,19 +883,24 @@ static int setup(device *d, kwb_error *err)
         cuda_fail(d, cudaEventCreate(&p->flush_stop), "event", err) ||
         cuda_fail(d, cudaHostAlloc((void **)&p->hold_flag, sizeof(int), cudaHostAllocMapped), "host flag", err) ||
         cuda_fail(d, cudaHostGetDevicePointer((void **)&p->hold_flag_dev, (void *)p->hold_flag, 0), "flag", err) ||
-        cuda_fail(d, cudaMalloc((void **)&p->timed_out, sizeof(int)), "cudaMalloc", err) ||
+        host_mapped(d, (void **)&p->timed_out, (void **)&p->timed_out_dev, sizeof(int), err) ||
         cuda_fail(d, cudaMalloc((void **)&p->quiet, 2 * sizeof(int)), "cudaMalloc", err) ||
         cuda_fail(d, cudaMemset(p->quiet, 0, 2 * sizeof(int)), "cudaMemset", err) ||
-        cuda_fail(d, cudaMalloc((void **)&p->probe, 4 * TIMING_BATCH_MAX * sizeof(unsigned long long)), "cudaMalloc",
-                  err) ||
+        host_mapped(d, (void **)&p->probe, (void **)&p->probe_dev, 4 * TIMING_BATCH_MAX * sizeof(unsigned long long),
+                    err) ||
+        cuda_fail(d, cudaMalloc((void **)&p->sink, sizeof(int)), "cudaMalloc", err) ||
         cuda_fail(d, cudaMalloc(&p->flush_buf, p->flush_bytes), "cudaMalloc", err) ||
-        cuda_fail(d, cudaMalloc((void **)&p->digest_slot, sizeof *p->digest_slot), "cudaMalloc", err))
+        cuda_fail(d, cudaMalloc((void **)&p->digest_slot, sizeof *p->digest_slot), "cudaMalloc", err) ||
+        host_mapped(d, (void **)&p->digest_host, (void **)&p->digest_host_dev, sizeof(unsigned long long), err))
         return -1;
     for (int i = 0; i < TIMING_BATCH_MAX; i++)
         if (cuda_fail(d, cudaEventCreate(&p->batch_start[i]), "event", err) ||
             cuda_fail(d, cudaEventCreate(&p->batch_stop[i]), "event", err))
             return -1;
     p->digest_ok = digest_self_test(d);
+    /* The persisting-L2 limit is 0 from here on: every synchronization checks it (cuda_sync), so
+     * a call that raises it is caught before its samples count, and no sample needs a reset. */
+    drop_persisting(p);
     return cuda_fail(d, (cudaError_t)cuda_compare_open(&p->compare, p->stream), "compare", err);
 }
 

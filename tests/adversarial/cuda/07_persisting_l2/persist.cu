@@ -1,6 +1,6 @@
 /* Exploit 7: raise the persisting-L2 limit and put an access window over x, so that x stays
- * in L2 across the flush between samples. Caught: the persisting limit is reset to 0 before
- * every sample and checked after every call; a call that leaves it raised is rejected. */
+ * in L2 across the flush between samples. Caught: the persisting limit is 0 from the device's
+ * opening and checked after every call; a call that leaves it raised is rejected. */
 #include <cuda_runtime.h>
 
 #include "kwb/kernel.h"
