@@ -99,6 +99,19 @@ static double place_ci(const double *v, const unsigned char *place, size_t m, si
     return rel;
 }
 
+/* Moves each of V[0..M) by its place's mean (PLACE[i]), less the mean of all: what is left between
+ * sets is their own variance, not their places'. */
+static void center_by_place(double *v, const unsigned char *place, size_t m)
+{
+    double sum[256] = {0}, all = 0;
+    size_t count[256] = {0};
+    for (size_t i = 0; i < m; i++)
+        sum[place[i]] += v[i], count[place[i]]++, all += v[i];
+    all /= m ? (double)m : 1;
+    for (size_t i = 0; i < m; i++)
+        v[i] -= sum[place[i]] / (double)count[place[i]] - all;
+}
+
 /* The relative half-width of the median's CI over the samples the summary is taken over (the
  * plain ones when there are at least 3, as timing_summary_plain): the order statistics' interval
  * of independent samples, or, unless the policy says ci_iid, the widest of that, a bootstrap
@@ -143,6 +156,7 @@ static double series_ci(const timing_policy *p, timing_series *s, int final)
                hi = stats_quantile_sorted(sorted, m, 0.98);
         for (size_t i = 0; i < m; i++) /* a preempted call is not the sets' doing */
             v[i] = v[i] < lo ? lo : v[i] > hi ? hi : v[i];
+        center_by_place(v, place, m); /* more sets at the same places do not average the places out */
         stats_variance_parts(v, set, m, &within, &between);
         s->within_between = between > 0 ? within / between : within > 0 ? INFINITY : 0;
     }

@@ -535,6 +535,11 @@ static void test_ci_over_places(void **state)
     assert_int_equal(told.ci_places, 8);
     assert_true(told.ci_rel > 0.005);
     assert_true(told.ci_rel > 2 * blind.ci_rel);
+    /* within-set noise 1e-4 * U: variance 3.3e-9; the sets' data 0.01 * U: 3.3e-5; the places' 0.03 * U:
+     * 3e-4. Blind to places the sets seem to differ by both (a ratio of about 1e-5); told them, the
+     * ratio that sizes the sets is against the sets' own variance (about 1e-4). */
+    assert_true(blind.within_between > 0.5e-5 && blind.within_between < 2e-5);
+    assert_true(told.within_between > 0.5e-4 && told.within_between < 2e-4);
     double truth = places_median();
     assert_true(fabs(told.summary.median - truth) <= told.ci_rel * told.summary.median);
     /* these draws' known answer: the blind run stops at 1.0084 +-0.39 %, the places' median is 1.0128 */
