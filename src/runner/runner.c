@@ -912,6 +912,9 @@ static int refresh_inputs(timed_ctx *t, kwb_error *err)
         if (!fresh)
             return -1;
         t->no_new_places = 1;
+        /* memory is short: this workload goes on at the places made, and a fresh runner (with
+         * all its memory, should a candidate be hoarding it) takes the next */
+        t->r->restart = 1;
         if (move_to_place(t, next_place(t), trial, err) != 0)
             return -1;
     }
