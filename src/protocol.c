@@ -20,10 +20,11 @@ void protocol_job_defaults(runner_job *job)
 
 void timing_policy_describe(const timing_policy *p, char *buf, size_t cap)
 {
-    char ci[96] = "", rsd[48] = "", floor[48] = "";
+    char ci[160] = "", rsd[48] = "", floor[48] = "";
     if (p->ci_target > 0)
         snprintf(ci, sizeof ci, "the median's 95%% CI within +-%g%% %s, ", 100 * p->ci_target,
-                 p->ci_iid ? "(samples as independent)" : "over input sets");
+                 p->ci_iid ? "(samples as independent)"
+                           : "over input sets (or once, bound by their places, it stops narrowing)");
     if (p->rsd_target > 0)
         snprintf(rsd, sizeof rsd, "rsd under %g%%, ", 100 * p->rsd_target);
     if (p->min_time_s > 0)

@@ -215,6 +215,8 @@ static json_t *result_json(const definition *d, const wl_result *r)
         json_object_set_new(json_object_get(o, "latency"), "ci_sets", json_integer(r->ci_sets));
     if (r->ci_places > 0 && r->has_candidate)
         json_object_set_new(json_object_get(o, "latency"), "ci_places", json_integer(r->ci_places));
+    if (r->ci_stalled && r->has_candidate)
+        json_object_set_new(json_object_get(o, "latency"), "ci_stalled", json_true());
     if (r->cost.wall_s > 0)
         json_object_set_new(
             o, "cost",

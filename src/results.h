@@ -54,6 +54,7 @@ typedef struct wl_result {
     double ci_rel;                    /* candidate: half-width of its median's 95 % CI / median (0: unknown) */
     int ci_sets;                      /* candidate: the input sets that CI was bootstrapped over (0: none) */
     int ci_places;                    /* ... and the places those sets lay at (0: not bootstrapped over) */
+    int ci_stalled;                   /* sampling stopped as that interval over places no longer narrowed */
     wl_cost cost;                     /* what the workload cost to evaluate */
     int skipped;                      /* not run: an earlier workload timed out or crashed (fail fast) */
     char worker[192];                 /* a remote worker's host and device facts ("" when local) */

@@ -289,6 +289,7 @@ static void on_timing(runclient *rc, launch *l, wl_result *r, int i, runner_even
         r->ci_rel = json_number_value(json_object_get(ev->json, "ci_rel"));
         r->ci_sets = (int)json_integer_value(json_object_get(ev->json, "ci_sets"));
         r->ci_places = (int)json_integer_value(json_object_get(ev->json, "ci_places"));
+        r->ci_stalled = json_is_true(json_object_get(ev->json, "ci_stalled"));
         snprintf(r->timer, sizeof r->timer, "%s", ev->timer ? ev->timer : "");
     } else if (strcmp(ev->role, "baseline") == 0) {
         r->baseline = ev->timing;

@@ -1182,6 +1182,8 @@ static void emit_timing(runner_ctx *r, const char *role, const timing_series *s,
         json_object_set_new(ev, "ci_sets", json_integer((json_int_t)s->ci_sets));
     if (s->ci_places > 0)
         json_object_set_new(ev, "ci_places", json_integer((json_int_t)s->ci_places));
+    if (s->ci_stalled)
+        json_object_set_new(ev, "ci_stalled", json_true());
     json_object_set_new(ev, "device_s", json_real(s->device_s));
     json_object_set_new(ev, "flush_s", json_real(s->flush_s));
     if (loop)

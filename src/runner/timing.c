@@ -146,6 +146,7 @@ static double series_ci(const timing_policy *p, timing_series *s, int final)
         grouped = stats_median_ci_rel_grouped(v, set, m, TIMING_CI_CONFIDENCE, TIMING_CI_RESAMPLES,
                                               0x63692d73657473ULL ^ m, &groups);
         double by_place = place_ci(v, place, m, &places);
+        s->places_bound = by_place > grouped && by_place > rel;
         grouped = by_place > grouped ? by_place : grouped;
     }
     s->ci_sets = groups;
@@ -169,9 +170,36 @@ static double series_ci(const timing_policy *p, timing_series *s, int final)
     return grouped > rel ? grouped : rel;
 }
 
+/* The share of a place-bound interval's width left after its samples doubled at which it has
+ * stalled (note_stall). */
+#define TIMING_STALL_SHARE 0.9
+
+/* Notes at a look at S's CI whether its interval has stalled: bound by the places its input sets
+ * lay at, the same places as at a look with half the samples or fewer, and narrowed by less than
+ * a tenth since (an interval of independent samples narrows by 29 % when they double). A fixed set
+ * of places pins their average no closer however many calls are made at them. */
+static void note_stall(timing_series *s)
+{
+    if (!s->places_bound || s->ci_places == 0) {
+        s->stall_n = 0;
+        return;
+    }
+    if (s->stall_n > 0 && s->ci_places == s->stall_places && s->n >= 2 * s->stall_n) {
+        if (s->ci_rel > TIMING_STALL_SHARE * s->stall_ci) {
+            s->ci_stalled = 1;
+            return;
+        }
+    } else if (s->stall_n > 0 && s->ci_places == s->stall_places)
+        return; /* not yet twice the samples: keep the look to compare with */
+    s->stall_n = s->n;
+    s->stall_ci = s->ci_rel;
+    s->stall_places = s->ci_places;
+}
+
 /* True when series S has the policy's samples and device time, and its noise (rsd) and the
- * precision of its median (CI) are within their targets. The CI is recomputed only when the
- * series has grown by an eighth since it was last looked at, so that sorting stays cheap. */
+ * precision of its median (CI) are within their targets, or that CI has stalled (note_stall).
+ * The CI is recomputed only when the series has grown by an eighth since it was last looked at,
+ * so that sorting stays cheap. */
 static int series_settled(const timing_policy *p, timing_series *s, int precision)
 {
     if ((int)s->n < p->min_samples || s->device_s < p->min_time_s)
@@ -183,8 +211,9 @@ static int series_settled(const timing_policy *p, timing_series *s, int precisio
     if (s->n >= s->ci_next) {
         s->ci_rel = series_ci(p, s, 0);
         s->ci_next = s->n + (s->n / 8 > 1 ? s->n / 8 : 1);
+        note_stall(s);
     }
-    return s->ci_rel <= p->ci_target;
+    return s->ci_rel <= p->ci_target || s->ci_stalled;
 }
 
 /* True when every series has settled; PRECISION: the medians' CIs count too. */

@@ -25,6 +25,10 @@ typedef struct timing_series {
     size_t ci_sets;                   /* input sets the plain samples ran on (0: not told apart) */
     size_t ci_places;                 /* places those sets lay at, when the CI was bootstrapped over them */
     int sets_bound;                   /* the last look: the interval over sets is the wider by a quarter */
+    int places_bound;                 /* the last look: the interval over places was the widest */
+    int ci_stalled;                   /* sampling stopped: the interval over places no longer narrowed */
+    size_t stall_n, stall_places;     /* the look a stall is judged against: its samples, places ... */
+    double stall_ci;                  /* ... and interval */
     double within_between;            /* the last look: within-set over between-set variance of the plain
                                        * samples (INFINITY: the sets' means do not differ; 0: not known) */
     size_t ci_next;                   /* the sample count at which the CI is looked at next */

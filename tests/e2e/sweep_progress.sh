@@ -21,7 +21,7 @@ args=(--dataset "$TMP/ds" --definition "$DEF" --trials 2 --max-time 0.02)
 # Off a terminal: a line per workload, as each finishes.
 "$KWB" eval "${args[@]}" --solution "$KERNELS/baseline" >"$TMP/lines.out" 2>"$TMP/lines.err"
 expect_code 0 "$?" "eval off a terminal"
-expect_grep '^kwb eval: timing: warm; .*CI within \+-0\.5% over input sets, at least 10 samples' "$TMP/lines.err" "the policy in force"
+expect_grep '^kwb eval: timing: warm; .*CI within \+-0\.5% over input sets .*, at least 10 samples' "$TMP/lines.err" "the policy in force"
 [ "$(grep -c '^kwb eval: \[[0-9]/3\] ' "$TMP/lines.err")" -eq 3 ] && pass "one progress line per workload" ||
     fail "one progress line per workload: $(cat "$TMP/lines.err")"
 for k in 1 2 3; do
