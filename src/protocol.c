@@ -305,9 +305,9 @@ static event_type event_type_of(const char *name)
 }
 
 const char *const protocol_hook_parts[COST_HOOK_PARTS] = {"poison", "inputs", "reference", "check", "digest"};
-const char *const protocol_host_steps[COST_HOST_STEPS] = {
-    "queue",   "call",      "sync",      "cupti",       "reads",   "copies",
-    "op_fill", "op_digest", "op_upload", "op_download", "op_sync", "op_compare"};
+const char *const protocol_host_steps[COST_HOST_STEPS] = {"queue",     "call",        "sync",    "cupti",
+                                                          "reads",     "copies",      "op_fill", "op_digest",
+                                                          "op_upload", "op_download", "op_sync", "op_compare"};
 
 void protocol_cost_parts_set(json_t *cost, const double *hook_s, const double *host_s, long alone, long batched,
                              long batches)

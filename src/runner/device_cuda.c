@@ -68,12 +68,12 @@ typedef struct cuda_priv {
     int broken;
     int raw_span; /* KWB_RAW_SPAN=1: report the bare activity span */
     cuda_peaks peaks;
-    unsigned long long *digest_slot;           /* device: the digest kernel's sum */
-    volatile unsigned long long *digest_host;  /* host-mapped: its copy */
+    unsigned long long *digest_slot;          /* device: the digest kernel's sum */
+    volatile unsigned long long *digest_host; /* host-mapped: its copy */
     unsigned long long *digest_host_dev;
-    int digest_ok;                   /* the digest kernel agreed with the host's formula at open */
-    cuda_compare compare;            /* the tolerance rule on the GPU (self-tested at open) */
-    double flush_ms;                 /* device time of one flush, averaged over the first FLUSH_TIMED */
+    int digest_ok;        /* the digest kernel agreed with the host's formula at open */
+    cuda_compare compare; /* the tolerance rule on the GPU (self-tested at open) */
+    double flush_ms;      /* device time of one flush, averaged over the first FLUSH_TIMED */
     int flushes_timed;
 } cuda_priv;
 
@@ -157,8 +157,8 @@ static int queue_flush(device *d, kwb_error *err)
     static unsigned char byte;
     byte++;
     if (cuda_fail(d, cudaMemsetAsync(p->flush_buf, byte, p->flush_bytes, p->stream), "L2 flush", err) != 0 ||
-        cuda_fail(d, (cudaError_t)cuda_support_read(p->stream, p->flush_buf, p->flush_bytes, p->sink),
-                  "L2 flush", err) != 0)
+        cuda_fail(d, (cudaError_t)cuda_support_read(p->stream, p->flush_buf, p->flush_bytes, p->sink), "L2 flush",
+                  err) != 0)
         return -1;
     return 0;
 }
@@ -218,8 +218,8 @@ static int held_call(device *d, device_call call, void *ctx, int which, double *
     cuda_priv *p = priv(d);
     *p->hold_flag = 0;
     __sync_synchronize();
-    if (cuda_fail(d, (cudaError_t)cuda_support_hold(p->stream, p->hold_flag_dev, HOLD_TIMEOUT_NS, p->timed_out_dev), "hold",
-                  err) ||
+    if (cuda_fail(d, (cudaError_t)cuda_support_hold(p->stream, p->hold_flag_dev, HOLD_TIMEOUT_NS, p->timed_out_dev),
+                  "hold", err) ||
         cuda_fail(d, (cudaError_t)cuda_support_probe(p->stream, p->probe_dev), "probe", err) ||
         cuda_fail(d, cudaEventRecord(p->start, p->stream), "event", err))
         return -1;
@@ -444,8 +444,8 @@ static int cuda_sample_batch(device *d, const timing_policy *pol, device_call ca
     lap(d, COST_HOST_CUPTI, &t);
     *p->hold_flag = 0;
     __sync_synchronize();
-    if (cuda_fail(d, (cudaError_t)cuda_support_hold(p->stream, p->hold_flag_dev, HOLD_TIMEOUT_NS, p->timed_out_dev), "hold",
-                  err))
+    if (cuda_fail(d, (cudaError_t)cuda_support_hold(p->stream, p->hold_flag_dev, HOLD_TIMEOUT_NS, p->timed_out_dev),
+                  "hold", err))
         return -1;
     int rc = 0;
     for (int i = 0; i < k && rc == 0; i++)

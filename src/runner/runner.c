@@ -946,12 +946,12 @@ static double set_calls_for_costs(timed_ctx *t)
     if (t->refreshes == 0 || t->audits == 0 || t->calls == 0)
         return most;
     double call = (proc_now() - t->loop0 - hooks) / t->calls;
-    double set = (h[COST_HOOK_INPUTS] - h0[COST_HOOK_INPUTS] + h[COST_HOOK_REFERENCE] - h0[COST_HOOK_REFERENCE]) /
-                     t->refreshes +
-                 (h[COST_HOOK_POISON] - h0[COST_HOOK_POISON] + h[COST_HOOK_CHECK] - h0[COST_HOOK_CHECK] +
-                  h[COST_HOOK_DIGEST] - h0[COST_HOOK_DIGEST]) /
-                     t->audits +
-                 call;
+    double set =
+        (h[COST_HOOK_INPUTS] - h0[COST_HOOK_INPUTS] + h[COST_HOOK_REFERENCE] - h0[COST_HOOK_REFERENCE]) / t->refreshes +
+        (h[COST_HOOK_POISON] - h0[COST_HOOK_POISON] + h[COST_HOOK_CHECK] - h0[COST_HOOK_CHECK] + h[COST_HOOK_DIGEST] -
+         h0[COST_HOOK_DIGEST]) /
+            t->audits +
+        call;
     double calls = most;
     for (int i = 0; i < t->n; i++)
         if (t->sets_bound[i]) {
