@@ -156,8 +156,10 @@ static marked marked_of(const double *v, const unsigned char *mark, size_t n, in
 
 /* The least a pattern must gain per call on the cpu to count: on a loaded machine an honest
  * 0.1 us copy ran its fresh calls 4x slower (0.4 us more) again and again, even re-measured
- * alone; a cache worth having saves far more (the corpus's: 10 ms). CUPTI spans need no floor. */
-#define PATTERN_MIN_GAP_CPU_MS 0.002
+ * alone, and an honest 1 us segment top-k (tests/e2e/declared_inputs.sh, distcheck on two busy
+ * cores) 4.0x slower, 3 us more; a cache worth having saves far more (the corpus's: 10 ms).
+ * CUPTI spans need no floor. */
+#define PATTERN_MIN_GAP_CPU_MS 0.01
 
 /* Calls of each kind a finding needs: a run of a few dozen calls holds 3 or 4 fresh ones, the
  * first of them on a newly made input set, too few to tell a cache from a slow start (honest
