@@ -246,7 +246,6 @@ static int timed_sample(device *d, const timing_policy *pol, device_call call, v
         return -1;
     if (time_flush)
         cudaEventRecord(p->flush_stop, p->stream);
-    lap(d, COST_HOST_QUEUE, &t);
     *p->timed_out = 0; /* the last sample is synchronized: nothing of it writes the flag now */
     __sync_synchronize();
     lap(d, COST_HOST_QUEUE, &t);

@@ -939,12 +939,12 @@ static double set_calls_for_costs(timed_ctx *t)
     double most = (REFRESH_GAP_MAX + 1) / 2.0;
     if (t->set_calls > 0)
         return t->set_calls;
+    if (t->refreshes == 0 || t->audits == 0 || t->calls == 0)
+        return most;
     const double *h = t->r->hook_s, *h0 = t->hook0;
     double hooks = 0;
     for (int k = 0; k < COST_HOOK_PARTS; k++)
         hooks += h[k] - h0[k];
-    if (t->refreshes == 0 || t->audits == 0 || t->calls == 0)
-        return most;
     double call = (proc_now() - t->loop0 - hooks) / t->calls;
     double set =
         (h[COST_HOOK_INPUTS] - h0[COST_HOOK_INPUTS] + h[COST_HOOK_REFERENCE] - h0[COST_HOOK_REFERENCE]) / t->refreshes +
