@@ -132,7 +132,7 @@ static unsigned char *event_marks(const runner_event *ev, size_t n)
     unsigned char *mark = xcalloc(n + 1, 1);
     const char *m = json_string_value(json_object_get(ev->json, "marks"));
     for (size_t i = 0; m && i < n && m[i]; i++)
-        mark[i] = (unsigned char)(m[i] >= '0' && m[i] <= '3' ? m[i] - '0' : MARK_PLAIN);
+        mark[i] = (unsigned char)(m[i] >= '0' && m[i] <= '0' + MARK_SET ? m[i] - '0' : MARK_PLAIN);
     return mark;
 }
 
@@ -213,7 +213,7 @@ static char *check_timing(const runclient *rc, launch *l, const runner_event *ev
     l->timed_ms += sum;
     l->sampled_ms = sum;
     l->samples = (long)n;
-    marked mp = marked_of(v, mark, n, MARK_PLAIN, MARK_PLAIN), mf = marked_of(v, mark, n, MARK_FRESH, MARK_FRESH);
+    marked mp = marked_of(v, mark, n, MARK_PLAIN, MARK_SET), mf = marked_of(v, mark, n, MARK_FRESH, MARK_FRESH);
     marked mr = marked_of(v, mark, n, MARK_CHECKED, MARK_CHECKED), mc = marked_of(v, mark, n, MARK_CHECKED, MARK_FRESH);
     size_t np = mp.n, nf = mf.n, nr = mr.n, nc = mc.n;
     *enough = nf >= MARKED_MIN && nr >= MARKED_MIN && np >= MARKED_MIN && nc >= MARKED_MIN;

@@ -87,6 +87,8 @@ typedef struct runner_ctx {
     unsigned long seq;              /* events sent so far (the sealed channel's sequence) */
     int threads0;                   /* the runner's threads once set up: no call may leave more */
     int restart;                    /* the harness failed: stop here, a fresh runner takes the rest */
+    int served;                     /* workloads this runner has finished */
+    int deferred;                   /* the workload in flight is left to a fresh runner (defer_to_fresh) */
     refcache refs;                  /* the reference's outputs on disk */
     int ref_runs, ref_cached;       /* the workload in flight's trials: reference calls, cache hits */
     int ref_fresh;                  /* reference calls on the timed calls' fresh inputs */
@@ -661,6 +663,14 @@ static int trial_run(runner_ctx *r, int trial, kwb_error *err)
  * sets narrow it then, so refreshes stay every 1-REFRESH_GAP_MAX calls. */
 enum { TIMED_TRIAL_BASE = 1000, CHECK_ONE_IN = 8, REFRESH_GAP_MAX = 16, REFRESH_GAP_LATE = 48, EXTRA_WARMUP_MAX = 8 };
 
+/* Once the evidence is in (timed_enough), checks thin out: a callee's call is checked with chance
+ * 1/CHECK_ONE_IN_LATE, and the first call on a fresh set with chance 1/FRESH_CHECK_ONE_IN (the
+ * others are plain calls that start a set, MARK_SET). A check costs a reference on the set and a
+ * comparison: on the H100 the DSA top-k's sets-bound workloads checked 56 % of their calls and
+ * kept 14 % as plain samples. A cheat that caches or skips is caught before the evidence is in
+ * (every fresh set checked until EVIDENCE_MIN), and one that starts later by the checks that go on. */
+enum { CHECK_ONE_IN_LATE = 32, FRESH_CHECK_ONE_IN = 4 };
+
 /* Input sets live at up to PLACEMENTS_MAX places, together at most PLACEMENT_BYTES (at least two
  * places): where a kernel's inputs lie moves its median (on the H100, the DSA top-k's medians on
  * two placements of one run differed by up to 1.2 %, and whole runs by 1.4 % while each claimed
@@ -678,7 +688,9 @@ typedef struct timed_ctx {
     uint64_t poison[2];    /* the pattern a checked call's outputs hold before it */
     int check_next[2];     /* this callee's next call is checked (its outputs are poisoned) */
     int fresh_next[2];     /* ... and is the first on fresh inputs */
+    int set_next[2];       /* its next call is the first on fresh inputs, not checked (MARK_SET) */
     int after_check[2];    /* its last call was checked */
+    int warm;              /* caches are not flushed before each call: a check disturbs the next */
     int calls;             /* after-hooks so far */
     int gap[2];            /* this callee's calls left until its next one is checked */
     int verified_set[2];   /* the input set (refresh count) of this callee's verified outputs; -1: none */
@@ -708,12 +720,15 @@ static uint64_t draw(timed_ctx *t)
     return t->draws >> 17;
 }
 
+static int timed_enough(void *ctx);
+
 /* Calls until a callee's next checked call: each call is followed by a checked one with
- * chance 1/CHECK_ONE_IN (drawn ahead, so that plain calls can run back to back). */
+ * chance 1/CHECK_ONE_IN, 1/CHECK_ONE_IN_LATE once the evidence is in (drawn ahead, so that
+ * plain calls can run back to back). */
 static int draw_gap(timed_ctx *t)
 {
-    int gap = 1;
-    while (draw(t) % CHECK_ONE_IN != 0 && gap < 8 * CHECK_ONE_IN)
+    int gap = 1, one_in = timed_enough(t) ? CHECK_ONE_IN_LATE : CHECK_ONE_IN;
+    while (draw(t) % (uint64_t)one_in != 0 && gap < 8 * one_in)
         gap++;
     return gap;
 }
@@ -920,16 +935,17 @@ static int refresh_inputs(timed_ctx *t, kwb_error *err)
     }
     t->ref_stale = 1;
     hook_lap(r, COST_HOOK_INPUTS, &t0);
+    int check = !timed_enough(t) || draw(t) % FRESH_CHECK_ONE_IN == 0;
     for (int i = 0; i < t->n; i++) {
-        t->fresh_next[i] = 1;
-        if (!t->check_next[i] && check_next_call(t, i, err) != 0)
-            return -1;
+        if (t->check_next[i] || check) {
+            t->fresh_next[i] = 1;
+            if (!t->check_next[i] && check_next_call(t, i, err) != 0)
+                return -1;
+        } else
+            t->set_next[i] = 1;
     }
     return 0;
 }
-
-/* After every timed call, outside the timed window: see timed_ctx. */
-static int timed_enough(void *ctx);
 
 /* The mean calls per input set that narrow a sets-bound interval most for what sets and calls have
  * cost this run so far (setsize.h; a set serves every callee); REFRESH_GAP_MAX's mean until the
@@ -946,12 +962,13 @@ static double set_calls_for_costs(timed_ctx *t)
     for (int k = 0; k < COST_HOOK_PARTS; k++)
         hooks += h[k] - h0[k];
     double call = (proc_now() - t->loop0 - hooks) / t->calls;
+    /* a set: its inputs and reference, the check of its first call when that is drawn, a call */
+    double audit = (h[COST_HOOK_POISON] - h0[COST_HOOK_POISON] + h[COST_HOOK_CHECK] - h0[COST_HOOK_CHECK] +
+                    h[COST_HOOK_DIGEST] - h0[COST_HOOK_DIGEST]) /
+                   t->audits;
     double set =
         (h[COST_HOOK_INPUTS] - h0[COST_HOOK_INPUTS] + h[COST_HOOK_REFERENCE] - h0[COST_HOOK_REFERENCE]) / t->refreshes +
-        (h[COST_HOOK_POISON] - h0[COST_HOOK_POISON] + h[COST_HOOK_CHECK] - h0[COST_HOOK_CHECK] + h[COST_HOOK_DIGEST] -
-         h0[COST_HOOK_DIGEST]) /
-            t->audits +
-        call;
+        audit * (timed_enough(t) ? 1.0 / FRESH_CHECK_ONE_IN : 1.0) + call;
     double calls = most;
     for (int i = 0; i < t->n; i++)
         if (t->sets_bound[i]) {
@@ -982,18 +999,19 @@ static int timed_after(void *ctx, int which, int *mark, kwb_error *err)
     if (sandbox_refused(why, sizeof why))
         fail(c, ST_REJECTED_INTEGRITY, "timed call %d: %s", t->calls, why);
     int checked = t->check_next[which];
-    *mark = checked                 ? (t->fresh_next[which] ? MARK_FRESH : MARK_CHECKED)
-            : t->after_check[which] ? MARK_AFTER
-                                    : MARK_PLAIN;
+    *mark = checked                            ? (t->fresh_next[which] ? MARK_FRESH : MARK_CHECKED)
+            : t->after_check[which] && t->warm ? MARK_AFTER
+            : t->set_next[which]               ? MARK_SET
+                                               : MARK_PLAIN;
     if (checked && audit_timed_call(t, which, err) != 0)
         return -1;
     if (checked)
         t->seen[which][*mark == MARK_FRESH]++;
-    t->plain[which] += *mark == MARK_PLAIN;
+    t->plain[which] += timing_mark_plain(*mark);
     if (c->status != ST_PASSED)
         return kwb_error_set(err, "%s", c->message);
     t->after_check[which] = checked;
-    t->check_next[which] = t->fresh_next[which] = 0;
+    t->check_next[which] = t->fresh_next[which] = t->set_next[which] = 0;
     if (--t->gap[which] <= 0) {
         t->gap[which] = draw_gap(t);
         if (check_next_call(t, which, err) != 0)
@@ -1215,7 +1233,7 @@ static void emit_timing(runner_ctx *r, const char *role, const timing_series *s,
 /* Times the callees in WHO (paired when two) and reports each. */
 static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy *p, kwb_error *err)
 {
-    timed_ctx t = {.r = r, .who = {who[0], n > 1 ? who[1] : NULL}, .n = n};
+    timed_ctx t = {.r = r, .who = {who[0], n > 1 ? who[1] : NULL}, .n = n, .warm = !p->cold || p->graph > 0};
     timing_series series[2];
     int rc;
     if (r->job.no_defences || who[0] == &r->ref) /* the reference is trusted */
@@ -1249,6 +1267,19 @@ static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy 
 }
 
 /* Times the solutions, then the reference; PHASES gets the seconds each took. */
+/* Whether a harness failure (MSG) leaves the workload in flight to a fresh runner rather than
+ * recording it: device memory ran short in a runner that has served earlier workloads, where a
+ * candidate may still hold what it took (the adversarial corpus's 12c takes all of it and keeps
+ * it). Sets r->deferred and r->restart then: no workload-end is sent, and the parent starts the
+ * next runner at this workload; a fresh runner's own shortage is recorded. */
+static int defer_to_fresh(runner_ctx *r, const char *msg)
+{
+    if (r->served == 0 || !strstr(msg, "out of memory"))
+        return 0;
+    r->deferred = r->restart = 1;
+    return 1;
+}
+
 static void time_workload(runner_ctx *r, double phases[2])
 {
     double t0 = proc_now();
@@ -1267,6 +1298,8 @@ static void time_workload(runner_ctx *r, double phases[2])
     char why[512];
     if (sandbox_refused(why, sizeof why))
         fail(&r->sols[0], ST_REJECTED_INTEGRITY, "while timing: %s", why);
+    if (rc != 0 && defer_to_fresh(r, err.msg))
+        return;
     if (rc != 0)
         fail(&r->sols[0], ST_RUNTIME_ERROR, "while timing: %s", err.msg);
     phases[0] = proc_now() - t0;
@@ -1525,13 +1558,18 @@ static void check_workload(runner_ctx *r, int ok, kwb_error *err)
             inputs_free(&r->in, r->dev);
         ok = trial_run(r, t < 0 ? MAGNITUDE_TRIAL : t, err) == 0;
     }
+    if (!ok && defer_to_fresh(r, err->msg))
+        return;
     if (!ok) {
         fail(&r->sols[0], ST_RUNTIME_ERROR, "harness: %s", err->msg);
         r->restart = 1; /* the process is suspect (memory taken, state damaged): a fresh runner goes on */
     } else if (r->sols[0].status == ST_PASSED) {
         phases[0] = proc_now() - t0;
         time_workload(r, phases + 1);
+        if (r->deferred)
+            return;
     }
+    r->served++;
     if (phases[0] == 0)
         phases[0] = proc_now() - t0;
     emit_workload_end(r, phases);

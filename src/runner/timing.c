@@ -127,8 +127,8 @@ static double series_ci(const timing_policy *p, timing_series *s, int final)
     unsigned char *place = xmalloc(s->n + 1);
     size_t m = 0;
     for (size_t i = 0; i < s->n; i++) {
-        sets += s->mark[i] == MARK_FRESH;
-        if (s->mark[i] == MARK_PLAIN)
+        sets += timing_mark_new_set(s->mark[i]);
+        if (timing_mark_plain(s->mark[i]))
             set[m] = sets, place[m] = s->place[i], v[m++] = s->ms[i];
     }
     if (m < 3 && s->n > 0) {
@@ -225,17 +225,27 @@ static int settled(const timing_policy *p, int n, timing_series *series, int pre
     return 1;
 }
 
+int timing_mark_plain(int mark)
+{
+    return mark == MARK_PLAIN || mark == MARK_SET;
+}
+
+int timing_mark_new_set(int mark)
+{
+    return mark == MARK_FRESH || mark == MARK_SET;
+}
+
 stats_summary timing_summary_plain(const double *ms, const unsigned char *mark, size_t n)
 {
     size_t m = 0;
     for (size_t i = 0; mark && i < n; i++)
-        m += mark[i] == MARK_PLAIN;
+        m += timing_mark_plain(mark[i]);
     if (!mark || m < 3)
         return stats_summarize(ms, n);
     double *plain = xmalloc(m * sizeof *plain);
     m = 0;
     for (size_t i = 0; i < n; i++)
-        if (mark[i] == MARK_PLAIN)
+        if (timing_mark_plain(mark[i]))
             plain[m++] = ms[i];
     stats_summary s = stats_summarize(plain, m);
     free(plain);

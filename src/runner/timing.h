@@ -62,8 +62,14 @@ typedef enum timing_mark {
     MARK_PLAIN = 0,   /* nothing done around it */
     MARK_CHECKED = 1, /* outputs poisoned before, checked after */
     MARK_FRESH = 2,   /* checked, and the first call on freshly made inputs */
-    MARK_AFTER = 3,   /* the call after a checked one (caches disturbed by the check) */
+    MARK_AFTER = 3,   /* the call after a checked one (caches disturbed by the check; warm caches only) */
+    MARK_SET = 4,     /* plain, and the first call on fresh inputs (not checked): a set starts there */
 } timing_mark;
+
+/* Whether a sample marked MARK counts as a plain call (MARK_PLAIN or MARK_SET). */
+int timing_mark_plain(int mark);
+/* Whether a sample marked MARK is the first call on a fresh input set (MARK_FRESH or MARK_SET). */
+int timing_mark_new_set(int mark);
 
 /* What the runner does around timed calls (integrity): AFTER runs after every call, warm-up
  * and timed alike, outside the timed window (it may check the outputs, poison them for the

@@ -412,12 +412,14 @@ static void test_batch_worth(void **state)
  * after some 400. */
 static struct {
     int hooked, set, fresh_pending;
+    int unchecked_odd; /* odd sets start with a plain call (MARK_SET), as unchecked fresh sets do */
 } st;
+static int unchecked_odd_sets;
 
 static int sets_after(void *ctx, int which, int *mark, kwb_error *err)
 {
     (void)ctx, (void)which, (void)err;
-    *mark = st.fresh_pending ? MARK_FRESH : MARK_PLAIN;
+    *mark = !st.fresh_pending ? MARK_PLAIN : st.unchecked_odd && st.set % 2 ? MARK_SET : MARK_FRESH;
     st.fresh_pending = 0;
     if (++st.hooked % 10 == 0)
         st.set++, st.fresh_pending = 1;
@@ -465,6 +467,7 @@ static timing_series run_hooked(sample_fn sample, timing_policy p, timing_hooks 
     const device_ops ops = {.kind = "fake", .sync = fake_sync, .sample = sample};
     memset(&the_fake, 0, sizeof the_fake);
     memset(&st, 0, sizeof st);
+    st.unchecked_odd = unchecked_odd_sets;
     the_fake.noise = 1e-4;
     device dev = {&ops, NULL};
     timing_series s;
@@ -577,6 +580,35 @@ static void test_ci_over_input_sets(void **state)
     timing_series_free(&sets);
 }
 
+/* A set whose first call was not checked (MARK_SET) starts a set as a fresh one does, and its
+ * calls count as plain: the summary is over plain and MARK_SET samples, and the bootstrap over
+ * sets sees as many sets as when every set's first call is checked. */
+static void test_unchecked_sets(void **state)
+{
+    (void)state;
+    const double ms[] = {1, 1, 1, 9, 9, 9};
+    const unsigned char mark[] = {MARK_PLAIN, MARK_SET, MARK_PLAIN, MARK_CHECKED, MARK_FRESH, MARK_AFTER};
+    stats_summary sum = timing_summary_plain(ms, mark, 6);
+    assert_int_equal(sum.n, 3);
+    assert_true(sum.median == 1);
+    assert_true(timing_mark_plain(MARK_SET) && timing_mark_new_set(MARK_SET));
+    assert_false(timing_mark_plain(MARK_FRESH) || timing_mark_plain(MARK_AFTER) || timing_mark_plain(MARK_CHECKED));
+    assert_true(timing_mark_new_set(MARK_FRESH) && !timing_mark_new_set(MARK_PLAIN));
+    timing_series all_checked = run_sets(0);
+    unchecked_odd_sets = 1;
+    timing_series half = run_sets(0);
+    unchecked_odd_sets = 0;
+    assert_true(half.ci_rel <= 0.005);
+    assert_true(half.ci_sets >= 100);
+    /* the same draws, the same sets: only the marks of odd sets' first calls differ */
+    size_t d =
+        half.ci_sets > all_checked.ci_sets ? half.ci_sets - all_checked.ci_sets : all_checked.ci_sets - half.ci_sets;
+    assert_true(d * 10 <= all_checked.ci_sets);
+    assert_true(fabs(half.summary.median - 1.0) <= half.ci_rel * half.summary.median);
+    timing_series_free(&all_checked);
+    timing_series_free(&half);
+}
+
 /* Known answers of the calls an input set is worth: a set costing 4 calls' time with a within/between
  * variance ratio of 0.55 is worth 1 + sqrt(2.2) = 2.48 calls (the H100 top-k's figures); sets that
  * barely differ, or cost much, are worth the most allowed; unknown figures give the most. */
@@ -602,7 +634,7 @@ int main(void)
         cmocka_unit_test(test_hooks_evidence),     cmocka_unit_test(test_paired_cap_leaves_enough_pairs),
         cmocka_unit_test(test_batched_schedule),   cmocka_unit_test(test_batch_worth),
         cmocka_unit_test(test_ci_over_input_sets), cmocka_unit_test(test_ci_over_places),
-        cmocka_unit_test(test_set_calls),
+        cmocka_unit_test(test_set_calls),          cmocka_unit_test(test_unchecked_sets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
