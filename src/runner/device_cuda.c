@@ -112,13 +112,18 @@ static void cuda_release(device *d, void *p)
  * never races the tail of the upload (poison written after the kernel's output). */
 static int cuda_upload(device *d, void *dst, const void *src, size_t n, kwb_error *err)
 {
-    if (cuda_fail(d, cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice), "upload", err))
+    if (cuda_fail(d, cudaStreamSynchronize(priv(d)->stream), "upload", err) ||
+        cuda_fail(d, cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice), "upload", err))
         return -1;
     return cuda_fail(d, cudaDeviceSynchronize(), "upload", err);
 }
 
+/* The copy runs on the legacy stream, which does not wait for the device's: the stream's queued
+ * work (a fill, a call) is waited for first. */
 static int cuda_download(device *d, void *dst, const void *src, size_t n, kwb_error *err)
 {
+    if (cuda_fail(d, cudaStreamSynchronize(priv(d)->stream), "download", err))
+        return -1;
     return cuda_fail(d, cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost), "download", err);
 }
 
@@ -141,12 +146,13 @@ static int cuda_sync(device *d, kwb_error *err)
     return 0;
 }
 
+/* Queued on the device's stream, not waited for: what reads the values next is on that stream
+ * (a call, a digest) or waits for it (a download, an upload, a synchronization), so that the
+ * fills of a set's inputs run back to back. */
 static int cuda_fill_random(device *d, void *dst, kwb_dtype t, size_t n, uint64_t key, kwb_error *err)
 {
     int rc = cuda_rng_fill(dst, (int)t, n, key, priv(d)->stream);
-    if (rc != 0)
-        return cuda_fail(d, (cudaError_t)rc, "input generation", err);
-    return cuda_sync(d, err);
+    return rc != 0 ? cuda_fail(d, (cudaError_t)rc, "input generation", err) : 0;
 }
 
 /* Queues the cache flush's work: write twice the L2, then read it back so that the lines left
