@@ -24,7 +24,22 @@ struct cupti_timer {
     register_fn register_callbacks;
     flush_fn flush_all;
     next_fn next_record;
+    int window; /* KWB_CUPTI_WINDOW=1: tracing on only from begin to end (an experiment: CUPTI's cost
+                 * on the launches between samples, the integrity hooks', against toggling it) */
 };
+
+/* The activity kinds a span is made of. */
+static const CUpti_ActivityKind traced[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                            CUPTI_ACTIVITY_KIND_MEMSET};
+
+/* Turns the tracing of every traced kind on (ON 1) or off; returns 0, or -1 when CUPTI refused. */
+static int set_tracing(cupti_timer *t, int on)
+{
+    for (size_t i = 0; i < sizeof traced / sizeof *traced; i++)
+        if ((on ? t->enable : t->disable)(traced[i]) != CUPTI_SUCCESS)
+            return -1;
+    return 0;
+}
 
 /* One activity record kept for a batch: its launch's correlation id and its span. */
 typedef struct span_rec {
@@ -145,20 +160,30 @@ cupti_timer *cupti_timer_open(const char *cuda_path, kwb_error *err)
     int missing = !t->enable || !t->disable || !t->register_callbacks || !t->flush_all || !t->next_record;
     cupti_seen.next_record = t->next_record;
     if (missing || t->register_callbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS ||
-        t->enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS ||
-        t->enable(CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS ||
-        t->enable(CUPTI_ACTIVITY_KIND_MEMSET) != CUPTI_SUCCESS) {
+        set_tracing(t, 1) != 0) {
         kwb_error_set(err, "libcupti: cannot start kernel activity tracing");
         dlclose(lib);
         free(t);
         return NULL;
     }
+    const char *window = getenv("KWB_CUPTI_WINDOW");
+    t->window = window && strcmp(window, "1") == 0 && set_tracing(t, 0) == 0;
     return t;
+}
+
+/* The records so far delivered; in window mode, tracing off until the next begin. */
+static void close_window(cupti_timer *t)
+{
+    t->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (t->window)
+        set_tracing(t, 0);
 }
 
 void cupti_timer_begin(cupti_timer *t)
 {
     t->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (t->window)
+        set_tracing(t, 1);
     cupti_seen.kernels = 0;
     cupti_seen.keep = 0;
 }
@@ -190,7 +215,7 @@ static void add_to_call(const span_rec *r, int i, uint64_t *first, uint64_t *end
 
 int cupti_timer_end_batch(cupti_timer *t, int k, double *ms, int *kernels)
 {
-    t->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    close_window(t);
     cupti_seen.keep = 0;
     span_rec *r = cupti_seen.recs;
     size_t n = cupti_seen.nrecs;
@@ -218,7 +243,7 @@ int cupti_timer_end_batch(cupti_timer *t, int k, double *ms, int *kernels)
 
 int cupti_timer_end(cupti_timer *t, double *ms, int *kernels)
 {
-    t->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    close_window(t);
     *kernels = cupti_seen.kernels;
     if (cupti_seen.kernels == 0) {
         *ms = 0;
@@ -233,9 +258,7 @@ void cupti_timer_close(cupti_timer *t)
     if (!t)
         return;
     t->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    t->disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    t->disable(CUPTI_ACTIVITY_KIND_MEMCPY);
-    t->disable(CUPTI_ACTIVITY_KIND_MEMSET);
+    set_tracing(t, 0);
     free(cupti_seen.recs);
     cupti_seen.recs = NULL;
     cupti_seen.nrecs = cupti_seen.cap = 0;
