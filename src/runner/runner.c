@@ -1266,7 +1266,6 @@ static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy 
     return rc;
 }
 
-/* Times the solutions, then the reference; PHASES gets the seconds each took. */
 /* Whether a harness failure (MSG) leaves the workload in flight to a fresh runner rather than
  * recording it: device memory ran short in a runner that has served earlier workloads, where a
  * candidate may still hold what it took (the adversarial corpus's 12c takes all of it and keeps
@@ -1280,6 +1279,8 @@ static int defer_to_fresh(runner_ctx *r, const char *msg)
     return 1;
 }
 
+/* Times the solutions, then the reference; PHASES gets the seconds each took (nothing when the
+ * workload is left to a fresh runner: r->deferred). */
 static void time_workload(runner_ctx *r, double phases[2])
 {
     double t0 = proc_now();
