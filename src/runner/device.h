@@ -98,6 +98,8 @@ struct device {
     const device_ops *ops;
     void *priv;
     device_host_profile prof; /* kept by devices that sample on another processor (cuda) */
+    int memory_short;         /* an allocation or launch of the harness's own failed for want of memory
+                               * since the runner last cleared it (a candidate's own calls are not seen) */
 };
 
 /* Opens the device named SPEC ("cpu", "cuda", "cuda:N"). Returns NULL and sets *err when

@@ -155,6 +155,7 @@ static void *cpu_alloc(device *d, size_t n, kwb_error *err)
     void *p = NULL;
     if (posix_memalign(&p, 64, n ? n : 64) != 0) {
         kwb_error_set(err, "cpu: cannot allocate %zu bytes", n);
+        d->memory_short = 1;
         return NULL;
     }
     return p;

@@ -88,6 +88,7 @@ static int cuda_fail(device *d, cudaError_t e, const char *what, kwb_error *err)
     if (e == cudaSuccess)
         return 0;
     kwb_error_set(err, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+    d->memory_short |= e == cudaErrorMemoryAllocation;
     if (cudaDeviceSynchronize() != cudaSuccess || cudaPeekAtLastError() != cudaSuccess)
         priv(d)->broken = 1;
     return -1;

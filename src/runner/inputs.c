@@ -260,11 +260,6 @@ int inputs_host(trial_inputs *in, device *dev, kwb_error *err)
     return 0;
 }
 
-static int on_cpu(const device *dev)
-{
-    return strcmp(dev->ops->kind, "cpu") == 0;
-}
-
 int inputs_restore(trial_inputs *in, device *dev, kwb_error *err)
 {
     for (int i = 0; i < in->n; i++) {
@@ -276,7 +271,7 @@ int inputs_restore(trial_inputs *in, device *dev, kwb_error *err)
         if (rc != 0)
             return -1;
     }
-    return on_cpu(dev) ? 0 : dev->ops->sync(dev, err); /* the remade ones are queued */
+    return dev->ops->sync(dev, err); /* the remade ones are queued */
 }
 
 static int make_input(trial_inputs *in, int i, device *dev, const definition *d, const workload *w, const char *root,
@@ -351,7 +346,7 @@ int inputs_seal(trial_inputs *in, device *dev, kwb_error *err)
         }
     }
     /* a device's fills are queued: done before a call that may run on another stream */
-    return on_cpu(dev) ? 0 : dev->ops->sync(dev, err);
+    return dev->ops->sync(dev, err);
 }
 
 int inputs_make(trial_inputs *in, device *dev, const definition *d, const workload *w, const char *root, uint64_t seed,
@@ -508,6 +503,11 @@ static unsigned char pattern_byte(int cpu, uint64_t key, int i, size_t j)
     return b[j % 8];
 }
 
+static int on_cpu(const device *dev)
+{
+    return strcmp(dev->ops->kind, "cpu") == 0;
+}
+
 int outputs_poison(output_set *out, device *dev, uint64_t key, kwb_error *err)
 {
     for (int i = 0; i < out->n; i++) {
@@ -518,7 +518,7 @@ int outputs_poison(output_set *out, device *dev, uint64_t key, kwb_error *err)
             return -1;
     }
     /* a device's fills are queued: done before a call that may run on another stream */
-    return on_cpu(dev) ? 0 : dev->ops->sync(dev, err);
+    return dev->ops->sync(dev, err);
 }
 
 /* Offset from the data start of the first changed guard byte, or 0 when intact. HEAD and TAIL

@@ -1266,14 +1266,15 @@ static int time_callees(runner_ctx *r, callee **who, int n, const timing_policy 
     return rc;
 }
 
-/* Whether a harness failure (MSG) leaves the workload in flight to a fresh runner rather than
- * recording it: device memory ran short in a runner that has served earlier workloads, where a
- * candidate may still hold what it took (the adversarial corpus's 12c takes all of it and keeps
- * it). Sets r->deferred and r->restart then: no workload-end is sent, and the parent starts the
- * next runner at this workload; a fresh runner's own shortage is recorded. */
-static int defer_to_fresh(runner_ctx *r, const char *msg)
+/* Whether a harness failure leaves the workload in flight to a fresh runner rather than recording
+ * it: the harness's own device memory ran short (device.memory_short) in a runner that has served
+ * earlier workloads, where a candidate may still hold what it took (the adversarial corpus's 12c
+ * takes all of it and keeps it). Sets r->deferred and r->restart then: no workload-end is sent,
+ * and the parent starts the next runner at this workload; a fresh runner's own shortage is
+ * recorded. */
+static int defer_to_fresh(runner_ctx *r)
 {
-    if (r->served == 0 || !strstr(msg, "out of memory"))
+    if (r->served == 0 || !r->dev->memory_short)
         return 0;
     r->deferred = r->restart = 1;
     return 1;
@@ -1299,7 +1300,7 @@ static void time_workload(runner_ctx *r, double phases[2])
     char why[512];
     if (sandbox_refused(why, sizeof why))
         fail(&r->sols[0], ST_REJECTED_INTEGRITY, "while timing: %s", why);
-    if (rc != 0 && defer_to_fresh(r, err.msg))
+    if (rc != 0 && defer_to_fresh(r))
         return;
     if (rc != 0)
         fail(&r->sols[0], ST_RUNTIME_ERROR, "while timing: %s", err.msg);
@@ -1559,7 +1560,7 @@ static void check_workload(runner_ctx *r, int ok, kwb_error *err)
             inputs_free(&r->in, r->dev);
         ok = trial_run(r, t < 0 ? MAGNITUDE_TRIAL : t, err) == 0;
     }
-    if (!ok && defer_to_fresh(r, err->msg))
+    if (!ok && defer_to_fresh(r))
         return;
     if (!ok) {
         fail(&r->sols[0], ST_RUNTIME_ERROR, "harness: %s", err->msg);
@@ -1594,6 +1595,7 @@ static void run_workload(runner_ctx *r, json_t *wobj)
         r->own_spared = r->device_compares = 0;
     memset(r->hook_s, 0, sizeof r->hook_s);
     r->prof0 = r->dev->prof;
+    r->dev->memory_short = 0;
     for (int s = 0; s < r->nsols; s++) {
         reset_callee(&r->sols[s]);
         if (r->sols[s].interposed[0])
