@@ -48,14 +48,19 @@ static inline int dsa_topk_check_args(const kwb_arg *args, int nargs, int64_t va
 /* ---- the generated K cache (FlashInfer-Bench's DsaTopkIndexerEvaluator) ------------------
  * A random k_index_cache_fp8 is not uniform bytes (those hold NaN codes and arbitrary scales)
  * but a bfloat16 N(0,1) cache quantized per token: scale = max(amax, 1e-4) / 448, code =
- * e4m3(x * (1 / scale)), all in float32. Value d of global token g under key K is
- * bf16(rng_normal(K, 128 g + d)). Only exact operations and IEEE division and multiply, so the
- * host and the GPU produce the same bytes. */
+ * e4m3(x * (1 / scale)), all in float32. Value d of global token g under key K is the bfloat16
+ * of an approximately N(0,1) draw: the four 16-bit words of one hash rng_bits(K, 128 g + d)
+ * summed (an Irwin-Hall sum of four), centred and scaled by the float nearest 1 / sigma. One hash
+ * a value, not rng_normal's three: the cache is 100 MB and made afresh for every input set.
+ * Only exact operations and IEEE division and multiply, so the host and the GPU produce the same
+ * bytes. */
 
 /* Value D of global token TOKEN before quantization (a bfloat16, widened). */
 static inline KWB_HD float dsa_kcache_value(uint64_t key, uint64_t token, int d)
 {
-    return dtype_bits_bf16_to_f32(dtype_bits_f32_to_bf16(rng_formula_normal(key, token * DSA_D + (uint64_t)d)));
+    const int32_t centred = (int32_t)rng_formula_sum16(rng_formula_bits(key, token * DSA_D + (uint64_t)d)) - 131070;
+    const float x = (float)centred * 0x1.bb67aep-16f; /* sigma: sqrt(4 (65536^2 - 1) / 12) */
+    return dtype_bits_bf16_to_f32(dtype_bits_f32_to_bf16(x));
 }
 
 /* A token's scale from the largest magnitude AMAX of its values. */
