@@ -60,7 +60,7 @@ static __global__ void __launch_bounds__(256) kcache_variant(uint8_t *cache, int
     const int lane = threadIdx.x & 31;
     const int64_t stride = (int64_t)gridDim.x * 8;
     for (int64_t g = (int64_t)blockIdx.x * 8 + threadIdx.x / 32; g < tokens; g += stride) {
-        float v[4], amax = 0.0f;
+        float v[4];
         uint64_t h = VARIANT == 1 ? rng_formula_bits(key, (uint64_t)g * 32 + lane) : 0;
         for (int i = 0; i < 4; i++) {
             const uint64_t idx = (uint64_t)g * DSA_D + 4 * lane + i;
@@ -72,19 +72,8 @@ static __global__ void __launch_bounds__(256) kcache_variant(uint8_t *cache, int
             else
                 x = (float)((int32_t)(idx & 0xff) - 128) * 0x1p-6f;
             v[i] = dtype_bits_bf16_to_f32(dtype_bits_f32_to_bf16(x));
-            amax = fmaxf(amax, fabsf(v[i]));
         }
-        for (int o = 16; o > 0; o >>= 1)
-            amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
-        const float scale = dsa_kcache_scale(amax);
-        uint8_t *page = cache + (g / DSA_PAGE) * DSA_PAGE_BYTES;
-        const int t = (int)(g % DSA_PAGE);
-        uint32_t codes = 0;
-        for (int i = 0; i < 4; i++)
-            codes |= (uint32_t)dsa_kcache_code(v[i], scale) << (8 * i);
-        reinterpret_cast<uint32_t *>(page + t * DSA_D)[lane] = codes;
-        if (lane == 0)
-            reinterpret_cast<float *>(page + DSA_FP8_BYTES)[t] = scale;
+        dsa_kcache_store_token(cache, g, lane, v);
     }
 }
 

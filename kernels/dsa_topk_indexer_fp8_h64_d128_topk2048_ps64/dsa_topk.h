@@ -75,4 +75,27 @@ static inline KWB_HD uint8_t dsa_kcache_code(float v, float scale)
     return dtype_bits_f32_to_e4m3(v * (1.0f / scale));
 }
 
+#ifdef __CUDACC__
+/* Warp-wide, one token a warp: quantizes global token G into CACHE's page layout from the values
+ * V[0..3] lane LANE holds (its values 4 lane .. 4 lane + 3); the scale comes from a warp max of
+ * their magnitudes, and lane 0 stores it. */
+static __device__ inline void dsa_kcache_store_token(uint8_t *cache, int64_t g, int lane, const float v[4])
+{
+    float amax = 0.0f;
+    for (int i = 0; i < 4; i++)
+        amax = fmaxf(amax, fabsf(v[i]));
+    for (int o = 16; o > 0; o >>= 1)
+        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+    const float scale = dsa_kcache_scale(amax);
+    uint8_t *page = cache + (g / DSA_PAGE) * DSA_PAGE_BYTES;
+    const int t = (int)(g % DSA_PAGE);
+    uint32_t codes = 0;
+    for (int i = 0; i < 4; i++)
+        codes |= (uint32_t)dsa_kcache_code(v[i], scale) << (8 * i); /* little-endian bytes */
+    reinterpret_cast<uint32_t *>(page + t * DSA_D)[lane] = codes;
+    if (lane == 0)
+        reinterpret_cast<float *>(page + DSA_FP8_BYTES)[t] = scale;
+}
+#endif
+
 #endif

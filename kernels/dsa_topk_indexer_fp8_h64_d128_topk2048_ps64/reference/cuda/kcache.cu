@@ -1,7 +1,7 @@
 /* kcache.cu - the generated k_index_cache_fp8 of dsa_topk_indexer_fp8_h64_d128_topk2048_ps64 on
  * the GPU: the same bytes as cpu/kcache.c (formulas in dsa_topk.h: exact operations, IEEE
  * division and one multiply, which nvcc's defaults keep IEEE). One warp per token, lane l
- * holding values 4l..4l+3; the token's largest magnitude by a warp max. */
+ * holding values 4l..4l+3 (dsa_kcache_store_token). */
 #include <cuda_runtime.h>
 
 #include "dsa_topk.h"
@@ -14,22 +14,10 @@ static __global__ void __launch_bounds__(KC_WARPS * 32) kcache_kernel(uint8_t *c
     const int lane = threadIdx.x & 31;
     const int64_t stride = (int64_t)gridDim.x * KC_WARPS;
     for (int64_t g = (int64_t)blockIdx.x * KC_WARPS + threadIdx.x / 32; g < tokens; g += stride) {
-        float v[4], amax = 0.0f;
-        for (int i = 0; i < 4; i++) {
-            v[i] = dsa_kcache_value(key, (uint64_t)g, 4 * lane + i);
-            amax = fmaxf(amax, fabsf(v[i]));
-        }
-        for (int o = 16; o > 0; o >>= 1)
-            amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
-        const float scale = dsa_kcache_scale(amax);
-        uint8_t *page = cache + (g / DSA_PAGE) * DSA_PAGE_BYTES;
-        const int t = (int)(g % DSA_PAGE);
-        uint32_t codes = 0;
+        float v[4];
         for (int i = 0; i < 4; i++)
-            codes |= (uint32_t)dsa_kcache_code(v[i], scale) << (8 * i); /* little-endian bytes */
-        reinterpret_cast<uint32_t *>(page + t * DSA_D)[lane] = codes;
-        if (lane == 0)
-            reinterpret_cast<float *>(page + DSA_FP8_BYTES)[t] = scale;
+            v[i] = dsa_kcache_value(key, (uint64_t)g, 4 * lane + i);
+        dsa_kcache_store_token(cache, g, lane, v);
     }
 }
 
