@@ -24,8 +24,9 @@ struct cupti_timer {
     register_fn register_callbacks;
     flush_fn flush_all;
     next_fn next_record;
-    int window; /* KWB_CUPTI_WINDOW=1: tracing on only from begin to end (an experiment: CUPTI's cost
-                 * on the launches between samples, the integrity hooks', against toggling it) */
+    int window; /* tracing on only from begin to end, not for the integrity hooks' launches between
+                 * samples (traced, a top-k input set's fills took 0.41 ms of host time on the H100,
+                 * untraced 0.03 ms); KWB_CUPTI_WINDOW=0 traces for the runner's life */
 };
 
 /* The activity kinds a span is made of. */
@@ -166,8 +167,8 @@ cupti_timer *cupti_timer_open(const char *cuda_path, kwb_error *err)
         free(t);
         return NULL;
     }
-    const char *window = getenv("KWB_CUPTI_WINDOW");
-    t->window = window && strcmp(window, "1") == 0 && set_tracing(t, 0) == 0;
+    const char *always = getenv("KWB_CUPTI_WINDOW");
+    t->window = !(always && strcmp(always, "0") == 0) && set_tracing(t, 0) == 0;
     return t;
 }
 

@@ -10,8 +10,9 @@
 typedef struct cupti_timer cupti_timer;
 
 /* Loads libcupti ($KWB_CUPTI_LIB, else libcupti.so.13 / libcupti.so on the library path,
- * else under the CUDA toolkit) and starts kernel activity tracing. Returns NULL and sets
- * *err when it cannot. */
+ * else under the CUDA toolkit) and sets up kernel activity tracing, on only from each begin to
+ * its end (for the runner's life with KWB_CUPTI_WINDOW=0). Returns NULL and sets *err when it
+ * cannot. */
 cupti_timer *cupti_timer_open(const char *cuda_path, kwb_error *err);
 /* Drops every record so far: what end() sees is what happens after this. */
 void cupti_timer_begin(cupti_timer *t);
