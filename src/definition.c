@@ -196,6 +196,31 @@ static int parse_from_inputs(definition *d, json_t *list, const def_ctx *c)
     return 0;
 }
 
+/* cost.reads: the inputs kwb_cost_values reads, each named once. */
+static int parse_cost_reads(definition *d, json_t *list, const def_ctx *c)
+{
+    if (!list)
+        return 0;
+    if (!json_is_array(list))
+        return def_fail(c, "/kwb/cost/reads", "kwb cost 'reads' must be a list of input names");
+    d->cost.reads = xcalloc((size_t)d->ninputs + 1, 1);
+    size_t i;
+    json_t *v;
+    json_array_foreach(list, i, v)
+    {
+        char pointer[64];
+        snprintf(pointer, sizeof pointer, "/kwb/cost/reads/%zu", i);
+        const char *name = json_string_value(v);
+        int k = name ? definition_input_index(d, name) : -1;
+        if (k < 0)
+            return def_fail(c, pointer, "kwb cost 'reads' entry %zu must name one of the definition's inputs", i);
+        if (d->cost.reads[k])
+            return def_fail(c, pointer, "kwb cost 'reads': '%s' is listed twice", name);
+        d->cost.reads[k] = 1;
+    }
+    return 0;
+}
+
 /* Fails unless OBJ, the member at the dotted PATH ("kwb.cost"), is an object whose keys are all
  * among the NULL-terminated KNOWN. */
 static int expect_object(json_t *obj, const char *path, const char *const *known, const def_ctx *c)
@@ -221,10 +246,11 @@ static int expect_object(json_t *obj, const char *path, const char *const *known
     return 0;
 }
 
-/* {"cost": {"bytes": EXPR, "flops": EXPR, "compute": "fp32"|"bf16", "from_inputs": [NAME...]}}. */
+/* {"cost": {"bytes": EXPR, "flops": EXPR, "compute": "fp32"|"bf16", "from_inputs": [NAME...],
+ * "reads": [INPUT...]}}. */
 static int parse_cost(definition *d, json_t *cost, const def_ctx *c)
 {
-    static const char *const known[] = {"bytes", "flops", "compute", "from_inputs", NULL};
+    static const char *const known[] = {"bytes", "flops", "compute", "from_inputs", "reads", NULL};
     if (!cost)
         return 0;
     if (expect_object(cost, "kwb.cost", known, c) != 0)
@@ -234,6 +260,7 @@ static int parse_cost(definition *d, json_t *cost, const def_ctx *c)
         return def_fail(c, "/kwb/cost/compute", "kwb cost 'compute' must be \"fp32\" or \"bf16\"");
     d->cost.compute = xstrdup(compute ? compute : "fp32");
     if (parse_from_inputs(d, json_object_get(cost, "from_inputs"), c) != 0 ||
+        parse_cost_reads(d, json_object_get(cost, "reads"), c) != 0 ||
         parse_cost_expr(d, cost, "bytes", &d->cost.bytes, c) != 0)
         return -1;
     return parse_cost_expr(d, cost, "flops", &d->cost.flops, c);
@@ -566,6 +593,7 @@ void definition_free(definition *d)
     for (int i = 0; i < d->cost.nfrom_inputs; i++)
         free(d->cost.from_inputs[i]);
     free(d->cost.from_inputs);
+    free(d->cost.reads);
     free(d);
 }
 

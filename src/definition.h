@@ -27,13 +27,16 @@ typedef struct def_tensor {
 /* The cost model from kwb's own "kwb": {"cost": {...}} extension of the definition:
  * bytes that must move and FLOPs that must be done, over the axes and the values named in
  * "from_inputs" (computed per call from the inputs by the reference solution's kwb_cost_values,
- * kwb/reference.h). Absent parts are NULL. */
+ * kwb/reference.h), which reads only the inputs "reads" names when it is given (the others
+ * stay on the device: a MoE's 1.4 GB of weights need not come back for its routing). Absent
+ * parts are NULL. */
 typedef struct def_cost {
     costexpr *bytes;
     costexpr *flops;
     char *compute;      /* the peak FLOPs count against: "fp32" (default) or "bf16" */
     char **from_inputs; /* names of the values computed from the inputs */
     int nfrom_inputs;
+    unsigned char *reads; /* per input, 1 when kwb_cost_values reads it ("reads"); NULL: it may read all */
 } def_cost;
 
 /* The check policy from the "kwb": {"check": {"atol", "rtol", "matched_ratio"}} extension: the

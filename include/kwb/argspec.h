@@ -23,9 +23,10 @@ typedef struct argspec {
 } argspec;
 
 /* Returns 0 when the N arguments ARGS (NARGS given) match the N SPECS, storing the value of
- * each of the NVARS var axes in VARS (-1 for one no argument uses), else -1. A tensor with
- * elements needs data. */
-static inline int argspec_check(const kwb_arg *args, int nargs, const argspec *specs, int n, int64_t *vars, int nvars)
+ * each of the NVARS var axes in VARS (-1 for one no argument uses), else -1. When NEED_DATA, a
+ * tensor with elements needs data. */
+static inline int argspec_check_as(const kwb_arg *args, int nargs, const argspec *specs, int n, int64_t *vars,
+                                   int nvars, int need_data)
 {
     if (args == NULL || nargs != n)
         return -1;
@@ -48,10 +49,16 @@ static inline int argspec_check(const kwb_arg *args, int nargs, const argspec *s
                 return -1;
             count *= got;
         }
-        if (s->rank >= 0 && count > 0 && a->data == NULL)
+        if (need_data && s->rank >= 0 && count > 0 && a->data == NULL)
             return -1;
     }
     return 0;
+}
+
+/* argspec_check_as with data needed for every tensor with elements. */
+static inline int argspec_check(const kwb_arg *args, int nargs, const argspec *specs, int n, int64_t *vars, int nvars)
+{
+    return argspec_check_as(args, nargs, specs, n, vars, nvars, 1);
 }
 
 #endif

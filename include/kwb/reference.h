@@ -59,7 +59,8 @@ int kwb_check(const kwb_arg *args, int nargs, const kwb_arg *want, const kwb_che
               char *msg, size_t cap);
 
 /* VALUES[i] for NAMES[i] (i < N) from one call's INPUTS (NINPUTS, host memory, scalars by
- * value). Returns 0, or -1 when a name is not one it knows. */
+ * value; where the definition's cost names the inputs it "reads", the others have NULL data).
+ * Returns 0, or -1 when a name is not one it knows. */
 int kwb_cost_values(const kwb_arg *inputs, int ninputs, const char *const *names, int n, int64_t *values);
 
 /* Fills input ARG (its name, dtype and shape in ARG; device memory on STREAM on cuda, without

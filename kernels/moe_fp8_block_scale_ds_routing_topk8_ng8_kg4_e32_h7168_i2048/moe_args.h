@@ -78,4 +78,16 @@ static inline int moe_route_args(const kwb_arg *args, int nargs, int inputs_only
                                  *tokens, (float)args[MOE_SCALING].f, idx, weight);
 }
 
+/* As moe_route_args over the NARGS inputs alone, where only the routing's inputs
+ * (routing_logits, routing_bias; the definition's cost "reads") need data. */
+static inline int moe_route_inputs(const kwb_arg *args, int nargs, int64_t *tokens, int32_t **idx, float **weight)
+{
+    const moe_routing_cfg cfg = MOE_ROUTING_DSV3;
+    if (argspec_check_as(args, nargs, moe_specs, MOE_OUTPUT, tokens, 1, 0) != 0 ||
+        (*tokens > 0 && (!args[MOE_LOGITS].data || !args[MOE_BIAS].data)))
+        return -1;
+    return moe_routing_run_alloc(&cfg, (const float *)args[MOE_LOGITS].data, (const uint16_t *)args[MOE_BIAS].data,
+                                 *tokens, (float)args[MOE_SCALING].f, idx, weight);
+}
+
 #endif

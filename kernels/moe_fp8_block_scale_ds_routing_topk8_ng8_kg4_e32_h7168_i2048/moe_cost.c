@@ -4,7 +4,9 @@
  * chose need their weights read, so the FLOPs and bytes follow the routing of the actual logits:
  *   local_pairs     (token, expert) choices naming one of the 32 local experts
  *   routed_tokens   tokens with at least one local expert
- *   active_experts  local experts chosen by at least one token */
+ *   active_experts  local experts chosen by at least one token
+ * It reads the routing's inputs alone (the definition's cost "reads": the weights stay where
+ * they are). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,7 @@ int kwb_cost_values(const kwb_arg *inputs, int ninputs, const char *const *names
     int64_t tokens;
     int32_t *idx;
     float *weight;
-    if (moe_route_args(inputs, ninputs, 1, &tokens, &idx, &weight) != 0)
+    if (moe_route_inputs(inputs, ninputs, &tokens, &idx, &weight) != 0)
         return -1;
     moe_routing_local local = moe_routing_count_local(idx, tokens, MOE_TOPK, (int)inputs[MOE_OFFSET].i, MOE_EL);
     free(idx);

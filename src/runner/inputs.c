@@ -242,9 +242,14 @@ static int regenerate_host(trial_inputs *in, device *dev, int i, kwb_error *err)
 
 int inputs_host(trial_inputs *in, device *dev, kwb_error *err)
 {
+    return inputs_host_some(in, dev, NULL, err);
+}
+
+int inputs_host_some(trial_inputs *in, device *dev, const unsigned char *only, kwb_error *err)
+{
     for (int i = 0; i < in->n; i++) {
         tensor_buf *b = &in->bufs[i];
-        if (!b->host_stale)
+        if (!b->host_stale || (only && !only[i]))
             continue;
         int sealed = still_sealed(in, dev, i, err);
         if (sealed < 0)

@@ -72,6 +72,8 @@ int inputs_changed(trial_inputs *in, device *dev, const char **name, kwb_error *
  * from the device when their digest is the sealed one, else made again in scratch memory.
  * Returns 0, or -1 with *err set. */
 int inputs_host(trial_inputs *in, device *dev, kwb_error *err);
+/* As inputs_host for the inputs ONLY marks (ONLY[i] nonzero; NULL: every input). */
+int inputs_host_some(trial_inputs *in, device *dev, const unsigned char *only, kwb_error *err);
 /* Puts the pristine values back into every input's device memory (after a call changed them):
  * uploaded from the host copy, or generated again where it was not read back. Returns 0, or -1
  * with *err set. */

@@ -1133,6 +1133,23 @@ static double min_bytes(const runner_ctx *r)
     return bytes;
 }
 
+/* The inputs kwb_cost_values is given: host copies of those the definition's cost "reads"
+ * (every one when it does not say), NULL data for the rest, scalars by value. The caller frees
+ * the array; NULL with *err set when they could not be read back. */
+static kwb_arg *cost_args(runner_ctx *r, kwb_error *err)
+{
+    const unsigned char *reads = r->def->cost.reads;
+    if (inputs_host_some(&r->in, r->dev, reads, err) != 0)
+        return NULL;
+    kwb_arg *a = xcalloc((size_t)r->in.n + 1, sizeof *a);
+    for (int i = 0; i < r->in.n; i++) {
+        a[i] = r->in.args[i];
+        if (a[i].rank >= 0)
+            a[i].data = !reads || reads[i] ? r->in.bufs[i].host : NULL;
+    }
+    return a;
+}
+
 /* What the cost model reads for the workload in flight: its axis values, then the values the
  * definition names in cost.from_inputs, computed from this trial's inputs (host copies) by the
  * definition's cost-values function; NULL when there is none or it fails. The caller frees it. */
@@ -1145,7 +1162,7 @@ static int64_t *cost_values(runner_ctx *r)
         return v;
     cost_values_fn fn = r->ref_cost;
     kwb_error err = {{0}};
-    kwb_arg *host = host_args(r, &r->ref, &err); /* the inputs come first */
+    kwb_arg *host = fn ? cost_args(r, &err) : NULL;
     int rc = fn && host
                  ? fn(host, r->in.n, (const char *const *)d->cost.from_inputs, d->cost.nfrom_inputs, v + d->naxes)
                  : -1;

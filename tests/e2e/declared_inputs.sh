@@ -73,6 +73,37 @@ print("ok" if ok else "bad: %s %s %s" % (off, perm, pick))
 PY
 expect_grep '^ok$' "$TMP/values" "offsets split 0..total, perm is a shuffled permutation, picks in range"
 
+# The cost model's values from the inputs: the reference's kwb_cost_values is given host copies
+# of the inputs the definition's cost "reads" names, NULL data for the others (a MoE's weights
+# stay on the device). This one refuses unless it sees perm and not x, and counts perm's pages.
+mkdir -p "$TMP/costref" && cp -r "$FX/solutions/reference/." "$TMP/costref/"
+cat >>"$TMP/costref/segments.c" <<'C'
+
+int kwb_cost_values(const kwb_arg *in, int nin, const char *const *names, int n, int64_t *values)
+{
+    (void)names;
+    if (nin != 4 || n != 1 || in[0].data || !in[2].data)
+        return -1;
+    const int32_t *perm = in[2].data;
+    int64_t pages = 0;
+    for (int64_t i = 0; i < in[2].shape[0]; i++)
+        pages += perm[i] >= 0 && perm[i] < in[2].shape[0];
+    values[0] = pages;
+    return 0;
+}
+C
+cost_flops() { # NAME: the eval's FLOPs of its first row (its FLOP rate times its median), "none" without
+    "$KWB" eval --dataset "$TMP/$1" --definition $D --solution "$FX/solutions/candidate" --reference "$TMP/costref" \
+        --trials 1 --max-time 0.01 --quiet --json >"$TMP/$1.json" 2>"$TMP/$1.err"
+    jq -r '.workloads[0] | if .tflops then (.tflops * 1e9 * .latency.median_ms | round) else "none" end' "$TMP/$1.json"
+}
+variant cost_reads 'd["kwb"]["cost"] = {"from_inputs": ["pages"], "reads": ["perm"], "flops": "pages * 1000"}'
+[ "$(cost_flops cost_reads)" = 64000 ] && pass "cost reads perm alone: its values computed (64 pages, 64000 FLOPs)" ||
+    fail "cost reads: flops $(cost_flops cost_reads); $(tail -3 "$TMP/cost_reads.err")"
+variant cost_all 'd["kwb"]["cost"] = {"from_inputs": ["pages"], "flops": "pages * 1000"}'
+[ "$(cost_flops cost_all)" = none ] && pass "without reads every input comes (this function then refuses)" ||
+    fail "cost without reads: flops $(cost_flops cost_all)"
+
 # Bad declarations: exit 2, FILE:LINE, the problem named.
 bad() { # NAME PYTHON WANT
     variant "$1" "$2"
@@ -84,4 +115,5 @@ bad float_input 'd["kwb"]["inputs"]["x"] = {"range": [0, 1]}' "$D.json:[0-9]+: k
 bad unknown_axis 'd["kwb"]["inputs"]["pick"] = {"range": [0, "pages - 1"]}' "$D.json:[0-9]+: .*pages"
 bad two_kinds 'd["kwb"]["inputs"]["pick"] = {"range": [0, 1], "permutation": True}' "give one of range, offsets, permutation"
 bad bad_order 'd["kwb"]["check"]["order"] = "sorted"' "kwb check 'order' must be \"any\" or \"exact\""
+bad cost_reads_output 'd["kwb"]["cost"] = {"reads": ["sums"]}' "$D.json:[0-9]+: kwb cost 'reads' entry 0 must name one of the definition's inputs"
 finish

@@ -363,6 +363,11 @@ static void test_moe_check_and_cost(void **state)
     assert_int_equal(d->cost.nfrom_inputs, 3);
     assert_string_equal(d->cost.from_inputs[0], "local_pairs");
     assert_string_equal(d->cost.compute, "bf16");
+    /* its cost function reads the routing alone: the weights stay on the device */
+    assert_non_null(d->cost.reads);
+    for (int i = 0; i < d->ninputs; i++)
+        assert_int_equal(d->cost.reads[i], strcmp(d->inputs[i].name, "routing_logits") == 0 ||
+                                               strcmp(d->inputs[i].name, "routing_bias") == 0);
     int64_t v[12] = {7, 256, 32, 7168, 2048, 4096, 56, 16, 32, 10, 5, 9};
     double weights = 4096.0 * 7168 + 7168.0 * 2048 + 4 * (32.0 * 56 + 56.0 * 16);
     assert_true(definition_cost_flops(d, v) == 10 * 2 * (4096.0 * 7168 + 7168.0 * 2048));
@@ -373,6 +378,7 @@ static void test_moe_check_and_cost(void **state)
     assert_true(isnan(d->check.atol) && isnan(d->check.rtol) && isnan(d->check.matched_ratio));
     assert_true(isnan(d->replay.failure_rate) && isnan(d->replay.confidence));
     assert_int_equal(d->cost.nfrom_inputs, 0);
+    assert_null(d->cost.reads);
     definition_free(d);
 }
 
@@ -395,6 +401,11 @@ static void test_check_and_from_inputs_errors(void **state)
     expect_kwb_error("{\"cost\": {\"from_inputs\": \"pairs\"}}", 2, "'from_inputs' must be a list of names");
     expect_kwb_error("{\"cost\": {\"from_inputs\": [\"pairs\"],\n\"flops\": \"n * pair\"}}", 3,
                      "kwb cost 'flops': column 5: 'pair' is not an axis");
+    expect_kwb_error("{\"cost\": {\"reads\": [\"x\",\n\"z\"]}}", 3,
+                     "kwb cost 'reads' entry 1 must name one of the definition's inputs");
+    expect_kwb_error("{\"cost\": {\"reads\": [\"x\", \"x\"]}}", 2, "kwb cost 'reads': 'x' is listed twice");
+    expect_kwb_error("{\"cost\": {\"reads\": \"x\"}}", 2, "kwb cost 'reads' must be a list of input names");
+    expect_kwb_error("{\"cost\": {\"reads\": [\"y\"]}}", 2, "entry 0 must name one of the definition's inputs");
     /* a name from_inputs declares is usable */
     definition *d = parse_kwb_ok("{\"cost\": {\"from_inputs\": [\"pairs\"], \"flops\": \"n * pairs\"}}");
     int64_t v[2] = {3, 5};

@@ -334,6 +334,16 @@ static void test_cost_values(void **state)
     in[MOE_OFFSET].i = 32;
     assert_int_equal(kwb_cost_values(in, MOE_OUTPUT, names, 3, v), 0);
     assert_true(v[0] == 0 && v[1] == 0 && v[2] == 0);
+    /* the weights and the hidden states are not read (the definition's cost "reads"): NULL will do */
+    for (int i = 0; i < MOE_OUTPUT; i++)
+        if (i != MOE_LOGITS && i != MOE_BIAS)
+            in[i].data = NULL;
+    in[MOE_OFFSET].i = 0;
+    assert_int_equal(kwb_cost_values(in, MOE_OUTPUT, names, 3, v), 0);
+    assert_true(v[0] == 8 && v[1] == 8 * T && v[2] == T);
+    in[MOE_LOGITS].data = NULL; /* but the routing is */
+    assert_int_equal(kwb_cost_values(in, MOE_OUTPUT, names, 3, v), -1);
+    in[MOE_LOGITS].data = logits;
     const char *unknown[1] = {"tokens"};
     assert_int_equal(kwb_cost_values(in, MOE_OUTPUT, unknown, 1, v), -1);
     assert_int_equal(kwb_cost_values(in, MOE_OUTPUT - 1, names, 3, v), -1);
