@@ -65,29 +65,33 @@ static inline int moe_check_args(const kwb_arg *args, int nargs, int inputs_only
     return argspec_check(args, nargs, moe_specs, inputs_only ? MOE_OUTPUT : MOE_NARGS, tokens, 1);
 }
 
-/* moe_check_args(), then the DeepSeek-V3 routing of the tokens (host memory; weights scaled by
- * routed_scaling_factor): *idx and *weight get seq_len x MOE_TOPK values, which the caller
- * frees. Returns 0, or -1 with nothing allocated. */
+/* The DeepSeek-V3 routing of TOKENS tokens from ARGS' logits and bias (host memory; weights
+ * scaled by routed_scaling_factor): *idx and *weight get TOKENS x MOE_TOPK values, which the
+ * caller frees. Returns 0, or -1 with nothing allocated. */
+static inline int moe_route(const kwb_arg *args, int64_t tokens, int32_t **idx, float **weight)
+{
+    const moe_routing_cfg cfg = MOE_ROUTING_DSV3;
+    return moe_routing_run_alloc(&cfg, (const float *)args[MOE_LOGITS].data, (const uint16_t *)args[MOE_BIAS].data,
+                                 tokens, (float)args[MOE_SCALING].f, idx, weight);
+}
+
+/* moe_check_args(), then moe_route(): seq_len in *tokens. */
 static inline int moe_route_args(const kwb_arg *args, int nargs, int inputs_only, int64_t *tokens, int32_t **idx,
                                  float **weight)
 {
-    const moe_routing_cfg cfg = MOE_ROUTING_DSV3;
     if (moe_check_args(args, nargs, inputs_only, tokens) != 0)
         return -1;
-    return moe_routing_run_alloc(&cfg, (const float *)args[MOE_LOGITS].data, (const uint16_t *)args[MOE_BIAS].data,
-                                 *tokens, (float)args[MOE_SCALING].f, idx, weight);
+    return moe_route(args, *tokens, idx, weight);
 }
 
 /* As moe_route_args over the NARGS inputs alone, where only the routing's inputs
  * (routing_logits, routing_bias; the definition's cost "reads") need data. */
 static inline int moe_route_inputs(const kwb_arg *args, int nargs, int64_t *tokens, int32_t **idx, float **weight)
 {
-    const moe_routing_cfg cfg = MOE_ROUTING_DSV3;
     if (argspec_check_as(args, nargs, moe_specs, MOE_OUTPUT, tokens, 1, 0) != 0 ||
         (*tokens > 0 && (!args[MOE_LOGITS].data || !args[MOE_BIAS].data)))
         return -1;
-    return moe_routing_run_alloc(&cfg, (const float *)args[MOE_LOGITS].data, (const uint16_t *)args[MOE_BIAS].data,
-                                 *tokens, (float)args[MOE_SCALING].f, idx, weight);
+    return moe_route(args, *tokens, idx, weight);
 }
 
 #endif
