@@ -1,7 +1,8 @@
 /* test_inputs.c - inputs made on a device are read back only when asked for: inputs_host gives
  * the values inputs_make made, bit for bit, even after a call overwrote the device's copy (made
  * again in scratch memory, the call's damage left for inputs_changed to see); inputs_restore
- * puts them back; inputs_refill's values are read back afresh. Run on the cpu device, which has
+ * puts them back; inputs_refill's values are read back afresh; inputs_host_some reads back only
+ * the inputs it is asked for. Run on the cpu device, which has
  * digests as the GPU does. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -152,6 +153,37 @@ static void test_host_copy_read_back_when_asked(void **state)
     inputs_free(&in, f->dev);
 }
 
+/* inputs_host_some reads back only the inputs it is asked for (the cost model's "reads"): the
+ * others stay stale, and a later inputs_host brings them. */
+static void test_some_read_back(void **state)
+{
+    fixture *f = *state;
+    kwb_error err = {{0}};
+    trial_inputs in = {0};
+    assert_int_equal(inputs_make(&in, f->dev, f->d, &f->w, ROOT, 5, 1, &err), 0);
+    int k = largest(&in), stale_before = 0, stale_after = 0;
+    assert_true(in.bufs[k].host_stale);
+    for (int i = 0; i < in.n; i++)
+        stale_before += i != k && in.bufs[i].host_stale;
+    assert_true(stale_before > 0); /* another generated input, left on the device below */
+    unsigned char *only = calloc((size_t)in.n, 1);
+    only[k] = 1;
+    assert_int_equal(inputs_host_some(&in, f->dev, only, &err), 0);
+    assert_int_equal(in.bufs[k].host_stale, 0);
+    unsigned char *want = malloc(in.bufs[k].nbytes);
+    assert_int_equal(f->dev->ops->download(f->dev, want, in.bufs[k].dev, in.bufs[k].nbytes, &err), 0);
+    assert_memory_equal(in.bufs[k].host, want, in.bufs[k].nbytes);
+    for (int i = 0; i < in.n; i++)
+        stale_after += i != k && in.bufs[i].host_stale;
+    assert_int_equal(stale_after, stale_before);
+    assert_int_equal(inputs_host(&in, f->dev, &err), 0);
+    for (int i = 0; i < in.n; i++)
+        assert_int_equal(in.bufs[i].host_stale, 0);
+    free(want);
+    free(only);
+    inputs_free(&in, f->dev);
+}
+
 static void test_damaged_inputs_seen_and_restored(void **state)
 {
     fixture *f = *state;
@@ -204,6 +236,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_host_copy_read_back_when_asked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_some_read_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damaged_inputs_seen_and_restored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restore_without_reading_back, setup, teardown),
     };
