@@ -2,8 +2,7 @@
  * the values inputs_make made, bit for bit, even after a call overwrote the device's copy (made
  * again in scratch memory, the call's damage left for inputs_changed to see); inputs_restore
  * puts them back; inputs_refill's values are read back afresh; inputs_host_some reads back only
- * the inputs it is asked for. Run on the cpu device, which has
- * digests as the GPU does. */
+ * the inputs it is asked for. Run on the cpu device, which has digests as the GPU does. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
