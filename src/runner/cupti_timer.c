@@ -167,8 +167,8 @@ cupti_timer *cupti_timer_open(const char *cuda_path, kwb_error *err)
         free(t);
         return NULL;
     }
-    const char *always = getenv("KWB_CUPTI_WINDOW");
-    t->window = !(always && strcmp(always, "0") == 0) && set_tracing(t, 0) == 0;
+    const char *knob = getenv("KWB_CUPTI_WINDOW");
+    t->window = !(knob && strcmp(knob, "0") == 0) && set_tracing(t, 0) == 0;
     return t;
 }
 

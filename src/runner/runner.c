@@ -189,17 +189,18 @@ static void describe_mismatch(runner_ctx *r, const callee *c, int o, const check
 }
 
 /* The call's arguments with host data: this trial's inputs (the pristine copies, read back
- * now where they were not), then C's fetched outputs. The caller frees the array; NULL with
- * *err set when the inputs could not be read back. */
-static kwb_arg *host_args(runner_ctx *r, const callee *c, kwb_error *err)
+ * now where they were not; only those ONLY marks, the others with NULL data, when ONLY is not
+ * NULL), then C's fetched outputs. The caller frees the array; NULL with *err set when the
+ * inputs could not be read back. */
+static kwb_arg *host_args(runner_ctx *r, const callee *c, const unsigned char *only, kwb_error *err)
 {
-    if (inputs_host(&r->in, r->dev, err) != 0)
+    if (inputs_host_some(&r->in, r->dev, only, err) != 0)
         return NULL;
     kwb_arg *a = xcalloc((size_t)r->nargs, sizeof *a);
     outputs_bind(&c->out, &r->in, r->def, r->wl, a);
     for (int i = 0; i < r->nargs; i++)
         if (a[i].rank >= 0)
-            a[i].data = i < r->in.n ? r->in.bufs[i].host : c->out.bufs[i - r->in.n].host;
+            a[i].data = i >= r->in.n ? c->out.bufs[i - r->in.n].host : !only || only[i] ? r->in.bufs[i].host : NULL;
     return a;
 }
 
@@ -253,7 +254,7 @@ static void compare_own(runner_ctx *r, callee *c, output_check_fn check, check_s
     }
     kwb_error err = {{0}};
     r->own_checks++;
-    kwb_arg *got = host_args(r, c, &err), *want = got ? host_args(r, &r->ref, &err) : NULL;
+    kwb_arg *got = host_args(r, c, NULL, &err), *want = got ? host_args(r, &r->ref, NULL, &err) : NULL;
     char msg[1024] = "";
     memset(trial_stats, 0, sizeof *trial_stats);
     if (!want)
@@ -1133,23 +1134,6 @@ static double min_bytes(const runner_ctx *r)
     return bytes;
 }
 
-/* The inputs kwb_cost_values is given: host copies of those the definition's cost "reads"
- * (every one when it does not say), NULL data for the rest, scalars by value. The caller frees
- * the array; NULL with *err set when they could not be read back. */
-static kwb_arg *cost_args(runner_ctx *r, kwb_error *err)
-{
-    const unsigned char *reads = r->def->cost.reads;
-    if (inputs_host_some(&r->in, r->dev, reads, err) != 0)
-        return NULL;
-    kwb_arg *a = xcalloc((size_t)r->in.n + 1, sizeof *a);
-    for (int i = 0; i < r->in.n; i++) {
-        a[i] = r->in.args[i];
-        if (a[i].rank >= 0)
-            a[i].data = !reads || reads[i] ? r->in.bufs[i].host : NULL;
-    }
-    return a;
-}
-
 /* What the cost model reads for the workload in flight: its axis values, then the values the
  * definition names in cost.from_inputs, computed from this trial's inputs (host copies) by the
  * definition's cost-values function; NULL when there is none or it fails. The caller frees it. */
@@ -1162,7 +1146,8 @@ static int64_t *cost_values(runner_ctx *r)
         return v;
     cost_values_fn fn = r->ref_cost;
     kwb_error err = {{0}};
-    kwb_arg *host = fn ? cost_args(r, &err) : NULL;
+    /* the inputs come first; only those the cost "reads" (all when it does not say) come back */
+    kwb_arg *host = fn ? host_args(r, &r->ref, d->cost.reads, &err) : NULL;
     int rc = fn && host
                  ? fn(host, r->in.n, (const char *const *)d->cost.from_inputs, d->cost.nfrom_inputs, v + d->naxes)
                  : -1;
