@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -378,13 +379,75 @@ static int write_commit(git_repository *repo, const git_oid *tree_id, git_commit
 }
 
 /* Points REF at ID (FORCE: replacing what it held). Returns 0, or -1 and sets *err. */
+/* ---- ref changes ----------------------------------------------------------------------------
+ * libgit2 takes a ref's lock file (REF.lock, and packed-refs.lock to delete) with O_EXCL and
+ * removes it when done; a kwb killed in between leaves it, and every later change of that ref
+ * would fail. So each kwb process changes refs only while it holds the archive's writer lock (an
+ * flock, released by the kernel when its holder dies): a ref lock file found then is a killed
+ * writer's and is removed. Git commands other than kwb's are for reading this repository. */
+
+/* Takes the writer lock of REPO (waits for another kwb's change to end). Returns its descriptor,
+ * or -1 and sets *err. */
+static int writer_lock(git_repository *repo, kwb_error *err)
+{
+    char *path = xasprintf("%s/kwb-writer.lock", git_repository_path(repo));
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int rc = fd;
+    if (fd < 0)
+        kwb_error_set(err, "cannot open %s: %s", path, strerror(errno));
+    else {
+        while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+            ;
+        if (rc != 0) {
+            kwb_error_set(err, "cannot lock %s: %s", path, strerror(errno));
+            close(fd);
+        }
+    }
+    free(path);
+    return rc == 0 ? fd : -1;
+}
+
+/* Removes the lock files a killed writer of REF left (REF.lock, packed-refs.lock); called with
+ * the writer lock held. */
+static void clear_stale_ref_locks(git_repository *repo, const char *ref)
+{
+    const char *gitdir = git_repository_path(repo);
+    char *own = xasprintf("%s/%s.lock", gitdir, ref);
+    char *packed = xasprintf("%s/packed-refs.lock", gitdir);
+    unlink(own);
+    unlink(packed);
+    free(own);
+    free(packed);
+}
+
+/* Points REF at ID (FORCE: over an existing REF). Returns 0, or -1 and sets *err. */
 static int set_ref(git_repository *repo, const char *ref, const git_oid *id, int force, kwb_error *err)
 {
+    int lock = writer_lock(repo, err);
+    if (lock < 0)
+        return -1;
+    clear_stale_ref_locks(repo, ref);
     git_reference *r = NULL;
-    if (git_reference_create(&r, repo, ref, id, force, "kwb") < 0)
-        return git_fail(err, "cannot set %s", ref);
+    int rc = git_reference_create(&r, repo, ref, id, force, "kwb") < 0 ? git_fail(err, "cannot set %s", ref) : 0;
     git_reference_free(r);
-    return 0;
+    close(lock);
+    return rc;
+}
+
+/* Deletes REF; a missing REF is no error. Returns 0, or -1 and sets *err. */
+static int delete_ref(git_repository *repo, const char *ref, kwb_error *err)
+{
+    int lock = writer_lock(repo, err);
+    if (lock < 0)
+        return -1;
+    clear_stale_ref_locks(repo, ref);
+    git_reference *r = NULL;
+    int rc = 0;
+    if (git_reference_lookup(&r, repo, ref) == 0 && git_reference_delete(r) < 0)
+        rc = git_fail(err, "cannot delete %s", ref);
+    git_reference_free(r);
+    close(lock);
+    return rc;
 }
 
 int archive_commit(archive *a, const char *session, const char *candidate_name, const solution_source *files,
@@ -432,10 +495,8 @@ int archive_prune_unrecorded(archive *a, const char *session, const char *const 
         for (int i = 0; i < nknown && !seen; i++)
             seen = strcmp(known[i], oid) == 0;
         if (!seen && id) {
-            if (git_reference_delete(ref) < 0)
-                rc = git_fail(err, "cannot delete %s", git_reference_name(ref));
-            else
-                n++;
+            rc = delete_ref(a->repo, git_reference_name(ref), err);
+            n += rc == 0;
         }
         git_reference_free(ref);
     }
@@ -484,10 +545,13 @@ static int write_tag(git_repository *repo, const char *name, git_commit *target,
         git_fail(err, "cannot make the signature");
     else if (clean_message(&msg, message, "kwb promoted", err) < 0)
         ;
-    else if (git_tag_create(&tag_id, repo, name, (const git_object *)target, sig, msg.ptr, 0) < 0)
+    else if (git_tag_annotation_create(&tag_id, repo, name, (const git_object *)target, sig, msg.ptr) < 0)
         git_fail(err, "cannot create tag %s", name);
-    else
-        rc = 0;
+    else {
+        char *ref = xasprintf("refs/tags/%s", name);
+        rc = set_ref(repo, ref, &tag_id, 0, err);
+        free(ref);
+    }
     git_buf_dispose(&msg);
     git_signature_free(sig);
     return rc;
@@ -569,9 +633,11 @@ int archive_untag_promoted(archive *a, const char *definition, const char *spec,
         git_object_free(peeled);
         free(ref);
     }
-    if (rc == 0 && found >= 0 && git_tag_delete(a->repo, tag_name_out) < 0)
-        rc = git_fail(err, "cannot delete tag %s", tag_name_out);
-    else if (rc == 0 && found < 0)
+    if (rc == 0 && found >= 0) {
+        char *ref = xasprintf("refs/tags/%s", tag_name_out);
+        rc = delete_ref(a->repo, ref, err);
+        free(ref);
+    } else if (rc == 0 && found < 0)
         tag_name_out[0] = '\0';
     git_strarray_dispose(&names);
     git_commit_free(commit);
@@ -585,11 +651,7 @@ int archive_unmark_rejected(archive *a, const char *name, kwb_error *err)
     char *ref = make_ref("refs/kwb/rejected", name, "rejected name", err);
     if (!ref)
         return -1;
-    git_reference *r = NULL;
-    int rc = 0;
-    if (git_reference_lookup(&r, a->repo, ref) == 0 && git_reference_delete(r) < 0)
-        rc = git_fail(err, "cannot delete %s", ref);
-    git_reference_free(r);
+    int rc = delete_ref(a->repo, ref, err);
     free(ref);
     return rc;
 }

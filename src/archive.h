@@ -1,7 +1,9 @@
 /* archive.h - the candidate archive: every candidate is a git commit built from its files
  * in the object database only (never the repository's index, work tree or HEAD), named by
  * refs/kwb/<session>/<candidate>; promoted kernels get annotated tags <definition>/v<N>;
- * rejected candidates stay reachable under refs/kwb/rejected/<name>. Built on libgit2. */
+ * rejected candidates stay reachable under refs/kwb/rejected/<name>. Built on libgit2. Refs
+ * change only under the repository's writer lock (kwb-writer.lock, an flock), so that the lock
+ * files of a kwb killed mid-change are known stale and removed. */
 #ifndef KWB_ARCHIVE_H
 #define KWB_ARCHIVE_H
 

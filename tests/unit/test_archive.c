@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -601,6 +603,93 @@ static void test_bad_input(void **state)
     expect_output("file", "ls -A %s", path);
 }
 
+/* Creates the empty file REPO/REL (a lock file a killed writer left). */
+static void touch_in(const fixture *f, const char *rel)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", f->repo, rel);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fclose(fp);
+}
+
+/* A kwb killed while libgit2 held a ref's lock file (REF.lock, packed-refs.lock) leaves it; the
+ * next kwb changes that ref all the same: commit over it, tag, untag, mark and unmark. */
+static void test_stale_ref_locks(void **state)
+{
+    fixture *f = *state;
+    archive *a = open_bare(f);
+    char c1[41], c2[41], tag[256];
+    commit_ok(a, "s1", "c1", X_OLD, NULL, "first", c1);
+    touch_in(f, "refs/kwb/s1/c2.lock");
+    touch_in(f, "refs/kwb/s1/c1.lock");
+    commit_ok(a, "s1", "c2", X_NEW, c1, "second", c2);
+    commit_ok(a, "s1", "c1", X_NEW, NULL, "again", c1);
+    kwb_error err = {""};
+    sh_ok("mkdir -p %s/refs/tags/d %s/refs/kwb/rejected", f->repo, f->repo);
+    touch_in(f, "refs/tags/d/v1.lock");
+    if (archive_tag_promoted(a, "d", c2, "m", tag, &err) != 0)
+        fail_msg("tag over a stale lock: %s", err.msg);
+    assert_string_equal(tag, "d/v1");
+    touch_in(f, "packed-refs.lock");
+    touch_in(f, "refs/tags/d/v1.lock");
+    if (archive_untag_promoted(a, "d", c2, tag, &err) != 0)
+        fail_msg("untag over a stale lock: %s", err.msg);
+    assert_string_equal(tag, "d/v1");
+    touch_in(f, "refs/kwb/rejected/r.lock");
+    assert_int_equal(archive_mark_rejected(a, c1, "r", &err), 0);
+    touch_in(f, "packed-refs.lock");
+    assert_int_equal(archive_unmark_rejected(a, "r", &err), 0);
+    expect_output("", "git --git-dir=%s tag -l", f->repo);
+    expect_output("", "git --git-dir=%s for-each-ref refs/kwb/rejected", f->repo);
+    expect_output(c2, "git --git-dir=%s rev-parse refs/kwb/s1/c2", f->repo);
+    archive_close(a);
+}
+
+/* A ref lock file a live kwb holds (under the archive's writer lock) is not taken away: a second
+ * writer waits for the first to finish, and its change comes after. */
+static void test_live_writer_waits(void **state)
+{
+    fixture *f = *state;
+    archive *a = open_bare(f);
+    char c1[41], c2[41];
+    commit_ok(a, "s1", "c1", X_OLD, NULL, "first", c1);
+    char lock[600], done[600];
+    snprintf(lock, sizeof lock, "%s/kwb-writer.lock", f->repo);
+    snprintf(done, sizeof done, "%s/released", f->tmp);
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) { /* a writer in the middle of changing refs/kwb/s1/c2 */
+        int fd = open(lock, O_RDWR | O_CREAT, 0644);
+        if (fd < 0 || flock(fd, LOCK_EX) != 0)
+            _exit(1);
+        touch_in(f, "refs/kwb/s1/c2.lock");
+        if (write(ready[1], "x", 1) != 1)
+            _exit(1);
+        usleep(300 * 1000);
+        char path[600];
+        snprintf(path, sizeof path, "%s/refs/kwb/s1/c2.lock", f->repo);
+        unlink(path);
+        FILE *mark = fopen(done, "w");
+        if (mark)
+            fclose(mark);
+        _exit(0);
+    }
+    char byte;
+    close(ready[1]);
+    assert_int_equal(read(ready[0], &byte, 1), 1);
+    close(ready[0]);
+    commit_ok(a, "s1", "c2", X_NEW, c1, "second", c2);
+    struct stat st;
+    assert_int_equal(stat(done, &st), 0); /* the commit came after the first writer let go */
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    archive_close(a);
+}
+
 int main(void)
 {
     /* the git CLI: no user or system configuration, an identity, and no opportunistic index
@@ -626,6 +715,8 @@ int main(void)
         T(test_resolve),
         T(test_ref_names),
         T(test_bad_input),
+        T(test_stale_ref_locks),
+        T(test_live_writer_waits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
