@@ -190,6 +190,7 @@ int cmd_judge(int argc, char **argv)
         .again = a.again,
         .replay_on_gate = a.replay_on_gate,
         .fixes = a.fixes,
+        .quiet = a.quiet,
     };
     judge_verdict v;
     if (!a.quiet)

@@ -195,6 +195,11 @@ static int step_eval(const judge_request *q, const char *step, const char *const
                      eval_summary *s, char *json_path, size_t cap, kwb_error *err)
 {
     char *out = xasprintf("%s/%s.%s.json", q->folder, q->name, step);
+    if (!q->quiet) {
+        int against = q->best_name && strcmp(q->best_name, q->name) != 0;
+        fprintf(stderr, JUDGE_STEP_PREFIX "%s: %s%s%s\n", step, q->name, against ? " against " : "",
+                against ? q->best_name : "");
+    }
     const char *argv[48];
     int n = 0;
     argv[n++] = NULL;
@@ -401,5 +406,18 @@ int judge_candidate(const judge_request *q, judge_verdict *v, kwb_error *err)
     if (rc < 0)
         return -1;
     v->promote = rc;
+    return 0;
+}
+
+int judge_step_parse(const char *line, char *step, size_t cap)
+{
+    const char *s = strstr(line, JUDGE_STEP_PREFIX);
+    if (!s || cap == 0)
+        return -1;
+    s += strlen(JUDGE_STEP_PREFIX);
+    size_t n = strcspn(s, ": ");
+    if (n == 0 || s[n] != ':')
+        return -1;
+    snprintf(step, cap, "%.*s", (int)n, s);
     return 0;
 }

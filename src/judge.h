@@ -69,6 +69,7 @@ typedef struct judge_request {
     int replay_on_gate; /* 1: the replay runs on the gate's representatives only (when there is a gate) */
     int again;          /* NAME is recorded already: measure it again (`--candidate`) */
     const char *fixes;  /* workloads (a filter) where the best fails a replay: the candidate is a fix; NULL: none */
+    int quiet;          /* 1: no line on stderr as each step starts */
 } judge_request;
 
 typedef struct judge_verdict {
@@ -83,6 +84,13 @@ typedef struct judge_verdict {
     eval_summary gate, sweep; /* sweep.mean_ms and sweep.evidence describe the candidate */
     char sweep_json[4096];    /* the sweep's JSON output; "" when it did not run */
 } judge_verdict;
+
+/* What a step's line on stderr starts with: "kwb judge: step STEP: NAME ..." */
+#define JUDGE_STEP_PREFIX "kwb judge: step "
+
+/* Reads the step's name from LINE (a judge's stderr line, perhaps behind a prefix of its caller)
+ * into STEP. Returns 0, or -1 when LINE is not a step's line. */
+int judge_step_parse(const char *line, char *step, size_t cap);
 
 /* Judges Q's candidate as above; 0 with *v filled (promote or not), -1 with *err set when a
  * step could not run at all (an eval that did not start, an unreadable output). */

@@ -57,7 +57,7 @@ static void eval_options(tui_app *a, const char **args, int *n)
     args[(*n)++] = "--definition", args[(*n)++] = a->definition;
     args[(*n)++] = "--session", args[(*n)++] = a->opt.session;
     args[(*n)++] = "--device", args[(*n)++] = a->opt.device ? a->opt.device : "cpu";
-    args[(*n)++] = "--json", args[(*n)++] = "--quiet";
+    args[(*n)++] = "--json"; /* not quiet: each step's line names it in the title */
     if (a->opt.workloads)
         args[(*n)++] = "--workloads", args[(*n)++] = a->opt.workloads;
     if (a->opt.max_time)
@@ -226,8 +226,11 @@ void flow_job_line(void *ctx, job *j, int is_err, const char *line)
     if (is_err && strstr(line, " worker(s) up")) /* kwb eval's remote workers: how many and where */
         app_status(a, TC_NORMAL, "%s", strncmp(line, "kwb: ", 5) == 0 ? line + 5 : line);
     int done, total, passed, failed;
+    if (is_err && judge_step_parse(line, a->judge_step, sizeof a->judge_step) == 0)
+        a->sweep[0] = '\0'; /* a new step: its counts come with its first workload */
     if (is_err && sweep_progress_parse(line, &done, &total, &passed, &failed) == 0) /* counts for the title */
-        snprintf(a->sweep, sizeof a->sweep, "%s %d/%d, %d passed, %d failed", j->label, done, total, passed, failed);
+        snprintf(a->sweep, sizeof a->sweep, "%s%s%s %d/%d, %d passed, %d failed", j->label, a->judge_step[0] ? " " : "",
+                 a->judge_step, done, total, passed, failed);
     if (j->kind == JOB_WRITE && !is_err)
         write_event(a, line);
     else if (is_err || (j->kind != JOB_PROPOSE && j->kind != JOB_EVAL))
@@ -309,7 +312,7 @@ void flow_job_done(void *ctx, job *j)
 {
     tui_app *a = ctx;
     int code = exit_code(j);
-    a->sweep[0] = '\0';
+    a->sweep[0] = a->judge_step[0] = '\0';
     app_log(a, code == 0 ? TC_LOG_INFO : TC_LOG_WARN, "%s: %s (exit %d)", j->label, j->cancelled ? "cancelled" : "done",
             code);
     kwb_error err = {{0}};

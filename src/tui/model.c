@@ -275,8 +275,11 @@ void model_poll_progress(tui_app *a)
     if (store_eval_run_list(a->h.st, a->session, "running", &r, &n, &err) != 0)
         return;
     int done = n > 0 ? r[n - 1].n_done : 0, total = n > 0 ? r[n - 1].n_workloads : 0;
-    if (done != a->progress_done || total != a->progress_total)
+    if (done != a->progress_done || total != a->progress_total) {
         view_mark(a, PANE_LOG); /* its title holds the progress */
+        load_table(a);          /* the candidate's rows as its workloads finish */
+        view_mark(a, PANE_WORKLOADS);
+    }
     a->progress_done = done;
     a->progress_total = total;
     store_eval_run_list_free(r, n);

@@ -18,6 +18,7 @@ void model_reload(tui_app *a);
 /* Appends the session log lines recorded since the last call to the log pane. */
 void model_poll_log(tui_app *a);
 /* While an evaluation of the session runs: its progress (workloads recorded of planned) into
- * a->progress_done / a->progress_total (the log is read when the evaluation ends). */
+ * a->progress_done / a->progress_total, and the table again when it moved, so that the candidate's
+ * rows appear as its workloads finish (the log is read when the evaluation ends). */
 void model_poll_progress(tui_app *a);
 #endif

@@ -182,6 +182,7 @@ struct tui_app {
     int reason_overrule;               /* the reason prompt is for overruling the verdict (else a rejection) */
     char said[600];                    /* the last decision, kept in the status line beside the next proposals */
     char sweep[160];                   /* the running evaluation's counts from its progress lines ("" when none) */
+    char judge_step[16];               /* the judge's step in progress (gate, sweep, ...; "" when none) */
     int progress_done, progress_total; /* the running evaluation's workloads */
     double progress_polled;
     job jobs[JOB_MAX];

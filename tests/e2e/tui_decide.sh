@@ -75,8 +75,17 @@ wait_for 'edited: the diff is fresh' && pass "edit: back in the workbench, redif
 grep -q 'kwb-test-sleep' "$TMP/fresh/run/demo/$name/gdn_decode_fast.c" && fail "edit: the line is still there" ||
     pass "edit: vi's change is in the candidate"
 
-# judge: the verdict is advice; title and status agree
+# judge: the title names the step and its counts; the candidate's rows fill in as its sweep's
+# workloads finish (not all at the verdict); the verdict is advice; title and status agree
 keys a
+if wait_for 'judge sweep [4-6]/7, [4-6] passed, 0 failed' 400; then
+    pass "judge: the title names the step with its counts"
+    rows=$(grep -cE '^[0-9a-f]{8} +batch_size=16 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+x' "$TMP/pane")
+    [ "$rows" -ge 2 ] && [ "$rows" -lt 7 ] && pass "judge: $rows of 7 candidate rows in while the sweep runs" ||
+        fail "judge: $rows candidate rows at '$(head -1 "$TMP/pane" | grep -oE 'judge sweep [0-9/]+')'"
+else
+    fail "judge: no step and counts in the title"
+fi
 wait_for "the judge's verdict" 400 && pass "judge: a verdict" || fail "judge: no verdict"
 agree "judge"
 grep -q 'promote advised' "$TMP/pane" && pass "judge: promote advised (20 ms less per call)" || fail "judge: not promote"
