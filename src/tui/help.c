@@ -25,9 +25,22 @@ static void add(char ***lines, int *n, char *line)
     (*lines)[(*n)++] = line;
 }
 
+/* The width of the keys column: the longest binding of KM (at least 16, at most 28 columns). */
+static int keys_width(const keymap *km)
+{
+    int w = 16;
+    for (int r = 1; r < REQ_COUNT; r++) {
+        char keys[96];
+        keymap_keys_of(km, r, keys, sizeof keys);
+        int len = (int)strlen(keys);
+        w = len > w ? len : w;
+    }
+    return w > 28 ? 28 : w;
+}
+
 int help_build(const keymap *km, char ***lines)
 {
-    int n = 0;
+    int n = 0, w = keys_width(km);
     *lines = NULL;
     add(lines, &n, xstrdup("Keys (KEYS  REQUEST  what it does; every request is also a ':' command):"));
     for (int r = 1; r < REQ_COUNT; r++) {
@@ -36,10 +49,10 @@ int help_build(const keymap *km, char ***lines)
                 add(lines, &n, xasprintf("-- %s", groups[g].title));
         char keys[96];
         keymap_keys_of(km, r, keys, sizeof keys);
-        add(lines, &n, xasprintf(" %-16s %-14s %s", keys[0] ? keys : "(unbound)", request_name(r), request_help(r)));
+        add(lines, &n, xasprintf(" %-*s %-14s %s", w, keys[0] ? keys : "(unbound)", request_name(r), request_help(r)));
         if (r == REQ_PANE_RIGHT)
             add(lines, &n,
-                xasprintf(" %-16s %-14s %s", "1 2 3 4 5 6", "", "focus that pane (the numbers on the titles)"));
+                xasprintf(" %-*s %-14s %s", w, "1 2 3 4 5 6", "", "focus that pane (the numbers on the titles)"));
     }
     add(lines, &n, xstrdup("-- ':' commands (Tab completes; any request name above too):"));
     for (int i = 0; tui_commands[i].name; i++)
