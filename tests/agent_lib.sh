@@ -1,6 +1,9 @@
 # tests/agent_lib.sh - what the agent e2e tests share (sourced after tests/lib.sh): a workspace
-# with the CPU demo's fast solution slowed down (LANES 1), the test skills and references, the
-# fake model server on the loopback started on a script, and an agent configuration file.
+# with the CPU demo's fast solution slowed down (LANES 1, and a 20 ms sleep per call while LANES is
+# 1, so that the agents' good edit, LANES 8, is promoted however loaded the machine: on two busy
+# cores the 1.3x of LANES alone was once read as unclear at the gate), the test skills and
+# references, the fake model server on the loopback started on a script, and an agent configuration
+# file.
 AGENT_FIX="$top_srcdir/tests/fixtures/agents"
 FAKE_LLM="$top_builddir/tests/fake_llm"
 FAKE_KEY="sk-kwbtest-Z9Q8W7E6R5T4Y3U2"
@@ -8,7 +11,10 @@ export KWB_WORKSPACE="$TMP/ws" KWB_SKILLS="$AGENT_FIX/skills" KWB_AGENT_CONFIG="
 unset OPENAI_API_KEY ANTHROPIC_API_KEY
 "$KWB" init "$TMP/ws" >/dev/null 2>&1 || fail "init"
 cp -r "$KERNELS/fast" "$TMP/start"
-sed -i 's/^#define LANES 8 /#define LANES 1 /' "$TMP/start/gdn_decode_fast.c"
+sed -i -e 's/^#define LANES 8 /#define LANES 1 /' \
+    -e 's|^    (void)stream;$|    (void)stream;\n    if (LANES == 1)\n        usleep(20000); /* kwb-test: the start is slow */|' \
+    "$TMP/start/gdn_decode_fast.c"
+grep -q 'kwb-test: the start is slow' "$TMP/start/gdn_decode_fast.c" || fail "the start's sleep"
 FAKE_PID=
 
 # The answer that makes the good edit: LANES 1 -> 8 as a SEARCH/REPLACE block.
