@@ -378,7 +378,6 @@ static int write_commit(git_repository *repo, const git_oid *tree_id, git_commit
     return rc;
 }
 
-/* Points REF at ID (FORCE: replacing what it held). Returns 0, or -1 and sets *err. */
 /* ---- ref changes ----------------------------------------------------------------------------
  * libgit2 takes a ref's lock file (REF.lock, and packed-refs.lock to delete) with O_EXCL and
  * removes it when done; a kwb killed in between leaves it, and every later change of that ref
@@ -386,31 +385,52 @@ static int write_commit(git_repository *repo, const git_oid *tree_id, git_commit
  * flock, released by the kernel when its holder dies): a ref lock file found then is a killed
  * writer's and is removed. Git commands other than kwb's are for reading this repository. */
 
-/* Takes the writer lock of REPO (waits for another kwb's change to end). Returns its descriptor,
- * or -1 and sets *err. */
-static int writer_lock(git_repository *repo, kwb_error *err)
+/* The writer lock of REPO, held until writer_unlock(). */
+typedef struct writer {
+    int fd;   /* -1: not held */
+    int held; /* 1: held, so a ref's lock files, when there, are a killed writer's */
+} writer;
+
+/* Takes the writer lock of REPO into *W (waits for another kwb's change to end). On a file system
+ * without locks (ENOLCK, EOPNOTSUPP) it goes on unheld, as libgit2 alone would. Returns 0, or -1
+ * and sets *err. */
+static int writer_lock(git_repository *repo, writer *w, kwb_error *err)
 {
     char *path = xasprintf("%s/kwb-writer.lock", git_repository_path(repo));
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    int rc = fd;
-    if (fd < 0)
-        kwb_error_set(err, "cannot open %s: %s", path, strerror(errno));
+    *w = (writer){open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644), 0};
+    int rc = 0;
+    if (w->fd < 0)
+        rc = kwb_error_set(err, "cannot open %s: %s", path, strerror(errno));
     else {
-        while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+        int got;
+        while ((got = flock(w->fd, LOCK_EX)) != 0 && errno == EINTR)
             ;
-        if (rc != 0) {
-            kwb_error_set(err, "cannot lock %s: %s", path, strerror(errno));
-            close(fd);
+        w->held = got == 0;
+        if (!w->held && errno != ENOLCK && errno != EOPNOTSUPP)
+            rc = kwb_error_set(err, "cannot lock %s: %s", path, strerror(errno));
+        if (!w->held) {
+            close(w->fd);
+            w->fd = -1;
         }
     }
     free(path);
-    return rc == 0 ? fd : -1;
+    return rc;
 }
 
-/* Removes the lock files a killed writer of REF left (REF.lock, packed-refs.lock); called with
- * the writer lock held. */
-static void clear_stale_ref_locks(git_repository *repo, const char *ref)
+/* Lets W's lock go. */
+static void writer_unlock(writer *w)
 {
+    if (w->fd >= 0)
+        close(w->fd);
+    *w = (writer){-1, 0};
+}
+
+/* Removes the lock files a killed writer of REF left (REF.lock, packed-refs.lock), when W holds the
+ * writer lock (else nothing is known stale). */
+static void clear_stale_ref_locks(git_repository *repo, const writer *w, const char *ref)
+{
+    if (!w->held)
+        return;
     const char *gitdir = git_repository_path(repo);
     char *own = xasprintf("%s/%s.lock", gitdir, ref);
     char *packed = xasprintf("%s/packed-refs.lock", gitdir);
@@ -423,30 +443,30 @@ static void clear_stale_ref_locks(git_repository *repo, const char *ref)
 /* Points REF at ID (FORCE: over an existing REF). Returns 0, or -1 and sets *err. */
 static int set_ref(git_repository *repo, const char *ref, const git_oid *id, int force, kwb_error *err)
 {
-    int lock = writer_lock(repo, err);
-    if (lock < 0)
+    writer w;
+    if (writer_lock(repo, &w, err) != 0)
         return -1;
-    clear_stale_ref_locks(repo, ref);
+    clear_stale_ref_locks(repo, &w, ref);
     git_reference *r = NULL;
     int rc = git_reference_create(&r, repo, ref, id, force, "kwb") < 0 ? git_fail(err, "cannot set %s", ref) : 0;
     git_reference_free(r);
-    close(lock);
+    writer_unlock(&w);
     return rc;
 }
 
 /* Deletes REF; a missing REF is no error. Returns 0, or -1 and sets *err. */
 static int delete_ref(git_repository *repo, const char *ref, kwb_error *err)
 {
-    int lock = writer_lock(repo, err);
-    if (lock < 0)
+    writer w;
+    if (writer_lock(repo, &w, err) != 0)
         return -1;
-    clear_stale_ref_locks(repo, ref);
+    clear_stale_ref_locks(repo, &w, ref);
     git_reference *r = NULL;
     int rc = 0;
     if (git_reference_lookup(&r, repo, ref) == 0 && git_reference_delete(r) < 0)
         rc = git_fail(err, "cannot delete %s", ref);
     git_reference_free(r);
-    close(lock);
+    writer_unlock(&w);
     return rc;
 }
 
