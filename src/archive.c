@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "secrets.h"
@@ -382,8 +383,9 @@ static int write_commit(git_repository *repo, const git_oid *tree_id, git_commit
  * libgit2 takes a ref's lock file (REF.lock, and packed-refs.lock to delete) with O_EXCL and
  * removes it when done; a kwb killed in between leaves it, and every later change of that ref
  * would fail. So each kwb process changes refs only while it holds the archive's writer lock (an
- * flock, released by the kernel when its holder dies): a ref lock file found then is a killed
- * writer's and is removed. Git commands other than kwb's are for reading this repository. */
+ * flock, released by the kernel when its holder dies): a lock file of one of kwb's refs found then
+ * is a killed writer's and is removed; packed-refs.lock, which the user's git may hold, only when
+ * it is old. */
 
 /* The writer lock of REPO, held until writer_unlock(). */
 typedef struct writer {
@@ -425,8 +427,13 @@ static void writer_unlock(writer *w)
     *w = (writer){-1, 0};
 }
 
-/* Removes the lock files a killed writer of REF left (REF.lock, packed-refs.lock), when W holds the
- * writer lock (else nothing is known stale). */
+/* packed-refs.lock older than this (seconds) is stale: the user's own git may hold it in a
+ * repository given to kwb init --repo (pack-refs, gc, fetch), but for moments, not minutes. */
+#define PACKED_LOCK_STALE_S 30
+
+/* Removes the lock files a killed writer of REF left, when W holds the writer lock (else nothing
+ * is known stale): REF.lock (kwb's refs are written by kwb alone), and packed-refs.lock once it is
+ * older than PACKED_LOCK_STALE_S. */
 static void clear_stale_ref_locks(git_repository *repo, const writer *w, const char *ref)
 {
     if (!w->held)
@@ -434,8 +441,10 @@ static void clear_stale_ref_locks(git_repository *repo, const writer *w, const c
     const char *gitdir = git_repository_path(repo);
     char *own = xasprintf("%s/%s.lock", gitdir, ref);
     char *packed = xasprintf("%s/packed-refs.lock", gitdir);
+    struct stat st;
     unlink(own);
-    unlink(packed);
+    if (lstat(packed, &st) == 0 && time(NULL) - st.st_mtime > PACKED_LOCK_STALE_S)
+        unlink(packed);
     free(own);
     free(packed);
 }

@@ -613,8 +613,22 @@ static void touch_in(const fixture *f, const char *rel)
     fclose(fp);
 }
 
+/* REPO/packed-refs.lock, left a minute ago (AGO_S seconds; 0: now, as a live git holds it). */
+static void packed_lock(const fixture *f, int ago_s)
+{
+    char path[600];
+    touch_in(f, "packed-refs.lock");
+    snprintf(path, sizeof path, "%s/packed-refs.lock", f->repo);
+    struct timespec t[2];
+    clock_gettime(CLOCK_REALTIME, &t[0]);
+    t[0].tv_sec -= ago_s;
+    t[1] = t[0];
+    assert_int_equal(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
 /* A kwb killed while libgit2 held a ref's lock file (REF.lock, packed-refs.lock) leaves it; the
- * next kwb changes that ref all the same: commit over it, tag, untag, mark and unmark. */
+ * next kwb changes that ref all the same: commit over it, tag, untag, mark and unmark; an old
+ * packed-refs.lock goes, a fresh one (perhaps a live git's) stays. */
 static void test_stale_ref_locks(void **state)
 {
     fixture *f = *state;
@@ -631,17 +645,26 @@ static void test_stale_ref_locks(void **state)
     if (archive_tag_promoted(a, "d", c2, "m", tag, &err) != 0)
         fail_msg("tag over a stale lock: %s", err.msg);
     assert_string_equal(tag, "d/v1");
-    touch_in(f, "packed-refs.lock");
+    packed_lock(f, 60);
     touch_in(f, "refs/tags/d/v1.lock");
     if (archive_untag_promoted(a, "d", c2, tag, &err) != 0)
         fail_msg("untag over a stale lock: %s", err.msg);
     assert_string_equal(tag, "d/v1");
     touch_in(f, "refs/kwb/rejected/r.lock");
     assert_int_equal(archive_mark_rejected(a, c1, "r", &err), 0);
-    touch_in(f, "packed-refs.lock");
+    /* a fresh packed-refs.lock may be the user's own git at work (kwb init --repo): left alone */
+    char packed[600];
+    struct stat st;
+    snprintf(packed, sizeof packed, "%s/packed-refs.lock", f->repo);
+    packed_lock(f, 0);
+    assert_int_equal(archive_mark_rejected(a, c2, "q", &err), 0);
+    assert_int_equal(stat(packed, &st), 0);
+    packed_lock(f, 60);
     assert_int_equal(archive_unmark_rejected(a, "r", &err), 0);
+    assert_int_equal(stat(packed, &st), -1);
     expect_output("", "git --git-dir=%s tag -l", f->repo);
-    expect_output("", "git --git-dir=%s for-each-ref refs/kwb/rejected", f->repo);
+    expect_output("refs/kwb/rejected/q", "git --git-dir=%s for-each-ref --format='%%(refname)' refs/kwb/rejected",
+                  f->repo);
     expect_output(c2, "git --git-dir=%s rev-parse refs/kwb/s1/c2", f->repo);
     archive_close(a);
 }
