@@ -12,6 +12,7 @@
 #include "regimes.h"
 #include "traceset.h"
 #include "tui/view.h"
+#include "tui/views.h"
 #include "xalloc.h"
 
 int model_open(tui_app *a, kwb_error *err)
@@ -278,7 +279,7 @@ void model_poll_progress(tui_app *a)
     if (done != a->progress_done || total != a->progress_total) {
         view_mark(a, PANE_LOG); /* its title holds the progress */
         load_table(a);          /* the candidate's rows as its workloads finish */
-        view_mark(a, PANE_WORKLOADS);
+        workloads_apply(a);     /* in the table's sort and filter */
     }
     a->progress_done = done;
     a->progress_total = total;
