@@ -51,4 +51,18 @@ expect_code 0 "$?" "eval with the changed header"
 [ "$(ls "$KWB_CACHE_DIR/builds" | wc -l)" -eq 4 ] &&
     pass "a changed include header builds the reference and the candidate (which may include it) again" ||
     fail "include header not in the builds' hash: $(ls "$KWB_CACHE_DIR/builds" | wc -l) entries"
+
+# A killed kwb's work folder (HASH.tmp.PID.N) is swept by the next build once its process is gone
+# and it is older than the compiler's limit; a young one, or a live process's, stays.
+true &
+gone=$!
+wait $gone
+b=$KWB_CACHE_DIR/builds
+mkdir -p "$b/aaaa.tmp.$gone.0/src" "$b/bbbb.tmp.$gone.1" "$b/cccc.tmp.$$.0"
+touch -d '2 hours ago' "$b/aaaa.tmp.$gone.0" "$b/cccc.tmp.$$.0"
+"$KWB" eval "${args[@]}" --solution "$TMP/d" >/dev/null 2>"$TMP/9.err"
+expect_code 0 "$?" "eval beside left work folders"
+[ ! -e "$b/aaaa.tmp.$gone.0" ] && pass "an old work folder of a gone process swept" || fail "stale work folder left"
+[ -d "$b/bbbb.tmp.$gone.1" ] && pass "a young work folder kept" || fail "young work folder removed"
+[ -d "$b/cccc.tmp.$$.0" ] && pass "a live process's work folder kept" || fail "live process's work folder removed"
 finish
