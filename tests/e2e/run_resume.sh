@@ -11,7 +11,9 @@ export KWB_WORKSPACE="$TMP/ws"
 cp -r "$KERNELS/fast" "$TMP/start"
 sed -i 's/^#define LANES 8 /#define LANES 1 /' "$TMP/start/gdn_decode_fast.c"
 db="$TMP/ws/kwb.db"
-sql() { sqlite3 "$db" "$1" 2>/dev/null; }
+: >"$TMP/sql.err"
+# sql QUERY: its answer; waits out a writer's lock (a bare sqlite3 answers nothing while kwb writes)
+sql() { sqlite3 -cmd '.timeout 10000' "$db" "$1" 2>>"$TMP/sql.err"; }
 run() {
     "$KWB" run --definition "$DEF" --solution "$TMP/start" --session s --workloads batch_size=16 --max-time 0.3 \
         --auto "$@"
@@ -22,6 +24,7 @@ kill_when() {
     local pid=$! i
     for i in $(seq 1500); do
         [ "$(sql "$1")" -gt 0 ] 2>/dev/null && break
+        kill -0 "$pid" 2>/dev/null || break # the run ended before the condition held
         sleep 0.2
     done
     local kids
@@ -43,10 +46,16 @@ expect_no_grep 'File exists' "$TMP/r1.err" "round 1: no stale folder in the way"
     pass "one start, promoted" || fail "the start: $(sql "SELECT group_concat(state) FROM candidates WHERE name = 'start'")"
 
 # 2. killed in the middle of a round's judge
-n=$(sql "SELECT count(*) FROM candidates")
+n=$(sql "SELECT max(id) FROM candidates")
+[ -n "$n" ] || { fail "store unreadable: $(cat "$TMP/sql.err")"; finish; }
 kill_when "SELECT count(*) FROM eval_runs r JOIN candidates c ON c.id = r.candidate_id WHERE c.id > $n"
 cand=$(sql "SELECT name FROM candidates WHERE id > $n ORDER BY id LIMIT 1")
-[ -n "$cand" ] && pass "killed while judging $cand" || fail "no candidate was being judged"
+if [ -n "$cand" ]; then
+    pass "killed while judging $cand"
+else
+    fail "no candidate was being judged"
+    sed 's/^/    /' "$TMP/killed.err" "$TMP/sql.err" >&2
+fi
 run --rounds 1 >/dev/null 2>"$TMP/r2.err"
 expect_code 0 "$?" "resumed after a kill in a judge"
 expect_grep "resuming: $cand \(round [0-9]+\) is judged again" "$TMP/r2.err" "the judge of $cand resumed"
