@@ -2,15 +2,14 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "owntmp.h"
 #include "paths.h"
 #include "proc.h"
 #include "sha256.h"
@@ -205,46 +204,8 @@ static int compile_in(const solution *s, char **base, int nbase, const char *wor
     return rc;
 }
 
-/* A build's work folder is HASH.tmp.PID.N beside the entries; one left by a killed kwb is removed
- * once its process is gone (here) and it is older than the compiler's limit and a minute (a cache
- * shared between hosts: a PID of another host may look gone here). */
-static int stale_work(const char *builds, const char *name, double limit_s)
-{
-    const char *tmp = strstr(name, ".tmp.");
-    char *end = NULL;
-    long pid = tmp ? strtol(tmp + 5, &end, 10) : 0;
-    if (pid <= 0 || !end || *end != '.' || (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
-        return 0;
-    struct stat sb;
-    char *path = xasprintf("%s/%s", builds, name);
-    int old = lstat(path, &sb) == 0 && difftime(time(NULL), sb.st_mtime) > limit_s + 60;
-    free(path);
-    return old;
-}
-
-/* Removes the work folders killed builds left in CACHE/builds (once per process). */
-static void sweep_stale_work(const build_options *opt)
-{
-    static int swept;
-    if (__sync_fetch_and_add(&swept, 1) != 0)
-        return;
-    char *builds = xasprintf("%s/builds", opt->cache_dir);
-    DIR *d = opendir(builds);
-    struct dirent *e;
-    while (d && (e = readdir(d)) != NULL)
-        if (stale_work(builds, e->d_name, opt->timeout_s)) {
-            char *path = xasprintf("%s/%s", builds, e->d_name);
-            paths_remove_tree(path);
-            free(path);
-        }
-    if (d)
-        closedir(d);
-    free(builds);
-}
-
 int build_solution(const solution *s, const build_options *opt, build_result *r, kwb_error *err)
 {
-    sweep_stale_work(opt);
     memset(r, 0, sizeof *r);
     char *base[16];
     int nbase = 0;
@@ -265,12 +226,19 @@ int build_solution(const solution *s, const build_options *opt, build_result *r,
         if (!r->log)
             r->log = xstrdup("");
     } else {
-        static int builds; /* two threads of one kwb may build the same hash at once */
-        char *work = xasprintf("%s.tmp.%ld.%d", dir, (long)getpid(), __sync_fetch_and_add(&builds, 1));
-        paths_remove_tree(work);
-        if (paths_mkdir_p(work) != 0)
-            rc = kwb_error_set(err, "%s: cannot create: %s", work, strerror(errno));
+        /* a work folder of its own (two threads of one kwb may build the same hash at once), named
+         * for this process: one a killed kwb left is swept by a later build (owntmp) */
+        char *builds = xasprintf("%s/builds", opt->cache_dir);
+        char *work = NULL;
+        if (paths_mkdir_p(builds) != 0)
+            kwb_error_set(err, "%s: cannot create: %s", builds, strerror(errno));
+        else
+            work = owntmp_make_in(builds, "build", err);
+        free(builds);
+        if (!work)
+            rc = -1;
         else {
+            chmod(work, 0755); /* the entry it becomes is readable as the cache's other entries */
             int crc = compile_in(s, base, nbase, work, opt, r, err);
             char *cmd_file = xasprintf("%s/command", work);
             paths_write_file(cmd_file, r->command, strlen(r->command));
@@ -280,7 +248,8 @@ int build_solution(const solution *s, const build_options *opt, build_result *r,
             else if (crc == 0 && (rename(work, dir) == 0 || access(r->so_path, R_OK) == 0))
                 r->ok = 1;
         }
-        paths_remove_tree(work);
+        if (work)
+            paths_remove_tree(work);
         free(work);
     }
     free(dir);

@@ -78,12 +78,17 @@ int owntmp_sweep(const char *tmpdir, const char *kind)
 
 char *owntmp_make(const char *kind, kwb_error *err)
 {
-    owntmp_sweep(NULL, kind);
+    return owntmp_make_in(NULL, kind, err);
+}
+
+char *owntmp_make_in(const char *dir, const char *kind, kwb_error *err)
+{
+    owntmp_sweep(dir, kind);
     char start[32] = "0";
     if (pidlive_start_time(getpid(), start, sizeof start) != 0)
         strcpy(start, "0");
     char *prefix = kind_prefix(kind);
-    char *path = xasprintf("%s/%s%d-%s-XXXXXX", tmp_root(NULL), prefix, (int)getpid(), start);
+    char *path = xasprintf("%s/%s%d-%s-XXXXXX", tmp_root(dir), prefix, (int)getpid(), start);
     free(prefix);
     if (!mkdtemp(path)) {
         kwb_error_set(err, "cannot make a temporary folder %s: %s", path, strerror(errno));

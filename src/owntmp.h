@@ -13,6 +13,10 @@
  * of that kind are removed; the caller frees the path. NULL with *err set when it cannot be made. */
 char *owntmp_make(const char *kind, kwb_error *err);
 
+/* owntmp_make in folder DIR (which must exist; NULL: $TMPDIR, else /tmp), its stale folders of
+ * KIND swept first: e.g. a build's work folder beside the cache entries it is renamed to. */
+char *owntmp_make_in(const char *dir, const char *kind, kwb_error *err);
+
 /* Removes the folders of KIND in TMPDIR (NULL: $TMPDIR, else /tmp) that belong to this user on
  * this host, whose owner process is gone and that nothing changed for a minute. Returns how many
  * were removed. */

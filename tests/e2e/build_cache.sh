@@ -33,7 +33,7 @@ echo 'this is not C' >>"$TMP/c/cand.c"
 expect_grep 'COMPILE_ERROR' "$TMP/5.err" "broken source: COMPILE_ERROR"
 # (the other compiler built the candidate and the reference again: 5 entries)
 [ "$(ls "$KWB_CACHE_DIR/builds" | wc -l)" -eq 5 ] && pass "failed build cached nothing" || fail "failed build left an entry"
-ls "$KWB_CACHE_DIR/builds" | grep -q tmp && fail "temporary build folder left" || pass "no temporary folder left"
+ls "$KWB_CACHE_DIR/builds" | grep -qvE '^[0-9a-f]{64}$' && fail "temporary build folder left" || pass "no temporary folder left"
 
 # A header of the definition's include folders (kwb's kernels folder, $KWB_KERNELS, here a copy)
 # is part of the hash of every build for it: changed, the reference and the candidate build again;
@@ -52,17 +52,21 @@ expect_code 0 "$?" "eval with the changed header"
     pass "a changed include header builds the reference and the candidate (which may include it) again" ||
     fail "include header not in the builds' hash: $(ls "$KWB_CACHE_DIR/builds" | wc -l) entries"
 
-# A killed kwb's work folder (HASH.tmp.PID.N) is swept by the next build once its process is gone
-# and it is older than the compiler's limit; a young one, or a live process's, stays.
+# A killed kwb's work folder (kwb-build-HOST-PID-START-XXXXXX, named as owntmp names them) is swept
+# by the next build once its process is gone and it has been left a minute; a young one, or a live
+# process's, stays.
 true &
 gone=$!
 wait $gone
-b=$KWB_CACHE_DIR/builds
-mkdir -p "$b/aaaa.tmp.$gone.0/src" "$b/bbbb.tmp.$gone.1" "$b/cccc.tmp.$$.0"
-touch -d '2 hours ago' "$b/aaaa.tmp.$gone.0" "$b/cccc.tmp.$$.0"
+b=$KWB_CACHE_DIR/builds host=$(uname -n | sed 's/[^A-Za-z0-9.]/_/g') start=$(awk '{ print $22 }' /proc/$$/stat)
+mkdir -p "$b/kwb-build-$host-$gone-123-aaaaaa/src" "$b/kwb-build-$host-$gone-123-bbbbbb" "$b/kwb-build-$host-$$-$start-cccccc"
+touch -d '2 hours ago' "$b/kwb-build-$host-$gone-123-aaaaaa" "$b/kwb-build-$host-$$-$start-cccccc"
+echo '/* one more change: a build, not the cache */' >>"$TMP/d/cand.c"
 "$KWB" eval "${args[@]}" --solution "$TMP/d" >/dev/null 2>"$TMP/9.err"
 expect_code 0 "$?" "eval beside left work folders"
-[ ! -e "$b/aaaa.tmp.$gone.0" ] && pass "an old work folder of a gone process swept" || fail "stale work folder left"
-[ -d "$b/bbbb.tmp.$gone.1" ] && pass "a young work folder kept" || fail "young work folder removed"
-[ -d "$b/cccc.tmp.$$.0" ] && pass "a live process's work folder kept" || fail "live process's work folder removed"
+[ ! -e "$b/kwb-build-$host-$gone-123-aaaaaa" ] && pass "an old work folder of a gone process swept" || fail "stale work folder left"
+[ -d "$b/kwb-build-$host-$gone-123-bbbbbb" ] && pass "a young work folder kept" || fail "young work folder removed"
+[ -d "$b/kwb-build-$host-$$-$start-cccccc" ] && pass "a live process's work folder kept" || fail "live process's work folder removed"
+[ "$(stat -c %a "$(dirname "$(ls "$b"/*/src/cand.c | head -1)")/..")" = 755 ] && pass "a build entry is mode 755" ||
+    fail "build entry mode: $(stat -c %a "$(dirname "$(ls "$b"/*/src/cand.c | head -1)")/..")"
 finish
