@@ -29,9 +29,10 @@ struct cupti_timer {
                  * untraced 0.03 ms); KWB_CUPTI_WINDOW=0 traces for the runner's life */
 };
 
-/* The activity kinds a span is made of. */
-static const CUpti_ActivityKind traced[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                            CUPTI_ACTIVITY_KIND_MEMSET};
+/* The activity kinds a span is made of; KWB_CUPTI_SERIAL=1 traces kernels in CUPTI's serial kind
+ * (kernels of different streams do not overlap while traced) instead of the concurrent one. */
+static CUpti_ActivityKind traced[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                      CUPTI_ACTIVITY_KIND_MEMSET};
 
 /* Turns the tracing of every traced kind on (ON 1) or off; returns 0, or -1 when CUPTI refused. */
 static int set_tracing(cupti_timer *t, int on)
@@ -160,6 +161,8 @@ cupti_timer *cupti_timer_open(const char *cuda_path, kwb_error *err)
     t->next_record = (next_fn)dlsym(lib, "cuptiActivityGetNextRecord");
     int missing = !t->enable || !t->disable || !t->register_callbacks || !t->flush_all || !t->next_record;
     cupti_seen.next_record = t->next_record;
+    const char *serial = getenv("KWB_CUPTI_SERIAL");
+    traced[0] = serial && strcmp(serial, "1") == 0 ? CUPTI_ACTIVITY_KIND_KERNEL : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
     if (missing || t->register_callbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS ||
         set_tracing(t, 1) != 0) {
         kwb_error_set(err, "libcupti: cannot start kernel activity tracing");

@@ -949,7 +949,8 @@ device *device_cuda_open(int ordinal, const char *cache_dir, kwb_error *err)
         return NULL;
     }
     kwb_error cerr = {{0}};
-    if (!getenv("KWB_NO_CUPTI"))
+    const char *no_cupti = getenv("KWB_NO_CUPTI");
+    if (!no_cupti || !*no_cupti || strcmp(no_cupti, "0") == 0)
         p->cupti = cupti_timer_open(KWB_CUDA_PATH, &cerr);
     else
         snprintf(cerr.msg, sizeof cerr.msg, "KWB_NO_CUPTI is set");
