@@ -382,21 +382,56 @@ static costexpr *axis_expr(const definition *d, json_t *v, const char *pointer, 
     return x;
 }
 
+/* {"fresh_rows": {"index": NAME, "dims": D}} of input I: NAME an integer tensor input other than
+ * I, D (default 1) from 1 to I's rank. */
+static int parse_fresh_rows(definition *d, int i, json_t *rows, const char *pointer, const def_ctx *c)
+{
+    static const char *const known[] = {"index", "dims", NULL};
+    char path[200], at[240];
+    const char *name = d->inputs[i].name;
+    snprintf(path, sizeof path, "kwb.inputs.%s.fresh_rows", name);
+    snprintf(at, sizeof at, "%s/fresh_rows", pointer);
+    if (expect_object(rows, path, known, c) != 0)
+        return -1;
+    const char *index = json_string_value(json_object_get(rows, "index"));
+    int k = index ? input_index(d, index) : d->ninputs;
+    if (k == d->ninputs || k == i || d->inputs[k].rank < 1 || dtype_is_float(d->inputs[k].dtype) ||
+        d->inputs[k].dtype == KWB_BOOL)
+        return def_fail(c, at, "kwb inputs '%s': fresh_rows.index must name another integer tensor input", name);
+    json_t *dims = json_object_get(rows, "dims");
+    json_int_t n = dims ? (json_is_integer(dims) ? json_integer_value(dims) : 0) : 1;
+    if (n < 1 || n > d->inputs[i].rank)
+        return def_fail(c, at, "kwb inputs '%s': fresh_rows.dims must be a whole number from 1 to its rank (%d)", name,
+                        d->inputs[i].rank);
+    d->input_gen[i].rows_index = k;
+    d->input_gen[i].rows_dims = (int)n;
+    return 0;
+}
+
 /* One input's generator {"range": [LO, HI]} | {"offsets": TOTAL} | {"permutation": true} |
- * {"reference": true}. */
+ * {"reference": true}, the last (or the dtype's draw, when alone) with "fresh_rows". */
 static int parse_input_gen(definition *d, int i, json_t *spec, const char *pointer, const def_ctx *c)
 {
-    static const char *const known[] = {"range", "offsets", "permutation", "reference", NULL};
+    static const char *const known[] = {"range", "offsets", "permutation", "reference", "fresh_rows", NULL};
     char path[160], at[200];
     snprintf(path, sizeof path, "kwb.inputs.%s", d->inputs[i].name);
     if (expect_object(spec, path, known, c) != 0)
         return -1;
-    if (json_object_size(spec) != 1)
+    def_input_gen *g = &d->input_gen[i];
+    json_t *rows = json_object_get(spec, "fresh_rows");
+    if (rows && parse_fresh_rows(d, i, rows, pointer, c) != 0)
+        return -1;
+    size_t kinds = json_object_size(spec) - (rows != NULL);
+    if (kinds == 0 && rows)
+        return 0; /* the dtype's draw, renewed by rows */
+    if (kinds != 1)
         return def_fail(c, pointer, "kwb inputs '%s': give one of range, offsets, permutation, reference",
                         d->inputs[i].name);
-    def_input_gen *g = &d->input_gen[i];
     json_t *range = json_object_get(spec, "range"), *off = json_object_get(spec, "offsets");
     json_t *by_ref = json_object_get(spec, "reference");
+    if (rows && !by_ref)
+        return def_fail(c, pointer, "kwb inputs '%s': fresh_rows goes with reference or alone (the dtype's draw)",
+                        d->inputs[i].name);
     if (by_ref) {
         if (!json_is_true(by_ref))
             return def_fail(c, pointer, "kwb inputs '%s': reference must be true", d->inputs[i].name);
@@ -434,6 +469,8 @@ static int parse_inputs(definition *d, json_t *inputs, const def_ctx *c)
     if (!json_is_object(inputs))
         return def_fail(c, "/kwb/inputs", "'kwb.inputs' must be an object of input names and generators");
     d->input_gen = xcalloc((size_t)d->ninputs + 1, sizeof *d->input_gen);
+    for (int i = 0; i <= d->ninputs; i++)
+        d->input_gen[i].rows_index = -1;
     const char *key;
     json_t *v;
     json_object_foreach(inputs, key, v)

@@ -66,6 +66,11 @@ typedef enum def_gen_kind {
 typedef struct def_input_gen {
     def_gen_kind kind;
     costexpr *lo, *hi; /* expressions over the axes: RANGE's bounds; OFFSETS' TOTAL in hi */
+    int rows_index;    /* "fresh_rows": {"index": NAME, "dims": D}: the input whose values name the rows
+                        * (the first D dimensions flattened) a fresh input set renews; the other rows
+                        * keep their values, which no call reads (a paged cache's pages that no page
+                        * table names); -1: the whole input is renewed */
+    int rows_dims;
 } def_input_gen;
 
 /* The replay before promotion from "kwb": {"replay": {"failure_rate", "confidence"}}: a

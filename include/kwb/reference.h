@@ -13,6 +13,10 @@
  *                        reference runs; kwb_generate_host the same bytes on the host (the
  *                        cpu device's generator when kwb_generate is absent, and the twin
  *                        KWB_CHECK_RNG compares a device's with);
+ *   kwb_generate_rows    the same for some rows of such an input only, where the definition
+ *                        declares them "fresh_rows" (a paged cache's pages that a page table
+ *                        names): a fresh input set then costs what the calls read, not the
+ *                        whole cache; kwb_generate_rows_host on the host;
  *   kwb_reference_error  why its last call failed, for the runner's message;
  *   kwb_reference_init   set-up run once before the runner's sandbox is applied (a reference
  *                        that starts a helper process, as the PyTorch bridge does, starts it here).
@@ -68,6 +72,14 @@ int kwb_cost_values(const kwb_arg *inputs, int ninputs, const char *const *names
 int kwb_generate(const kwb_arg *arg, uint64_t key, kwb_stream stream);
 /* The same bytes in host memory (STREAM is NULL). */
 int kwb_generate_host(const kwb_arg *arg, uint64_t key, kwb_stream stream);
+/* As kwb_generate for the NROWS rows at ROWS alone (int64 row numbers over ARG's first DIMS
+ * dimensions flattened, in ARG's memory space): each gets the bytes kwb_generate(ARG, KEY) gives
+ * it, the other rows are not touched. Returns 0, or -1 when ARG or DIMS is not one it makes. */
+int kwb_generate_rows(const kwb_arg *arg, int dims, const int64_t *rows, int64_t nrows, uint64_t key,
+                      kwb_stream stream);
+/* The same in host memory (STREAM is NULL). */
+int kwb_generate_rows_host(const kwb_arg *arg, int dims, const int64_t *rows, int64_t nrows, uint64_t key,
+                           kwb_stream stream);
 
 /* Set-up before the sandbox: returns 0, or non-zero with kwb_reference_error saying why. */
 int kwb_reference_init(void);

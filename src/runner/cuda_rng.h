@@ -18,6 +18,10 @@ extern "C" {
  * failed launch (cudaErrorInvalidValue for an unknown DTYPE or a NULL DEV_PTR with N > 0);
  * N == 0 launches nothing and returns 0. */
 int cuda_rng_fill(void *dev_ptr, int dtype, size_t n, uint64_t key, void *stream);
+/* As cuda_rng_fill for NROWS rows of ROW_ELEMS elements alone, the rows' numbers (int64) at device
+ * memory ROWS: element ROWS[r] * ROW_ELEMS + j gets the bits a whole fill gives it. */
+int cuda_rng_fill_rows(void *dev_ptr, int dtype, size_t row_elems, const int64_t *rows, size_t nrows, uint64_t key,
+                       void *stream);
 
 #ifdef __cplusplus
 }

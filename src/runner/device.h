@@ -49,6 +49,10 @@ typedef struct device_ops {
     int (*sync)(device *d, kwb_error *err);
     /* Fills N elements of type T at device memory DST as rng_fill(KEY) would (bit for bit). */
     int (*fill_random)(device *d, void *dst, kwb_dtype t, size_t n, uint64_t key, kwb_error *err);
+    /* The same fill for NROWS rows of ROW_ELEMS elements only, the rows' numbers at device memory
+     * ROWS (int64): each element gets the bits a whole fill from KEY gives it. */
+    int (*fill_random_rows)(device *d, void *dst, kwb_dtype t, size_t row_elems, const int64_t *rows, size_t nrows,
+                            uint64_t key, kwb_error *err);
     /* Times one call of CALL(ctx, which) under policy P (cold caches when p->cold). */
     int (*sample)(device *d, const struct timing_policy *p, device_call call, void *ctx, int which, device_sample *out,
                   kwb_error *err);

@@ -390,6 +390,17 @@ static int cpu_sample_batch(device *d, const timing_policy *p, device_call call,
     return 0;
 }
 
+/* Rows of a whole fill alone (device_ops.fill_random_rows): each at its place in DST. */
+static int cpu_fill_random_rows(device *d, void *dst, kwb_dtype t, size_t row_elems, const int64_t *rows, size_t nrows,
+                                uint64_t key, kwb_error *err)
+{
+    (void)d;
+    (void)err;
+    for (size_t r = 0; r < nrows; r++)
+        rng_fill_part(dst, t, (size_t)rows[r] * row_elems, row_elems, key);
+    return 0;
+}
+
 static const device_ops cpu_ops = {
     .kind = "cpu",
     .alloc = cpu_alloc,
@@ -398,6 +409,7 @@ static const device_ops cpu_ops = {
     .download = cpu_copy,
     .sync = cpu_sync,
     .fill_random = cpu_fill_random,
+    .fill_random_rows = cpu_fill_random_rows,
     .sample = cpu_sample,
     .sample_batch = cpu_sample_batch,
     .timer = cpu_timer,

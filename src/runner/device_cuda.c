@@ -156,6 +156,14 @@ static int cuda_fill_random(device *d, void *dst, kwb_dtype t, size_t n, uint64_
     return rc != 0 ? cuda_fail(d, (cudaError_t)rc, "input generation", err) : 0;
 }
 
+/* As cuda_fill_random, for the rows at ROWS alone (device_ops.fill_random_rows). */
+static int cuda_fill_random_rows(device *d, void *dst, kwb_dtype t, size_t row_elems, const int64_t *rows, size_t nrows,
+                                 uint64_t key, kwb_error *err)
+{
+    int rc = cuda_rng_fill_rows(dst, (int)t, row_elems, rows, nrows, key, priv(d)->stream);
+    return rc != 0 ? cuda_fail(d, (cudaError_t)rc, "input generation", err) : 0;
+}
+
 /* Queues the cache flush's work: write twice the L2, then read it back so that the lines left
  * are clean (as Nsight Compute's cache control leaves them). */
 static int queue_flush(device *d, kwb_error *err)
@@ -663,6 +671,15 @@ static int op_fill_random(device *d, void *dst, kwb_dtype ty, size_t n, uint64_t
     return rc;
 }
 
+static int op_fill_random_rows(device *d, void *dst, kwb_dtype ty, size_t row_elems, const int64_t *rows, size_t nrows,
+                               uint64_t key, kwb_error *err)
+{
+    double t = proc_now();
+    int rc = cuda_fill_random_rows(d, dst, ty, row_elems, rows, nrows, key, err);
+    lap(d, COST_HOST_OP_FILL, &t);
+    return rc;
+}
+
 static int op_digest(device *d, const void *p, size_t n, uint64_t key, uint64_t *out, kwb_error *err)
 {
     double t = proc_now();
@@ -697,6 +714,7 @@ static const device_ops cuda_ops = {
     .download = op_download,
     .sync = op_sync,
     .fill_random = op_fill_random,
+    .fill_random_rows = op_fill_random_rows,
     .sample = cuda_sample,
     .sample_batch = cuda_sample_batch,
     .timer = cuda_timer,

@@ -88,11 +88,18 @@ static void make_scalar(kwb_arg *arg, const def_tensor *t, const wl_input *in, u
 }
 
 static input_gen_fn reference_gen, reference_host_gen;
+static input_rows_fn reference_rows, reference_host_rows;
 
 void inputs_set_reference_generators(input_gen_fn gen, input_gen_fn host_gen)
 {
     reference_gen = gen;
     reference_host_gen = host_gen;
+}
+
+void inputs_set_reference_row_generators(input_rows_fn rows, input_rows_fn host_rows)
+{
+    reference_rows = rows;
+    reference_host_rows = host_rows;
 }
 
 /* The generator of input I of D on DEV: the reference's where the definition declares it made
@@ -198,20 +205,71 @@ static int make_declared(tensor_buf *b, device *dev, const definition *d, int i,
     return 1;
 }
 
+/* Forgets B's fresh rows: its values are those of one whole fill again. */
+static void forget_rows(device *dev, tensor_buf *b)
+{
+    free(b->rows);
+    dev->ops->release(dev, b->rows_dev);
+    b->rows = NULL;
+    b->rows_dev = NULL;
+    b->nrows = 0;
+}
+
 /* Fills input ARG (buffer B) on the device with generator GEN from KEY; its host copy is stale
  * until inputs_host (or inputs_seal, on a device without digests) reads it back. */
 static int generate(device *dev, tensor_buf *b, const kwb_arg *arg, input_gen_fn gen, uint64_t key, kwb_error *err)
 {
-    b->key = key;
+    b->key = b->base_key = key;
     b->gen = gen;
     b->host_stale = 1;
+    forget_rows(dev, b);
     return fill_input(dev, arg, gen, b->nbytes / dtype_size(arg->dtype), key, err);
 }
 
-/* Makes B's values again from its key and generator into ARG's memory (B's own, or scratch). */
+/* The row variant of generator GEN (the reference's, or NULL for the dtype's draw), NULL when
+ * there is none. */
+static input_rows_fn rows_variant(input_gen_fn gen)
+{
+    return !gen ? NULL : gen == reference_gen ? reference_rows : gen == reference_host_gen ? reference_host_rows : NULL;
+}
+
+/* Whether DEV can make some rows of an input of generator GEN alone. */
+static int fills_rows(const device *dev, input_gen_fn gen)
+{
+    return gen ? rows_variant(gen) != NULL : dev->ops->fill_random_rows != NULL;
+}
+
+/* Rows of ARG counted over its first DIMS dimensions. */
+static int64_t rows_total(const kwb_arg *arg, int dims)
+{
+    int64_t n = 1;
+    for (int k = 0; k < dims && k < arg->rank; k++)
+        n *= arg->shape[k];
+    return n;
+}
+
+/* Fills B's rows (b->rows_dev) of ARG's memory from KEY with generator GEN (fills_rows). */
+static int fill_rows(device *dev, const tensor_buf *b, const kwb_arg *arg, input_gen_fn gen, uint64_t key,
+                     kwb_error *err)
+{
+    if (b->nrows == 0)
+        return 0;
+    if (!gen) {
+        size_t row = b->nbytes / dtype_size(arg->dtype) / (size_t)rows_total(arg, b->rows_dims);
+        return dev->ops->fill_random_rows(dev, arg->data, arg->dtype, row, b->rows_dev, b->nrows, key, err);
+    }
+    if (rows_variant(gen)(arg, b->rows_dims, b->rows_dev, (int64_t)b->nrows, key, dev->ops->stream(dev)) != 0)
+        return kwb_error_set(err, "its row generator refused it or could not start");
+    return dev->ops->sync(dev, err);
+}
+
+/* Makes B's values again from its keys and generator into ARG's memory (B's own, or scratch):
+ * the whole fill, then its fresh rows. */
 static int remake(device *dev, const tensor_buf *b, const kwb_arg *arg, kwb_error *err)
 {
-    return fill_input(dev, arg, b->gen, b->nbytes / dtype_size(arg->dtype), b->key, err);
+    if (fill_input(dev, arg, b->gen, b->nbytes / dtype_size(arg->dtype), b->base_key, err) != 0)
+        return -1;
+    return fill_rows(dev, b, arg, b->gen, b->key, err);
 }
 
 /* Whether input I on the device still has its sealed digest: 1 yes, 0 no (or no digest to tell
@@ -371,38 +429,153 @@ int inputs_make(trial_inputs *in, device *dev, const definition *d, const worklo
     return inputs_seal(in, dev, err);
 }
 
+/* The sorted distinct rows, of TOTAL, that input K's values name (values outside [0, TOTAL), a
+ * padding's -1, name none) into *ROWS (malloc'd) and *N. */
+static int named_rows(trial_inputs *in, device *dev, int k, int64_t total, int64_t **rows, size_t *n, kwb_error *err)
+{
+    tensor_buf *b = &in->bufs[k];
+    if (b->host_stale) {
+        unsigned char *only = xcalloc((size_t)in->n, 1);
+        only[k] = 1;
+        int rc = inputs_host_some(in, dev, only, err);
+        free(only);
+        if (rc != 0)
+            return -1;
+    }
+    unsigned char *named = xcalloc((size_t)total + 1, 1);
+    size_t count = 0, numel = b->nbytes / dtype_size(in->args[k].dtype);
+    for (size_t e = 0; e < numel; e++) {
+        double v = dtype_load(b->host, in->args[k].dtype, e);
+        if (v >= 0 && v < (double)total && !named[(int64_t)v]++)
+            count++;
+    }
+    *rows = xmalloc((count ? count : 1) * sizeof **rows);
+    *n = 0;
+    for (int64_t r = 0; r < total; r++)
+        if (named[r])
+            (*rows)[(*n)++] = r;
+    free(named);
+    return 0;
+}
+
+/* Whether every row of OLD (M, sorted) is among NEW's (N, sorted). */
+static int rows_cover(const int64_t *new_rows, size_t n, const int64_t *old, size_t m)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < m; i++) {
+        while (j < n && new_rows[j] < old[i])
+            j++;
+        if (j == n || new_rows[j] != old[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* With KWB_CHECK_RNG set: B's rows in ARG's memory must hold the bytes of a whole fill of GEN from
+ * KEY (made in scratch memory) bit for bit. */
+static int check_rows(device *dev, const tensor_buf *b, const kwb_arg *arg, input_gen_fn gen, uint64_t key,
+                      kwb_error *err)
+{
+    kwb_arg whole = *arg;
+    unsigned char *got = xmalloc(b->nbytes), *want = xmalloc(b->nbytes);
+    whole.data = dev->ops->alloc(dev, b->nbytes, err);
+    int rc = !whole.data || fill_input(dev, &whole, gen, b->nbytes / dtype_size(arg->dtype), key, err) != 0 ||
+                     dev->ops->download(dev, want, whole.data, b->nbytes, err) != 0 ||
+                     dev->ops->download(dev, got, arg->data, b->nbytes, err) != 0
+                 ? -1
+                 : 0;
+    size_t row = b->nbytes / (size_t)rows_total(arg, b->rows_dims);
+    for (size_t r = 0; rc == 0 && r < b->nrows; r++)
+        if (memcmp(got + (size_t)b->rows[r] * row, want + (size_t)b->rows[r] * row, row) != 0)
+            rc = kwb_error_set(err, "row %lld made alone differs from the whole fill's", (long long)b->rows[r]);
+    dev->ops->release(dev, whole.data);
+    free(got);
+    free(want);
+    return rc;
+}
+
+/* Renews input I from KEY in a refill: only the rows its "fresh_rows" index names when GEN has a
+ * row variant and those rows include every row renewed since the whole fill (the others then
+ * still hold the whole fill's values), else the whole input. */
+static int refill_rows(trial_inputs *in, device *dev, const definition *d, int i, input_gen_fn gen, uint64_t key,
+                       kwb_error *err)
+{
+    tensor_buf *b = &in->bufs[i];
+    const kwb_arg *arg = &in->args[i];
+    const def_input_gen *g = &d->input_gen[i];
+    if (!fills_rows(dev, gen) || b->gen != gen || !b->base_key)
+        return generate(dev, b, arg, gen, key, err);
+    int64_t *rows;
+    size_t n;
+    if (named_rows(in, dev, g->rows_index, rows_total(arg, g->rows_dims), &rows, &n, err) != 0)
+        return -1;
+    if (!rows_cover(rows, n, b->rows, b->nrows)) {
+        free(rows);
+        return generate(dev, b, arg, gen, key, err);
+    }
+    if (n != b->nrows || memcmp(rows, b->rows, n * sizeof *rows) != 0) {
+        forget_rows(dev, b);
+        b->rows_dev = n ? dev->ops->alloc(dev, n * sizeof *rows, err) : NULL;
+        if (n && (!b->rows_dev || dev->ops->upload(dev, b->rows_dev, rows, n * sizeof *rows, err) != 0)) {
+            free(rows);
+            return -1;
+        }
+        b->rows = rows;
+        b->nrows = n;
+    } else
+        free(rows);
+    b->rows_dims = g->rows_dims;
+    b->key = key;
+    b->host_stale = 1;
+    if (fill_rows(dev, b, arg, gen, key, err) != 0)
+        return -1;
+    return getenv("KWB_CHECK_RNG") ? check_rows(dev, b, arg, gen, key, err) : 0;
+}
+
+/* Makes input I's values anew from KEY in its existing buffer (inputs_refill). */
+static int refill_input(trial_inputs *in, device *dev, const definition *d, const workload *w, int i, uint64_t key,
+                        kwb_error *err)
+{
+    kwb_arg *arg = &in->args[i];
+    tensor_buf *b = &in->bufs[i];
+    if (arg->rank < 0) {
+        make_scalar(arg, &d->inputs[i], &w->inputs[i], key);
+        return 0;
+    }
+    if (w->inputs[i].kind == WL_SAFETENSORS || !b->nbytes)
+        return 0; /* a blob's values are what they are */
+    int declared = make_declared(b, dev, d, i, w, key, err);
+    if (declared < 0) {
+        kwb_error_prefix(err, "input '%s'", d->inputs[i].name);
+        return -1;
+    }
+    if (declared)
+        return 0;
+    input_gen_fn gen;
+    int by_rows = d->input_gen && d->input_gen[i].rows_index >= 0;
+    if (generator_of(dev, d, i, &gen, err) != 0 ||
+        (by_rows ? refill_rows(in, dev, d, i, gen, key, err) : generate(dev, b, arg, gen, key, err)) != 0) {
+        kwb_error_prefix(err, "input '%s'", d->inputs[i].name);
+        return -1;
+    }
+    return 0;
+}
+
 int inputs_refill(trial_inputs *in, device *dev, const definition *d, const workload *w, uint64_t seed, int trial,
                   kwb_error *err)
 {
-    for (int i = 0; i < in->n; i++) {
-        kwb_arg *arg = &in->args[i];
-        tensor_buf *b = &in->bufs[i];
-        uint64_t key = rng_key(seed, w->uuid, trial, i);
-        if (arg->rank < 0) {
-            make_scalar(arg, &d->inputs[i], &w->inputs[i], key);
-            continue;
-        }
-        if (w->inputs[i].kind == WL_SAFETENSORS || !b->nbytes)
-            continue; /* a blob's values are what they are */
-        int declared = make_declared(b, dev, d, i, w, key, err);
-        if (declared < 0) {
-            kwb_error_prefix(err, "input '%s'", d->inputs[i].name);
-            return -1;
-        }
-        if (declared)
-            continue;
-        input_gen_fn gen;
-        if (generator_of(dev, d, i, &gen, err) != 0 || generate(dev, b, arg, gen, key, err) != 0) {
-            kwb_error_prefix(err, "input '%s'", d->inputs[i].name);
-            return -1;
-        }
-    }
+    for (int pass = 0; pass < 2; pass++) /* inputs renewed by rows last: their index is made first */
+        for (int i = 0; i < in->n; i++)
+            if ((d->input_gen && d->input_gen[i].rows_index >= 0) == pass &&
+                refill_input(in, dev, d, w, i, rng_key(seed, w->uuid, trial, i), err) != 0)
+                return -1;
     return inputs_seal(in, dev, err);
 }
 
 void inputs_free(trial_inputs *in, device *dev)
 {
     for (int i = 0; i < in->n; i++) {
+        forget_rows(dev, &in->bufs[i]);
         free(in->bufs[i].host);
         dev->ops->release(dev, in->bufs[i].dev);
     }

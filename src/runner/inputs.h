@@ -18,6 +18,11 @@
  * cuda, host memory when STREAM is NULL on the host twin) from KEY; 0, or -1 when ARG is not an
  * input it makes. */
 typedef int (*input_gen_fn)(const kwb_arg *arg, uint64_t key, kwb_stream stream);
+/* The same generator for some rows only (kwb/reference.h's kwb_generate_rows): the NROWS rows at
+ * ROWS (the first DIMS dimensions flattened; device memory where ARG's is) get the bytes a whole
+ * fill from KEY gives them, the others are left as they are; 0, or -1 as input_gen_fn. */
+typedef int (*input_rows_fn)(const kwb_arg *arg, int dims, const int64_t *rows, int64_t nrows, uint64_t key,
+                             kwb_stream stream);
 
 /* One tensor: a pristine host copy and its device memory. */
 typedef struct tensor_buf {
@@ -29,6 +34,12 @@ typedef struct tensor_buf {
     int host_stale;     /* inputs: generated on the device and not read back yet (inputs_host) */
     uint64_t key;       /* inputs: the key its values were generated from ... */
     input_gen_fn gen;   /* ... and the generator (NULL: the dtype's random draw) */
+    uint64_t base_key;  /* inputs with fresh rows: the key of the whole fill, the rows then made from
+                         * KEY (the values are base_key's but for those rows) */
+    int64_t *rows;      /* ... those rows, sorted, on the host (NULL: none since the whole fill) */
+    size_t nrows;
+    int rows_dims;  /* ... counted over the first rows_dims dimensions */
+    void *rows_dev; /* ... and where the generators read them (device memory, the host's on the cpu) */
 } tensor_buf;
 
 /* A set of output buffers for one callee (the reference or one solution). */
@@ -50,11 +61,15 @@ typedef struct trial_inputs {
 /* The reference's generators for the inputs its definition declares {"reference": true}: GEN
  * where the inputs live, HOST_GEN the same bytes on the host (KWB_CHECK_RNG; may be NULL). */
 void inputs_set_reference_generators(input_gen_fn gen, input_gen_fn host_gen);
+/* Their row variants (kwb_generate_rows, kwb_generate_rows_host; either may be NULL: a fresh set
+ * then renews the whole input). */
+void inputs_set_reference_row_generators(input_rows_fn rows, input_rows_fn host_rows);
 
 int inputs_make(trial_inputs *in, device *dev, const definition *d, const workload *w, const char *root, uint64_t seed,
                 int trial, kwb_error *err);
 /* Makes the values of TRIAL anew in in's existing buffers (generated inputs only; blobs and
- * their host copies stay). Returns 0, or -1 with *err set. */
+ * their host copies stay; an input with "fresh_rows" gets TRIAL's values in the rows its index
+ * names, as inputs_make would make them, and keeps the others). Returns 0, or -1 with *err set. */
 int inputs_refill(trial_inputs *in, device *dev, const definition *d, const workload *w, uint64_t seed, int trial,
                   kwb_error *err);
 /* Records each input's digest on DEV as it is now, as its pristine state (inputs_make and

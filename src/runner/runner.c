@@ -1673,6 +1673,8 @@ static int load_reference(runner_ctx *r, kwb_error *err)
     r->ref_cost = (cost_values_fn)ref_export(r, "kwb_cost_values");
     inputs_set_reference_generators((input_gen_fn)ref_export(r, "kwb_generate"),
                                     (input_gen_fn)ref_export(r, "kwb_generate_host"));
+    inputs_set_reference_row_generators((input_rows_fn)ref_export(r, "kwb_generate_rows"),
+                                        (input_rows_fn)ref_export(r, "kwb_generate_rows_host"));
     if (!r->ref.fn)
         return kwb_error_set(err, "reference %s: no symbol '%s' in %s", js->name, js->symbol, js->so_path);
     if (r->def->check.by_reference && !r->ref_check)

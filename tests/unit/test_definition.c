@@ -452,6 +452,56 @@ static void test_reference_declarations(void **state)
     definition_free(d);
 }
 
+/* "fresh_rows": an input renewed only in the rows another's values name; its mistakes named. */
+static void test_fresh_rows(void **state)
+{
+    (void)state;
+    static const char *head = "{\"name\": \"n\", \"axes\": {\"n\": {\"type\": \"var\"}, \"m\": {\"type\": \"var\"}},\n"
+                              " \"inputs\": {\"x\": {\"shape\": [\"n\", \"m\"], \"dtype\": \"bfloat16\"}, "
+                              "\"i\": {\"shape\": [\"m\"], \"dtype\": \"int32\"}, "
+                              "\"s\": {\"shape\": null, \"dtype\": \"int32\"}},\n"
+                              " \"outputs\": {\"y\": {\"shape\": [\"n\"], \"dtype\": \"float32\"}},\n \"kwb\": ";
+    char text[1024];
+    kwb_error err = {{0}};
+    snprintf(text, sizeof text, "%s{\"inputs\": {\"x\": {\"fresh_rows\": {\"index\": \"i\"}}}}}", head);
+    definition *d = definition_parse(text, strlen(text), "L", &err);
+    if (!d)
+        fail_msg("%s", err.msg);
+    assert_int_equal(d->input_gen[0].kind, DEF_GEN_NONE); /* the dtype's draw, renewed by rows */
+    assert_int_equal(d->input_gen[0].rows_index, 1);
+    assert_int_equal(d->input_gen[0].rows_dims, 1);
+    assert_int_equal(d->input_gen[1].rows_index, -1);
+    definition_free(d);
+    snprintf(text, sizeof text,
+             "%s{\"inputs\": {\"x\": {\"reference\": true, \"fresh_rows\": {\"index\": \"i\", \"dims\": 2}}}}}", head);
+    d = definition_parse(text, strlen(text), "L", &err);
+    if (!d)
+        fail_msg("%s", err.msg);
+    assert_int_equal(d->input_gen[0].kind, DEF_GEN_REFERENCE);
+    assert_int_equal(d->input_gen[0].rows_dims, 2);
+    definition_free(d);
+    static const struct {
+        const char *kwb, *want;
+    } bad[] = {
+        {"{\"inputs\": {\"x\": {\"fresh_rows\": {\"index\": \"x\"}}}}", "fresh_rows.index must name another integer"},
+        {"{\"inputs\": {\"x\": {\"fresh_rows\": {\"index\": \"s\"}}}}", "fresh_rows.index must name another integer"},
+        {"{\"inputs\": {\"x\": {\"fresh_rows\": {\"index\": \"q\"}}}}", "fresh_rows.index must name another integer"},
+        {"{\"inputs\": {\"x\": {\"fresh_rows\": {\"index\": \"i\", \"dims\": 3}}}}",
+         "dims must be a whole number from 1 to its rank (2)"},
+        {"{\"inputs\": {\"x\": {\"fresh_rows\": {\"index\": \"i\", \"dims\": 0}}}}", "from 1 to its rank"},
+        {"{\"inputs\": {\"x\": {\"fresh_rows\": {\"index\": \"i\", \"pages\": 1}}}}",
+         "unknown key 'kwb.inputs.x.fresh_rows.pages'"},
+        {"{\"inputs\": {\"i\": {\"range\": [0, 3], \"fresh_rows\": {\"index\": \"i\"}}}}",
+         "fresh_rows.index must name another"},
+        {"{\"inputs\": {\"x\": {\"permutation\": true, \"fresh_rows\": {\"index\": \"i\"}}}}",
+         "fresh_rows goes with reference or alone"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        snprintf(text, sizeof text, "%s%s}", head, bad[k].kwb);
+        expect_parse_error(text, 4, bad[k].want);
+    }
+}
+
 static void test_invalid_json(void **state)
 {
     (void)state;
@@ -566,6 +616,7 @@ int main(void)
         cmocka_unit_test(test_moe),
         cmocka_unit_test(test_tiny_fixture),
         cmocka_unit_test(test_minimal_parse),
+        cmocka_unit_test(test_fresh_rows),
         cmocka_unit_test(test_invalid_json),
         cmocka_unit_test(test_missing_name),
         cmocka_unit_test(test_unknown_dtype),

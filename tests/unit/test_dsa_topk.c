@@ -282,6 +282,38 @@ static void test_kcache(void **state)
     case_free(&c);
 }
 
+/* The cache's rows alone (kwb_generate_rows_host): pages (dims 1) or tokens (dims 2) get the bytes
+ * of a whole fill from the key; the others keep theirs. */
+static void test_kcache_rows(void **state)
+{
+    (void)state;
+    tk_case c;
+    case_init(&c, 1, 1, 4);
+    const size_t bytes = 4 * DSA_PAGE_BYTES;
+    uint64_t key = rng_key(5, "kc", 0, 2), old_key = key + 7;
+    uint8_t *whole = malloc(bytes), *old = malloc(bytes);
+    assert_int_equal(kwb_generate_host(&c.args[TK_KCACHE], key, NULL), 0);
+    memcpy(whole, c.cache, bytes);
+    assert_int_equal(kwb_generate_host(&c.args[TK_KCACHE], old_key, NULL), 0);
+    memcpy(old, c.cache, bytes);
+    const int64_t pages[2] = {1, 3};
+    assert_int_equal(kwb_generate_rows_host(&c.args[TK_KCACHE], 1, pages, 2, key, NULL), 0);
+    for (int p = 0; p < 4; p++)
+        assert_memory_equal(c.cache + p * DSA_PAGE_BYTES, (p % 2 ? whole : old) + p * DSA_PAGE_BYTES, DSA_PAGE_BYTES);
+    memcpy(c.cache, old, bytes); /* token 70 (page 1, token 6): its codes and its scale */
+    const int64_t token = DSA_PAGE + 6;
+    assert_int_equal(kwb_generate_rows_host(&c.args[TK_KCACHE], 2, &token, 1, key, NULL), 0);
+    uint8_t *page = c.cache + DSA_PAGE_BYTES;
+    assert_memory_equal(page + 6 * DSA_D, whole + DSA_PAGE_BYTES + 6 * DSA_D, DSA_D);
+    assert_memory_equal(page + DSA_FP8_BYTES + 24, whole + DSA_PAGE_BYTES + DSA_FP8_BYTES + 24, 4);
+    assert_memory_equal(page, old + DSA_PAGE_BYTES, 6 * DSA_D); /* its neighbours untouched */
+    assert_memory_equal(page + 7 * DSA_D, old + DSA_PAGE_BYTES + 7 * DSA_D, DSA_D);
+    assert_int_equal(kwb_generate_rows_host(&c.args[TK_KCACHE], 3, pages, 2, key, NULL), -1);
+    free(whole);
+    free(old);
+    case_free(&c);
+}
+
 /* ---- the check ------------------------------------------------------------------------ */
 
 static char msg[1024];
@@ -479,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_reference_generated),
         cmocka_unit_test(test_reference_rejects),
         cmocka_unit_test(test_kcache),
+        cmocka_unit_test(test_kcache_rows),
         cmocka_unit_test_setup_teardown(test_check_equal_and_reordered, setup_check_case, teardown_case),
         cmocka_unit_test_setup_teardown(test_check_ties, setup_check_case, teardown_case),
         cmocka_unit_test_setup_teardown(test_check_misses_better_token, setup_check_case, teardown_case),

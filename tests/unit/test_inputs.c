@@ -2,7 +2,9 @@
  * the values inputs_make made, bit for bit, even after a call overwrote the device's copy (made
  * again in scratch memory, the call's damage left for inputs_changed to see); inputs_restore
  * puts them back; inputs_refill's values are read back afresh; inputs_host_some reads back only
- * the inputs it is asked for. Run on the cpu device, which has digests as the GPU does. */
+ * the inputs it is asked for; an input declared "fresh_rows" is renewed only in the rows its index
+ * names, with the values a whole fill of that trial gives them. Run on the cpu device, which has
+ * digests as the GPU does. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,11 +12,14 @@
 #include <cmocka.h>
 
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "definition.h"
+#include "dtype.h"
+#include "safetensors.h"
 #include "runner/device.h"
 #include "runner/inputs.h"
 #include "workload.h"
@@ -98,17 +103,24 @@ static int largest(const trial_inputs *in)
     return best;
 }
 
-/* Makes IN for (SEED, TRIAL) and returns the device bytes of a twin made alike (*N of them):
- * the pristine values, whatever later happens to IN. */
-static unsigned char *make_with_pristine(const fixture *f, trial_inputs *in, uint64_t seed, int trial, size_t *n)
+/* Makes IN for (SEED, TRIAL), blobs under ROOT, and returns the device bytes of a twin made alike
+ * (*N of them): the pristine values, whatever later happens to IN. */
+static unsigned char *make_with_pristine_at(const fixture *f, const char *root, trial_inputs *in, uint64_t seed,
+                                            int trial, size_t *n)
 {
     kwb_error err = {{0}};
     trial_inputs twin = {0};
-    assert_int_equal(inputs_make(in, f->dev, f->d, &f->w, ROOT, seed, trial, &err), 0);
-    assert_int_equal(inputs_make(&twin, f->dev, f->d, &f->w, ROOT, seed, trial, &err), 0);
+    assert_int_equal(inputs_make(in, f->dev, f->d, &f->w, root, seed, trial, &err), 0);
+    assert_int_equal(inputs_make(&twin, f->dev, f->d, &f->w, root, seed, trial, &err), 0);
     unsigned char *pristine = device_bytes(f, &twin, n);
     inputs_free(&twin, f->dev);
     return pristine;
+}
+
+/* make_with_pristine_at with the shipped dataset's blobs. */
+static unsigned char *make_with_pristine(const fixture *f, trial_inputs *in, uint64_t seed, int trial, size_t *n)
+{
+    return make_with_pristine_at(f, ROOT, in, seed, trial, n);
 }
 
 /* A call's damage: the first BYTES of input K's device copy set to FILL. */
@@ -231,6 +243,80 @@ static void test_restore_without_reading_back(void **state)
     inputs_free(&in, f->dev);
 }
 
+/* A definition whose cache (P rows of C bfloat16) is renewed by fresh sets only in the rows its
+ * index (B int32 from a blob) names; q, of the dtype's draw, is renewed whole. */
+static const char ROWS_DEF[] =
+    "{\"name\": \"rows\", \"axes\": {\"P\": {\"type\": \"var\"}, \"C\": {\"type\": \"var\"}, "
+    "\"B\": {\"type\": \"var\"}}, \"inputs\": {\"cache\": {\"shape\": [\"P\", \"C\"], \"dtype\": \"bfloat16\"}, "
+    "\"idx\": {\"shape\": [\"B\"], \"dtype\": \"int32\"}, \"q\": {\"shape\": [\"B\"], \"dtype\": \"float32\"}}, "
+    "\"outputs\": {\"y\": {\"shape\": [\"B\"], \"dtype\": \"float32\"}}, "
+    "\"kwb\": {\"inputs\": {\"cache\": {\"fresh_rows\": {\"index\": \"idx\"}}}}}";
+enum { ROWS_P = 6, ROWS_C = 16 };
+
+/* Row R of the cache in device bytes ALL (device_bytes' order: cache first). */
+static const unsigned char *cache_row(const unsigned char *all, int r)
+{
+    return all + (size_t)r * ROWS_C * 2;
+}
+
+static void test_fresh_rows_renewed(void **state)
+{
+    (void)state;
+    kwb_error err = {{0}};
+    char dir[] = "/tmp/kwb-test-rows-XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/idx.safetensors", dir);
+    const int32_t idx[4] = {4, -1, 1, 4}; /* rows 1 and 4; a padding -1 names none */
+    const int64_t shape[1] = {4};
+    st_write_tensor t = {"idx", KWB_I32, 1, shape, idx};
+    assert_int_equal(safetensors_write(path, &t, 1, &err), 0);
+    fixture f = {0};
+    f.d = definition_parse(ROWS_DEF, strlen(ROWS_DEF), "rows", &err);
+    assert_non_null(f.d);
+    f.wj =
+        json_pack("{s:s, s:{s:i, s:i, s:i}, s:{s:{s:s, s:s, s:s}}}", "uuid", "u-rows", "axes", "P", ROWS_P, "C", ROWS_C,
+                  "B", 4, "inputs", "idx", "type", "safetensors", "path", "idx.safetensors", "tensor_key", "idx");
+    assert_int_equal(workload_parse(f.wj, f.d, "test", 0, &f.w, &err), 0);
+    f.dev = device_cpu_open(NULL, &err);
+    assert_non_null(f.dev);
+
+    trial_inputs in = {0};
+    size_t n;
+    unsigned char *base = make_with_pristine_at(&f, dir, &in, 7, 1, &n);
+    for (int trial = 2; trial <= 3; trial++) {
+        assert_int_equal(inputs_refill(&in, f.dev, f.d, &f.w, 7, trial, &err), 0);
+        assert_int_equal(in.bufs[0].nrows, 2);
+        trial_inputs whole = {0};
+        unsigned char *want = make_with_pristine_at(&f, dir, &whole, 7, trial, &n), *got = device_bytes(&f, &in, &n);
+        inputs_free(&whole, f.dev);
+        for (int r = 0; r < ROWS_P; r++) /* named rows: the trial's whole fill; the others: trial 1's */
+            assert_memory_equal(cache_row(got, r), cache_row(r == 1 || r == 4 ? want : base, r), ROWS_C * 2);
+        assert_memory_not_equal(cache_row(got, 1), cache_row(base, 1), ROWS_C * 2);
+        size_t q = in.bufs[0].nbytes + in.bufs[1].nbytes; /* q: renewed whole */
+        assert_memory_equal(got + q, want + q, in.bufs[2].nbytes);
+        /* made again from its keys where a call damaged it: the host copy and a restore agree */
+        damage(&f, &in, 0, in.bufs[0].nbytes, 0x33);
+        assert_int_equal(inputs_host(&in, f.dev, &err), 0);
+        unsigned char *host = host_bytes(&in);
+        assert_memory_equal(host, got, n);
+        assert_int_equal(inputs_restore(&in, f.dev, &err), 0);
+        unsigned char *back = device_bytes(&f, &in, &n);
+        assert_memory_equal(back, got, n);
+        free(back);
+        free(host);
+        free(got);
+        free(want);
+    }
+    free(base);
+    inputs_free(&in, f.dev);
+    f.dev->ops->close(f.dev);
+    workload_free(&f.w);
+    json_decref(f.wj);
+    definition_free(f.d);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -238,6 +324,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_some_read_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damaged_inputs_seen_and_restored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restore_without_reading_back, setup, teardown),
+        cmocka_unit_test(test_fresh_rows_renewed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
