@@ -494,17 +494,30 @@ static int check_rows(device *dev, const tensor_buf *b, const kwb_arg *arg, inpu
     return rc;
 }
 
-/* Renews input I from KEY in a refill: only the rows its "fresh_rows" index names when GEN has a
- * row variant and those rows include every row renewed since the whole fill (the others then
- * still hold the whole fill's values), else the whole input. */
-static int refill_rows(trial_inputs *in, device *dev, const definition *d, int i, input_gen_fn gen, uint64_t key,
-                       kwb_error *err)
+/* Makes B's rows (ARG's memory) from KEY with GEN: its values are now KEY's there. */
+static int renew_rows(device *dev, tensor_buf *b, const kwb_arg *arg, input_gen_fn gen, uint64_t key, kwb_error *err)
+{
+    b->key = key;
+    b->host_stale = 1;
+    if (fill_rows(dev, b, arg, gen, key, err) != 0)
+        return -1;
+    return getenv("KWB_CHECK_RNG") ? check_rows(dev, b, arg, gen, key, err) : 0;
+}
+
+/* Renews input I of W from KEY in a refill: only the rows its "fresh_rows" index names when GEN has
+ * a row variant and those rows include every row renewed since the whole fill (the others then
+ * still hold the whole fill's values), else the whole input. A blob index names the same rows in
+ * every set: they are found once. */
+static int refill_rows(trial_inputs *in, device *dev, const definition *d, const workload *w, int i, input_gen_fn gen,
+                       uint64_t key, kwb_error *err)
 {
     tensor_buf *b = &in->bufs[i];
     const kwb_arg *arg = &in->args[i];
     const def_input_gen *g = &d->input_gen[i];
     if (!fills_rows(dev, gen) || b->gen != gen || !b->base_key)
         return generate(dev, b, arg, gen, key, err);
+    if (b->rows && w->inputs[g->rows_index].kind == WL_SAFETENSORS)
+        return renew_rows(dev, b, arg, gen, key, err);
     int64_t *rows;
     size_t n;
     if (named_rows(in, dev, g->rows_index, rows_total(arg, g->rows_dims), &rows, &n, err) != 0)
@@ -525,11 +538,7 @@ static int refill_rows(trial_inputs *in, device *dev, const definition *d, int i
     } else
         free(rows);
     b->rows_dims = g->rows_dims;
-    b->key = key;
-    b->host_stale = 1;
-    if (fill_rows(dev, b, arg, gen, key, err) != 0)
-        return -1;
-    return getenv("KWB_CHECK_RNG") ? check_rows(dev, b, arg, gen, key, err) : 0;
+    return renew_rows(dev, b, arg, gen, key, err);
 }
 
 /* Makes input I's values anew from KEY in its existing buffer (inputs_refill). */
@@ -554,7 +563,7 @@ static int refill_input(trial_inputs *in, device *dev, const definition *d, cons
     input_gen_fn gen;
     int by_rows = d->input_gen && d->input_gen[i].rows_index >= 0;
     if (generator_of(dev, d, i, &gen, err) != 0 ||
-        (by_rows ? refill_rows(in, dev, d, i, gen, key, err) : generate(dev, b, arg, gen, key, err)) != 0) {
+        (by_rows ? refill_rows(in, dev, d, w, i, gen, key, err) : generate(dev, b, arg, gen, key, err)) != 0) {
         kwb_error_prefix(err, "input '%s'", d->inputs[i].name);
         return -1;
     }

@@ -244,13 +244,13 @@ static void test_restore_without_reading_back(void **state)
 }
 
 /* A definition whose cache (P rows of C bfloat16) is renewed by fresh sets only in the rows its
- * index (B int32 from a blob) names; q, of the dtype's draw, is renewed whole. */
-static const char ROWS_DEF[] =
-    "{\"name\": \"rows\", \"axes\": {\"P\": {\"type\": \"var\"}, \"C\": {\"type\": \"var\"}, "
-    "\"B\": {\"type\": \"var\"}}, \"inputs\": {\"cache\": {\"shape\": [\"P\", \"C\"], \"dtype\": \"bfloat16\"}, "
-    "\"idx\": {\"shape\": [\"B\"], \"dtype\": \"int32\"}, \"q\": {\"shape\": [\"B\"], \"dtype\": \"float32\"}}, "
-    "\"outputs\": {\"y\": {\"shape\": [\"B\"], \"dtype\": \"float32\"}}, "
-    "\"kwb\": {\"inputs\": {\"cache\": {\"fresh_rows\": {\"index\": \"idx\"}}}}}";
+ * index (B int32) names; q, of the dtype's draw, is renewed whole. EXTRA: more kwb inputs. */
+#define ROWS_DEF(EXTRA)                                                                                                \
+    "{\"name\": \"rows\", \"axes\": {\"P\": {\"type\": \"var\"}, \"C\": {\"type\": \"var\"}, "                         \
+    "\"B\": {\"type\": \"var\"}}, \"inputs\": {\"cache\": {\"shape\": [\"P\", \"C\"], \"dtype\": \"bfloat16\"}, "      \
+    "\"idx\": {\"shape\": [\"B\"], \"dtype\": \"int32\"}, \"q\": {\"shape\": [\"B\"], \"dtype\": \"float32\"}}, "      \
+    "\"outputs\": {\"y\": {\"shape\": [\"B\"], \"dtype\": \"float32\"}}, "                                             \
+    "\"kwb\": {\"inputs\": {\"cache\": {\"fresh_rows\": {\"index\": \"idx\"}}" EXTRA "}}}"
 enum { ROWS_P = 6, ROWS_C = 16 };
 
 /* Row R of the cache in device bytes ALL (device_bytes' order: cache first). */
@@ -259,6 +259,45 @@ static const unsigned char *cache_row(const unsigned char *all, int r)
     return all + (size_t)r * ROWS_C * 2;
 }
 
+/* F for definition TEXT and workload WJ (P = ROWS_P, C = ROWS_C, B = 4) on the cpu device. */
+static void rows_fixture(fixture *f, const char *text, json_t *wj)
+{
+    kwb_error err = {{0}};
+    memset(f, 0, sizeof *f);
+    f->d = definition_parse(text, strlen(text), "rows", &err);
+    if (!f->d)
+        fail_msg("%s", err.msg);
+    f->wj = wj;
+    assert_int_equal(workload_parse(f->wj, f->d, "test", 0, &f->w, &err), 0);
+    f->dev = device_cpu_open(NULL, &err);
+    assert_non_null(f->dev);
+}
+
+static void rows_fixture_free(fixture *f)
+{
+    f->dev->ops->close(f->dev);
+    workload_free(&f->w);
+    json_decref(f->wj);
+    definition_free(f->d);
+}
+
+/* IN's cache made again from its keys where a call damaged it: the host copy and a restore give
+ * GOT (N bytes), the values before the damage. */
+static void expect_remade(const fixture *f, trial_inputs *in, const unsigned char *got, size_t n)
+{
+    kwb_error err = {{0}};
+    damage(f, in, 0, in->bufs[0].nbytes, 0x33);
+    assert_int_equal(inputs_host(in, f->dev, &err), 0);
+    unsigned char *host = host_bytes(in);
+    assert_memory_equal(host, got, n);
+    assert_int_equal(inputs_restore(in, f->dev, &err), 0);
+    unsigned char *back = device_bytes(f, in, &n);
+    assert_memory_equal(back, got, n);
+    free(back);
+    free(host);
+}
+
+/* A blob index: its rows get each trial's whole-fill values, the others keep trial 1's. */
 static void test_fresh_rows_renewed(void **state)
 {
     (void)state;
@@ -270,16 +309,11 @@ static void test_fresh_rows_renewed(void **state)
     const int64_t shape[1] = {4};
     st_write_tensor t = {"idx", KWB_I32, 1, shape, idx};
     assert_int_equal(safetensors_write(path, &t, 1, &err), 0);
-    fixture f = {0};
-    f.d = definition_parse(ROWS_DEF, strlen(ROWS_DEF), "rows", &err);
-    assert_non_null(f.d);
-    f.wj =
-        json_pack("{s:s, s:{s:i, s:i, s:i}, s:{s:{s:s, s:s, s:s}}}", "uuid", "u-rows", "axes", "P", ROWS_P, "C", ROWS_C,
-                  "B", 4, "inputs", "idx", "type", "safetensors", "path", "idx.safetensors", "tensor_key", "idx");
-    assert_int_equal(workload_parse(f.wj, f.d, "test", 0, &f.w, &err), 0);
-    f.dev = device_cpu_open(NULL, &err);
-    assert_non_null(f.dev);
-
+    fixture f;
+    rows_fixture(&f, ROWS_DEF(""),
+                 json_pack("{s:s, s:{s:i, s:i, s:i}, s:{s:{s:s, s:s, s:s}}}", "uuid", "u-rows", "axes", "P", ROWS_P,
+                           "C", ROWS_C, "B", 4, "inputs", "idx", "type", "safetensors", "path", "idx.safetensors",
+                           "tensor_key", "idx"));
     trial_inputs in = {0};
     size_t n;
     unsigned char *base = make_with_pristine_at(&f, dir, &in, 7, 1, &n);
@@ -294,27 +328,52 @@ static void test_fresh_rows_renewed(void **state)
         assert_memory_not_equal(cache_row(got, 1), cache_row(base, 1), ROWS_C * 2);
         size_t q = in.bufs[0].nbytes + in.bufs[1].nbytes; /* q: renewed whole */
         assert_memory_equal(got + q, want + q, in.bufs[2].nbytes);
-        /* made again from its keys where a call damaged it: the host copy and a restore agree */
-        damage(&f, &in, 0, in.bufs[0].nbytes, 0x33);
-        assert_int_equal(inputs_host(&in, f.dev, &err), 0);
-        unsigned char *host = host_bytes(&in);
-        assert_memory_equal(host, got, n);
-        assert_int_equal(inputs_restore(&in, f.dev, &err), 0);
-        unsigned char *back = device_bytes(&f, &in, &n);
-        assert_memory_equal(back, got, n);
-        free(back);
-        free(host);
+        expect_remade(&f, &in, got, n);
         free(got);
         free(want);
     }
     free(base);
     inputs_free(&in, f.dev);
-    f.dev->ops->close(f.dev);
-    workload_free(&f.w);
-    json_decref(f.wj);
-    definition_free(f.d);
+    rows_fixture_free(&f);
     unlink(path);
     rmdir(dir);
+}
+
+/* An index made afresh with each set: the rows it names now hold the trial's whole-fill values
+ * whether the refill renewed rows or (an earlier set's rows no longer named) the whole input, and
+ * the values are made again exactly either way. */
+static void test_fresh_rows_index_changes(void **state)
+{
+    (void)state;
+    kwb_error err = {{0}};
+    fixture f;
+    rows_fixture(&f, ROWS_DEF(", \"idx\": {\"range\": [0, 5]}"),
+                 json_pack("{s:s, s:{s:i, s:i, s:i}, s:{}}", "uuid", "u-rows2", "axes", "P", ROWS_P, "C", ROWS_C, "B",
+                           4, "inputs"));
+    trial_inputs in = {0};
+    size_t n;
+    free(make_with_pristine(&f, &in, 3, 1, &n));
+    int by_rows = 0, whole_fills = 0;
+    for (int trial = 2; trial <= 12; trial++) {
+        assert_int_equal(inputs_refill(&in, f.dev, f.d, &f.w, 3, trial, &err), 0);
+        by_rows += in.bufs[0].nrows > 0;
+        whole_fills += in.bufs[0].nrows == 0;
+        trial_inputs whole = {0};
+        unsigned char *want = make_with_pristine(&f, &whole, 3, trial, &n), *got = device_bytes(&f, &in, &n);
+        inputs_free(&whole, f.dev);
+        const int32_t *idx = (const int32_t *)(want + in.bufs[0].nbytes);
+        assert_memory_equal(got + in.bufs[0].nbytes, idx, in.bufs[1].nbytes); /* the index: made whole */
+        for (int k = 0; k < 4; k++)
+            assert_memory_equal(cache_row(got, idx[k]), cache_row(want, idx[k]), ROWS_C * 2);
+        if (in.bufs[0].nrows == 0) /* a whole fill: every row is the trial's */
+            assert_memory_equal(got, want, in.bufs[0].nbytes);
+        expect_remade(&f, &in, got, n);
+        free(got);
+        free(want);
+    }
+    assert_true(by_rows > 0 && whole_fills > 0); /* both ways were taken */
+    inputs_free(&in, f.dev);
+    rows_fixture_free(&f);
 }
 
 int main(void)
@@ -325,6 +384,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_damaged_inputs_seen_and_restored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restore_without_reading_back, setup, teardown),
         cmocka_unit_test(test_fresh_rows_renewed),
+        cmocka_unit_test(test_fresh_rows_index_changes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
